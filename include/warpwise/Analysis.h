@@ -1,0 +1,97 @@
+//===- Analysis.h - Facts about kernels, as plain structs -------*- C++ -*-===//
+//
+// Analyses answer questions about the code and never edit it. Their results
+// are plain structs the report prints as they are and the planner decides
+// from.
+//
+//===----------------------------------------------------------------------===//
+#ifndef WARPWISE_ANALYSIS_H
+#define WARPWISE_ANALYSIS_H
+
+#include "warpwise/Occupancy.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace clang {
+class ASTContext;
+}
+
+namespace warpwise {
+
+/// The four-level uniformity lattice, ordered from most to least uniform.
+enum class Uniformity { Uniform, BlockUniform, WarpUniform, Divergent };
+const char *uniformityName(Uniformity U);
+
+/// Register-pressure estimate for one region of a kernel.
+struct RegionPressure {
+  unsigned MaxLive = 0; ///< Peak 32-bit registers of live values.
+  unsigned Line = 0;    ///< Where the peak is.
+};
+
+struct BranchInfo {
+  unsigned Line = 0, Column = 0;
+  std::string Kind; ///< "if", "if-else", "?:", "switch".
+  Uniformity Level = Uniformity::Uniform;
+  std::string Reason;
+  RegionPressure Then, Else;
+};
+
+struct LoopInfo {
+  unsigned Line = 0, Column = 0;
+  std::string Kind; ///< "for", "while", "do".
+  Uniformity Level = Uniformity::Uniform; ///< Of the exit condition.
+  std::string Reason;
+  RegionPressure Body;
+};
+
+struct LaunchInfo {
+  unsigned Line = 0, Column = 0;
+  std::string Kernel;
+  std::string Caller;
+  std::string GridText, BlockText; ///< As spelled.
+  std::optional<unsigned> BlockThreads; ///< When the block size is constant.
+  std::optional<unsigned long> DynamicShared;
+  bool InMacro = false;
+};
+
+struct PtxasInfo {
+  unsigned Registers = 0;
+  unsigned SpillStores = 0, SpillLoads = 0;
+  unsigned long SharedBytes = 0;
+  unsigned long StackBytes = 0;
+  std::string Arch;
+  bool Cached = false;
+};
+
+struct KernelInfo {
+  std::string Name;
+  unsigned Line = 0;
+  bool IsTemplate = false;
+  std::string MangledName; ///< For matching ptxas output; empty for templates.
+  unsigned long StaticShared = 0; ///< Bytes of __shared__ arrays declared in it.
+  RegionPressure Registers;
+  std::optional<PtxasInfo> Ptxas;
+  unsigned BlockSize = 0;
+  std::string BlockSizeSource; ///< "launch at line 40", "--block-size", "default".
+  std::optional<OccupancyResult> Occupancy;
+  std::string OccupancyRegisterSource; ///< "ptxas" or "estimate".
+  std::vector<BranchInfo> Branches;
+  std::vector<LoopInfo> Loops;
+};
+
+struct FileAnalysis {
+  std::string File;
+  std::vector<KernelInfo> Kernels;
+  std::vector<LaunchInfo> Launches;
+};
+
+/// Collects kernels, their branches and loops with uniformity verdicts and
+/// register estimates, and the launches in \p File's main file.
+FileAnalysis analyzeTranslationUnit(clang::ASTContext &Ctx,
+                                    const std::string &File);
+
+} // namespace warpwise
+
+#endif

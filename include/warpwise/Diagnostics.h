@@ -1,0 +1,80 @@
+//===- Diagnostics.h - warpwise's own diagnostics ---------------*- C++ -*-===//
+//
+// Every message warpwise prints about a user's file has a stable id (WWnnnn)
+// documented in docs/diagnostics.md, so scripts and reviewers can rely on it.
+//
+//===----------------------------------------------------------------------===//
+#ifndef WARPWISE_DIAGNOSTICS_H
+#define WARPWISE_DIAGNOSTICS_H
+
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+#include <vector>
+
+namespace llvm {
+class raw_ostream;
+}
+
+namespace warpwise {
+
+enum class Severity { Error, Warning, Remark, Note };
+
+const char *severityName(Severity S);
+
+/// The stable ids. Ranges: 1xxx input and output, 2xxx analysis,
+/// 3xxx planner decisions, 4xxx transformations.
+namespace diag {
+constexpr const char *CannotRead = "WW1001";
+constexpr const char *NotCuda = "WW1002";
+constexpr const char *BinaryInput = "WW1003";
+constexpr const char *CompileErrors = "WW1004";
+constexpr const char *CannotWrite = "WW1005";
+constexpr const char *NoCudaToolkit = "WW1006";
+constexpr const char *UsingStubHeaders = "WW1007";
+constexpr const char *OverlappingEdits = "WW1008";
+constexpr const char *DeviceOnlyParse = "WW1009";
+constexpr const char *NoCompileCommand = "WW1010";
+constexpr const char *DuplicateOutput = "WW1011";
+constexpr const char *NoKernels = "WW2001";
+constexpr const char *DivergentBranch = "WW2002";
+constexpr const char *PtxasUnavailable = "WW2003";
+constexpr const char *PtxasFailed = "WW2004";
+constexpr const char *NoLaunchBlockSize = "WW2005";
+} // namespace diag
+
+struct Diagnostic {
+  std::string Id;
+  Severity Level = Severity::Error;
+  std::string File; ///< Empty when the message concerns no file.
+  unsigned Line = 0; ///< 1-based; 0 when unknown.
+  unsigned Column = 0;
+  std::string Message;
+};
+
+/// Collects diagnostics in the order they were reported and prints them in the
+/// familiar compiler form `file:line:col: level: message [WWnnnn]`.
+class DiagnosticLog {
+public:
+  void report(Diagnostic D);
+  void report(const char *Id, Severity Level, std::string File, unsigned Line,
+              unsigned Column, std::string Message);
+
+  const std::vector<Diagnostic> &all() const { return Diags; }
+  bool hasErrors() const;
+  bool hasErrorsFor(const std::string &File) const;
+  std::vector<Diagnostic> forFile(const std::string &File) const;
+
+  /// Prints each diagnostic as it is reported when a stream is attached.
+  void setEcho(llvm::raw_ostream *OS) { Echo = OS; }
+
+  static void print(llvm::raw_ostream &OS, const Diagnostic &D);
+  static nlohmann::json toJson(const Diagnostic &D);
+
+private:
+  std::vector<Diagnostic> Diags;
+  llvm::raw_ostream *Echo = nullptr;
+};
+
+} // namespace warpwise
+
+#endif

@@ -1,0 +1,17 @@
+//===- Driver.h - The warpwise command --------------------------*- C++ -*-===//
+#ifndef WARPWISE_DRIVER_H
+#define WARPWISE_DRIVER_H
+
+#include <string>
+#include <vector>
+
+namespace warpwise {
+
+enum ExitCode { ExitOK = 0, ExitInputProblem = 1, ExitUsage = 2 };
+
+/// Runs warpwise with \p Args (without the program name).
+int runWarpwise(const std::vector<std::string> &Args);
+
+} // namespace warpwise
+
+#endif

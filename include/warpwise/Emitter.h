@@ -1,0 +1,39 @@
+//===- Emitter.h - Writing results: files, diffs, fixes, reports -*- C++ -*-===//
+#ifndef WARPWISE_EMITTER_H
+#define WARPWISE_EMITTER_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <string>
+#include <vector>
+
+namespace clang {
+namespace tooling {
+class Replacements;
+}
+} // namespace clang
+
+namespace warpwise {
+
+/// Writes \p Contents to \p Path through a temporary file in the same
+/// directory and a rename, so \p Path is either the old file or the whole new
+/// one. An existing file's permissions are kept.
+llvm::Error writeFileAtomically(llvm::StringRef Path, llvm::StringRef Contents);
+
+/// A unified diff (3 lines of context) from \p Old to \p New; empty when the
+/// texts are equal.
+std::string unifiedDiff(llvm::StringRef OldLabel, llvm::StringRef NewLabel,
+                        llvm::StringRef Old, llvm::StringRef New);
+
+struct FileEdits {
+  std::string Path; ///< Absolute path, as clang-apply-replacements wants it.
+  const clang::tooling::Replacements *Edits;
+};
+
+/// clang-apply-replacements YAML: one document per main file.
+std::string exportFixesYaml(const std::vector<FileEdits> &Files);
+
+} // namespace warpwise
+
+#endif

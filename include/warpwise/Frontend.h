@@ -1,0 +1,114 @@
+//===- Frontend.h - One Clang parse per CUDA file ---------------*- C++ -*-===//
+//
+// Builds the clang command line for a CUDA file (always -x cuda, exactly one of
+// --cuda-host-only/--cuda-device-only, one --cuda-gpu-arch), finds the CUDA
+// toolkit or falls back to our stub header, and hands the AST of every file that
+// parsed without errors to an ASTHandler. Files with errors are reported and
+// never reach the handler, so they can never be rewritten.
+//
+//===----------------------------------------------------------------------===//
+#ifndef WARPWISE_FRONTEND_H
+#define WARPWISE_FRONTEND_H
+
+#include "warpwise/Diagnostics.h"
+
+#include "llvm/ADT/StringRef.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace clang {
+class ASTContext;
+namespace tooling {
+class CompilationDatabase;
+}
+} // namespace clang
+namespace llvm {
+class raw_ostream;
+}
+
+namespace warpwise {
+
+struct CudaToolkit {
+  bool Found = false;
+  std::string Path;
+  std::string Version;     ///< "13.0", from include/cuda.h.
+  std::string FoundVia;    ///< "--cuda-path", "CUDA_PATH", "/usr/local/cuda", "PATH".
+  std::string Problem;     ///< Why the explicit or environment path was refused.
+};
+
+/// Looks for a toolkit: \p Explicit (from --cuda-path) alone when given,
+/// otherwise $CUDA_PATH, /usr/local/cuda, then the nvcc on $PATH.
+CudaToolkit findCudaToolkit(const std::string &Explicit);
+
+enum class ParseMode { Auto, Host, Device };
+
+struct FrontendOptions {
+  std::string Arch = "sm_90"; ///< Target architecture asked for by the user.
+  std::string CudaPath;       ///< --cuda-path.
+  bool StubHeaders = false;   ///< --stub-cuda: never use the toolkit's headers.
+  bool AllowStubFallback = true; ///< false with --no-stub-cuda.
+  ParseMode Mode = ParseMode::Auto;
+  std::string ResourceDir;        ///< Override for clang's resource directory.
+  std::string CompileCommandsDir; ///< -p.
+  std::vector<std::string> ExtraArgs; ///< After `--`.
+  bool Verbose = false;
+};
+
+/// Receives the AST of each file that parsed without errors.
+class ASTHandler {
+public:
+  virtual ~ASTHandler();
+  virtual void handleTranslationUnit(clang::ASTContext &Ctx,
+                                     const std::string &File) = 0;
+};
+
+class Frontend {
+public:
+  Frontend(FrontendOptions Opts, DiagnosticLog &Log);
+  ~Frontend();
+
+  /// Finds the toolkit and the compilation database. Returns false (with a
+  /// diagnostic) when neither the toolkit nor the stub may be used.
+  bool initialize();
+
+  /// Parses \p File, whose bytes are \p Contents (read once by the driver, so
+  /// the edits are computed against exactly the bytes that are rewritten).
+  /// Returns false when the file has errors; the handler is then not called.
+  /// Diagnostics name the file as \p Display (the user's spelling).
+  bool parse(const std::string &File, const std::string &Display,
+             llvm::StringRef Contents, ASTHandler &Handler);
+
+  /// The full clang command line used for \p File, for -v and for tests.
+  std::vector<std::string> commandLine(const std::string &File,
+                                       llvm::StringRef Contents) const;
+
+  void printConfiguration(llvm::raw_ostream &OS) const;
+
+  const CudaToolkit &toolkit() const { return Toolkit; }
+  bool usingStubHeaders() const { return UseStub; }
+  std::string resourceDir() const;
+  /// The architecture clang parses for (clang knows no G80..Maxwell targets).
+  std::string parseArch() const;
+
+private:
+  ParseMode effectiveMode(llvm::StringRef Contents) const;
+  std::vector<std::string> userArgs(const std::string &File) const;
+
+  FrontendOptions Opts;
+  DiagnosticLog &Log;
+  CudaToolkit Toolkit;
+  bool UseStub = false;
+  std::unique_ptr<clang::tooling::CompilationDatabase> Database;
+};
+
+/// Name of the stub header inside the virtual file system.
+extern const char *const StubHeaderPath;
+
+/// Compute capability number from "sm_90" (90), or 0 when malformed.
+unsigned parseSmArch(llvm::StringRef Arch);
+
+} // namespace warpwise
+
+#endif

@@ -1,0 +1,58 @@
+//===- Options.h - Command-line options -------------------------*- C++ -*-===//
+#ifndef WARPWISE_OPTIONS_H
+#define WARPWISE_OPTIONS_H
+
+#include "warpwise/Frontend.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace warpwise {
+
+enum class Command { None, Analyze, Rewrite, Occupancy, Help, Version };
+enum class OutputFormat { Text, Json };
+
+struct Options {
+  Command Cmd = Command::None;
+  std::vector<std::string> Files;
+  FrontendOptions Front;
+  OutputFormat Format = OutputFormat::Text;
+  bool AssumeCuda = false;
+  std::string RulesPath; ///< --arches: an arches.json to use instead of ours.
+
+  // analyze
+  std::optional<unsigned> BlockSize;
+  bool UsePtxas = true;
+  std::string CacheDir;
+
+  // rewrite
+  std::string OutputFile;
+  std::string OutputDir;
+  bool InPlace = false;
+  bool Diff = false;
+  std::string ExportFixes;
+  std::string Report;
+  std::vector<std::string> Transforms;
+  bool TransformsGiven = false;
+
+  // occupancy
+  std::optional<unsigned> Registers;
+  std::optional<unsigned> Threads;
+  unsigned long SharedBytes = 0;
+};
+
+struct ParseOutcome {
+  bool OK = false;
+  std::string Error; ///< Usage error, printed with a pointer to --help.
+};
+
+ParseOutcome parseCommandLine(const std::vector<std::string> &Args,
+                              Options &Opts);
+
+/// The full --help text.
+const char *helpText();
+
+} // namespace warpwise
+
+#endif

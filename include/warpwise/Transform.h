@@ -1,0 +1,59 @@
+//===- Transform.h - The interface every transformation implements -*- C++ -*-//
+//
+// A transformation is one class in one file pair, like a clang-tidy check: it
+// finds its candidates in an analysed translation unit, asks the planner for a
+// decision on each, and turns accepted decisions into Changes. It never
+// writes files.
+//
+//===----------------------------------------------------------------------===//
+#ifndef WARPWISE_TRANSFORM_H
+#define WARPWISE_TRANSFORM_H
+
+#include "warpwise/Analysis.h"
+#include "warpwise/Diagnostics.h"
+#include "warpwise/Edits.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace clang {
+class ASTContext;
+}
+
+namespace warpwise {
+
+/// One planner decision, applied or declined, with the reason a person reads.
+struct Decision {
+  std::string Transform;
+  std::string Kernel;
+  unsigned Line = 0;
+  bool Applied = false;
+  std::string Form; ///< e.g. "compact" for a branch split.
+  std::string Reason;
+};
+
+struct TransformContext {
+  clang::ASTContext &Ctx;
+  const std::string &File;
+  const FileAnalysis &Analysis;
+  const ArchLimits &Arch;
+  DiagnosticLog &Log;
+};
+
+class Transform {
+public:
+  virtual ~Transform();
+  virtual const char *name() const = 0;
+  virtual void run(TransformContext &TC, std::vector<Decision> &Decisions,
+                   std::vector<Change> &Changes) = 0;
+};
+
+/// Names of the transformations this build provides.
+std::vector<std::string> availableTransforms();
+/// Instantiates the transformation called \p Name, or nullptr.
+std::unique_ptr<Transform> createTransform(const std::string &Name);
+
+} // namespace warpwise
+
+#endif

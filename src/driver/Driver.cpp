@@ -1,0 +1,465 @@
+//===- Driver.cpp - Files in, analyses and rewritten files out ------------===//
+//
+// The one-way pipeline: read every input once, parse it (frontend), analyse
+// it, let the transformations plan and produce edits, then emit. Nothing is
+// written until every input has been processed without error, so a bad file
+// never leaves a half-finished set of outputs behind.
+//
+//===----------------------------------------------------------------------===//
+#include "warpwise/Driver.h"
+
+#include "warpwise/Analysis.h"
+#include "warpwise/Diagnostics.h"
+#include "warpwise/Edits.h"
+#include "warpwise/Emitter.h"
+#include "warpwise/Frontend.h"
+#include "warpwise/Occupancy.h"
+#include "warpwise/Options.h"
+#include "warpwise/Ptxas.h"
+#include "warpwise/Report.h"
+#include "warpwise/Transform.h"
+
+#include "clang/Basic/Version.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <map>
+#include <set>
+
+namespace warpwise {
+
+namespace {
+
+struct InputFile {
+  std::string Given;    ///< As on the command line.
+  std::string Absolute; ///< What clang and the YAML see.
+  std::string Contents;
+  bool Readable = false;
+  bool Parsed = false;
+  FileAnalysis Analysis;
+  std::vector<Decision> Decisions;
+  EditSet Edits;
+  std::string Rewritten;
+  std::string OutputPath;
+};
+
+int usageError(const std::string &Message) {
+  llvm::errs() << "warpwise: error: " << Message
+               << "\nRun 'warpwise --help' for usage.\n";
+  return ExitUsage;
+}
+
+bool looksBinary(llvm::StringRef S) {
+  if (S.contains('\0'))
+    return true;
+  // Control characters other than whitespace are rare in source; many of
+  // them mean an object file, an image or an archive.
+  size_t Control = 0;
+  for (char C : S.take_front(8192)) {
+    unsigned char U = C;
+    if (U < 32 && C != '\n' && C != '\r' && C != '\t' && C != '\f' &&
+        C != '\v')
+      ++Control;
+  }
+  return Control > 8;
+}
+
+/// Reads and checks one input; reports WW1001..WW1003.
+void readInput(InputFile &F, bool AssumeCuda, DiagnosticLog &Log) {
+  llvm::SmallString<256> Abs(F.Given);
+  llvm::sys::fs::make_absolute(Abs);
+  llvm::sys::path::remove_dots(Abs, /*remove_dot_dot=*/true);
+  F.Absolute = Abs.str().str();
+  if (llvm::sys::fs::is_directory(F.Given)) {
+    Log.report(diag::CannotRead, Severity::Error, F.Given, 0, 0,
+               "is a directory, not a CUDA source file");
+    return;
+  }
+  auto Buf = llvm::MemoryBuffer::getFile(F.Given, /*IsText=*/false,
+                                         /*RequiresNullTerminator=*/false);
+  if (!Buf) {
+    Log.report(diag::CannotRead, Severity::Error, F.Given, 0, 0,
+               "cannot read file: " + Buf.getError().message());
+    return;
+  }
+  F.Contents = (*Buf)->getBuffer().str();
+  llvm::StringRef Ext = llvm::sys::path::extension(F.Given);
+  if (looksBinary(F.Contents)) {
+    Log.report(diag::BinaryInput, Severity::Error, F.Given, 0, 0,
+               "is a binary file, not CUDA source; it is left untouched");
+    return;
+  }
+  if (!AssumeCuda && Ext != ".cu" && Ext != ".cuh") {
+    Log.report(diag::NotCuda, Severity::Error, F.Given, 0, 0,
+               "is not a CUDA source file (expected .cu or .cuh; pass "
+               "--assume-cuda to parse it as CUDA)");
+    return;
+  }
+  F.Readable = true;
+}
+
+class FileProcessor : public ASTHandler {
+public:
+  FileProcessor(InputFile &F, const ArchLimits &Arch,
+                const std::vector<std::string> &Transforms, DiagnosticLog &Log)
+      : F(F), Arch(Arch), Transforms(Transforms), Log(Log) {}
+
+  void handleTranslationUnit(clang::ASTContext &Ctx,
+                             const std::string &File) override {
+    F.Analysis = analyzeTranslationUnit(Ctx, File);
+    TransformContext TC{Ctx, File, F.Analysis, Arch, Log};
+    for (const std::string &Name : Transforms) {
+      std::unique_ptr<Transform> T = createTransform(Name);
+      std::vector<Change> Changes;
+      T->run(TC, F.Decisions, Changes);
+      for (const Change &C : Changes)
+        if (llvm::Error E = F.Edits.add(C))
+          Log.report(diag::OverlappingEdits, Severity::Error, F.Given, 0, 0,
+                     llvm::toString(std::move(E)));
+    }
+  }
+
+private:
+  InputFile &F;
+  const ArchLimits &Arch;
+  const std::vector<std::string> &Transforms;
+  DiagnosticLog &Log;
+};
+
+/// Block size for occupancy: the launches in the file, --block-size, or 256.
+void chooseBlockSize(KernelInfo &K, const FileAnalysis &A,
+                     std::optional<unsigned> Forced, DiagnosticLog &Log,
+                     const std::string &File) {
+  if (Forced) {
+    K.BlockSize = *Forced;
+    K.BlockSizeSource = "--block-size";
+    return;
+  }
+  std::set<unsigned> Seen;
+  unsigned FirstLine = 0;
+  for (const LaunchInfo &L : A.Launches)
+    if (L.Kernel == K.Name && L.BlockThreads) {
+      if (Seen.empty())
+        FirstLine = L.Line;
+      Seen.insert(*L.BlockThreads);
+    }
+  if (Seen.empty()) {
+    K.BlockSize = 256;
+    K.BlockSizeSource = "default; no launch with a constant block size";
+    return;
+  }
+  // With several, the largest is the most register-constrained.
+  K.BlockSize = *Seen.rbegin();
+  K.BlockSizeSource = "launch at line " + std::to_string(FirstLine);
+  if (Seen.size() > 1)
+    K.BlockSizeSource = "largest of " + std::to_string(Seen.size()) +
+                        " launch block sizes";
+}
+
+void computeKernelOccupancy(FileAnalysis &A, const ArchLimits &Arch,
+                            std::optional<unsigned> Forced, DiagnosticLog &Log,
+                            const std::string &File) {
+  for (KernelInfo &K : A.Kernels) {
+    chooseBlockSize(K, A, Forced, Log, File);
+    unsigned Regs = K.Ptxas ? K.Ptxas->Registers : K.Registers.MaxLive;
+    unsigned long Shared = K.Ptxas ? K.Ptxas->SharedBytes : K.StaticShared;
+    for (const LaunchInfo &L : A.Launches)
+      if (L.Kernel == K.Name && L.DynamicShared)
+        Shared = std::max(Shared, (K.Ptxas ? K.Ptxas->SharedBytes
+                                           : K.StaticShared) +
+                                      *L.DynamicShared);
+    K.OccupancyRegisterSource = K.Ptxas ? "ptxas" : "estimated";
+    K.Occupancy = computeOccupancy(Arch, {Regs, K.BlockSize, Shared});
+  }
+}
+
+std::string displayName(const InputFile &F) { return F.Given; }
+
+int runOccupancy(const Options &Opts, const ArchLimits &Arch) {
+  OccupancyResult R =
+      computeOccupancy(Arch, {*Opts.Registers, *Opts.Threads, Opts.SharedBytes});
+  if (Opts.Format == OutputFormat::Json) {
+    nlohmann::json J = {{"arch", Opts.Front.Arch},
+                        {"cc", Arch.Cc},
+                        {"registers", *Opts.Registers},
+                        {"threads", *Opts.Threads},
+                        {"shared_bytes", Opts.SharedBytes},
+                        {"launchable", R.Launchable},
+                        {"percent", R.Launchable ? nlohmann::json(R.Percent)
+                                                 : nullptr},
+                        {"blocks_per_sm", R.BlocksPerSM},
+                        {"active_warps_per_sm", R.ActiveWarpsPerSM},
+                        {"max_warps_per_sm", R.MaxWarpsPerSM},
+                        {"limiter", limiterName(R.Limiter)},
+                        {"blocks_by",
+                         {{"registers", R.BlocksByRegisters},
+                          {"shared_memory", R.BlocksBySharedMemory},
+                          {"warps", R.BlocksByWarps},
+                          {"block_limit", R.BlocksByBlockLimit}}}};
+    if (!R.Launchable)
+      J["problem"] = R.Problem;
+    llvm::outs() << J.dump(2) << "\n";
+    return ExitOK;
+  }
+  llvm::raw_ostream &OS = llvm::outs();
+  OS << Opts.Front.Arch << " (CC " << Arch.Cc << ", " << Arch.Name << "): "
+     << *Opts.Registers << " registers, " << *Opts.Threads << " threads, "
+     << Opts.SharedBytes << " B shared memory per block\n";
+  if (!R.Launchable) {
+    OS << "occupancy: 0% - " << R.Problem << "\n";
+    return ExitOK;
+  }
+  auto Lim = [](unsigned N) {
+    return N == UINT_MAX ? std::string("unlimited") : std::to_string(N);
+  };
+  OS << "occupancy: " << llvm::format("%.1f%%", R.Percent) << " ("
+     << R.ActiveWarpsPerSM << " of " << R.MaxWarpsPerSM << " warps, "
+     << R.BlocksPerSM << " blocks per SM)\n";
+  OS << "blocks per SM allowed by: registers " << Lim(R.BlocksByRegisters)
+     << ", shared memory " << Lim(R.BlocksBySharedMemory) << ", warps "
+     << Lim(R.BlocksByWarps) << ", block limit " << Lim(R.BlocksByBlockLimit)
+     << "\n";
+  OS << "limited by: " << limiterName(R.Limiter) << "\n";
+  return ExitOK;
+}
+
+} // namespace
+
+int runWarpwise(const std::vector<std::string> &Args) {
+  Options Opts;
+  ParseOutcome Parsed = parseCommandLine(Args, Opts);
+  if (!Parsed.OK)
+    return usageError(Parsed.Error);
+  if (Opts.Cmd == Command::Help) {
+    llvm::outs() << helpText();
+    return ExitOK;
+  }
+  if (Opts.Cmd == Command::Version) {
+    llvm::outs() << "warpwise " << WARPWISE_VERSION << " (built with "
+                 << clang::getClangFullVersion() << ")\n";
+    return ExitOK;
+  }
+
+  auto Table = ArchTable::load(Opts.RulesPath);
+  if (!Table) {
+    llvm::errs() << "warpwise: error: " << llvm::toString(Table.takeError())
+                 << "\n";
+    return ExitInputProblem;
+  }
+  const ArchLimits *Arch = Table->find(Opts.Front.Arch);
+  if (!Arch) {
+    std::string Known;
+    for (const ArchLimits &A : Table->all())
+      Known += (Known.empty() ? "" : ", ") + A.smName();
+    return usageError("unknown architecture '" + Opts.Front.Arch +
+                      "' (known: " + Known + ")");
+  }
+  if (Opts.Cmd == Command::Occupancy)
+    return runOccupancy(Opts, *Arch);
+
+  std::vector<std::string> Transforms = availableTransforms();
+  if (Opts.TransformsGiven) {
+    std::vector<std::string> Chosen;
+    for (const std::string &T : Opts.Transforms) {
+      if (T == "none")
+        continue;
+      if (!createTransform(T)) {
+        std::string Known;
+        for (const std::string &A : availableTransforms())
+          Known += (Known.empty() ? "" : ", ") + A;
+        return usageError("unknown transformation '" + T + "' (available: " +
+                          (Known.empty() ? std::string("none yet") : Known) +
+                          ")");
+      }
+      Chosen.push_back(T);
+    }
+    Transforms = Chosen;
+  }
+
+  DiagnosticLog Log;
+  Log.setEcho(&llvm::errs());
+
+  std::vector<InputFile> Inputs(Opts.Files.size());
+  for (size_t I = 0; I < Opts.Files.size(); ++I) {
+    Inputs[I].Given = Opts.Files[I];
+    readInput(Inputs[I], Opts.AssumeCuda, Log);
+  }
+
+  Frontend Front(Opts.Front, Log);
+  if (!Front.initialize())
+    return ExitInputProblem;
+  if (Opts.Front.Verbose)
+    Front.printConfiguration(llvm::errs());
+
+  PtxasRunner Ptxas(Front.toolkit(), Opts.CacheDir, Log);
+  for (InputFile &F : Inputs) {
+    if (!F.Readable)
+      continue;
+    FileProcessor Processor(F, *Arch, Transforms, Log);
+    F.Parsed = Front.parse(F.Absolute, F.Given, F.Contents, Processor);
+    if (!F.Parsed)
+      continue;
+    // Compile errors are reported against the absolute path by clang; make
+    // warpwise's own summary name the file as the user gave it.
+    if (F.Analysis.Kernels.empty())
+      Log.report(diag::NoKernels, Severity::Remark, F.Given, 0, 0,
+                 "no __global__ kernel is defined in this file");
+    if (Opts.UsePtxas && Opts.Cmd == Command::Analyze && !F.Analysis.Kernels.empty() &&
+        !Front.usingStubHeaders())
+      Ptxas.annotate(F.Given, F.Contents, F.Absolute, Opts.Front, *Arch,
+                     F.Analysis);
+    computeKernelOccupancy(F.Analysis, *Arch, Opts.BlockSize, Log, F.Given);
+  }
+
+  if (Opts.Cmd == Command::Analyze) {
+    if (Opts.Format == OutputFormat::Json) {
+      nlohmann::json J;
+      J["tool"] = "warpwise";
+      J["version"] = WARPWISE_VERSION;
+      J["arch"] = Opts.Front.Arch;
+      J["files"] = nlohmann::json::array();
+      for (const InputFile &F : Inputs) {
+        nlohmann::json FJ = F.Parsed ? fileAnalysisToJson(F.Analysis)
+                                     : nlohmann::json::object();
+        FJ["path"] = F.Given;
+        FJ["status"] = F.Parsed ? "analyzed" : "error";
+        FJ["diagnostics"] = nlohmann::json::array();
+        for (const Diagnostic &D : Log.forFile(F.Given))
+          FJ["diagnostics"].push_back(DiagnosticLog::toJson(D));
+        J["files"].push_back(FJ);
+      }
+      llvm::outs() << J.dump(2) << "\n";
+    } else {
+      for (const InputFile &F : Inputs)
+        if (F.Parsed)
+          printFileAnalysis(llvm::outs(), F.Analysis, displayName(F));
+    }
+    return Log.hasErrors() ? ExitInputProblem : ExitOK;
+  }
+
+  // rewrite: compute every output in memory first.
+  for (InputFile &F : Inputs) {
+    if (!F.Parsed)
+      continue;
+    auto New = applyEdits(F.Contents, F.Edits.forFile(F.Absolute));
+    if (!New) {
+      Log.report(diag::OverlappingEdits, Severity::Error, F.Given, 0, 0,
+                 llvm::toString(New.takeError()));
+      continue;
+    }
+    F.Rewritten = std::move(*New);
+  }
+  // Where each output goes.
+  std::map<std::string, std::string> Claimed;
+  for (InputFile &F : Inputs) {
+    if (!F.Parsed)
+      continue;
+    if (!Opts.OutputFile.empty())
+      F.OutputPath = Opts.OutputFile;
+    else if (!Opts.OutputDir.empty()) {
+      llvm::SmallString<256> P(Opts.OutputDir);
+      llvm::sys::path::append(P, llvm::sys::path::filename(F.Given));
+      F.OutputPath = P.str().str();
+      if (!llvm::sys::fs::is_directory(Opts.OutputDir)) {
+        Log.report(diag::CannotWrite, Severity::Error, Opts.OutputDir, 0, 0,
+                   "output directory does not exist");
+        break;
+      }
+    } else if (Opts.InPlace)
+      F.OutputPath = F.Given;
+    if (F.OutputPath.empty())
+      continue;
+    auto [It, New] = Claimed.emplace(F.OutputPath, F.Given);
+    if (!New)
+      Log.report(diag::DuplicateOutput, Severity::Error, F.Given, 0, 0,
+                 "would be written to '" + F.OutputPath +
+                     "', which already receives '" + It->second + "'");
+  }
+
+  bool Failed = Log.hasErrors();
+  if (!Failed) {
+    for (InputFile &F : Inputs) {
+      if (F.OutputPath.empty())
+        continue;
+      // In place, an unchanged file is not touched, so Make sees no change.
+      if (Opts.InPlace && F.Rewritten == F.Contents)
+        continue;
+      if (llvm::Error E = writeFileAtomically(F.OutputPath, F.Rewritten)) {
+        Log.report(diag::CannotWrite, Severity::Error, F.OutputPath, 0, 0,
+                   llvm::toString(std::move(E)));
+        Failed = true;
+        break;
+      }
+    }
+  }
+  if (!Failed && !Opts.ExportFixes.empty()) {
+    std::vector<FileEdits> Fixes;
+    std::vector<clang::tooling::Replacements> Keep;
+    Keep.reserve(Inputs.size());
+    for (InputFile &F : Inputs) {
+      Keep.push_back(F.Edits.forFile(F.Absolute));
+      Fixes.push_back({F.Absolute, &Keep.back()});
+    }
+    if (llvm::Error E =
+            writeFileAtomically(Opts.ExportFixes, exportFixesYaml(Fixes))) {
+      Log.report(diag::CannotWrite, Severity::Error, Opts.ExportFixes, 0, 0,
+                 llvm::toString(std::move(E)));
+      Failed = true;
+    }
+  }
+  if (!Failed && Opts.Diff)
+    for (InputFile &F : Inputs)
+      llvm::outs() << unifiedDiff("a/" + F.Given, "b/" + F.Given, F.Contents,
+                                  F.Rewritten);
+  bool ToStdout = Opts.OutputFile.empty() && Opts.OutputDir.empty() &&
+                  !Opts.InPlace && !Opts.Diff && Opts.ExportFixes.empty() &&
+                  Opts.Report.empty();
+  if (!Failed && ToStdout)
+    for (InputFile &F : Inputs)
+      llvm::outs() << F.Rewritten;
+
+  // The report is written even when inputs had errors: it is how tools learn
+  // what went wrong.
+  if (!Opts.Report.empty()) {
+    nlohmann::json J;
+    J["tool"] = "warpwise";
+    J["version"] = WARPWISE_VERSION;
+    J["command"] = "rewrite";
+    J["arch"] = Opts.Front.Arch;
+    J["transforms"] = Transforms;
+    J["files"] = nlohmann::json::array();
+    for (const InputFile &F : Inputs) {
+      nlohmann::json FJ = F.Parsed ? fileAnalysisToJson(F.Analysis)
+                                   : nlohmann::json::object();
+      FJ["path"] = F.Given;
+      FJ["status"] = !F.Parsed || Failed ? "error"
+                     : F.Rewritten == F.Contents ? "unchanged"
+                                                 : "rewritten";
+      FJ["output"] = F.OutputPath.empty() || Failed
+                         ? nlohmann::json(nullptr)
+                         : nlohmann::json(F.OutputPath);
+      FJ["edits"] = F.Edits.forFile(F.Absolute).size();
+      FJ["decisions"] = nlohmann::json::array();
+      for (const Decision &D : F.Decisions)
+        FJ["decisions"].push_back(decisionToJson(D));
+      FJ["diagnostics"] = nlohmann::json::array();
+      for (const Diagnostic &D : Log.forFile(F.Given))
+        FJ["diagnostics"].push_back(DiagnosticLog::toJson(D));
+      J["files"].push_back(FJ);
+    }
+    J["diagnostics"] = nlohmann::json::array();
+    for (const Diagnostic &D : Log.forFile(""))
+      J["diagnostics"].push_back(DiagnosticLog::toJson(D));
+    if (llvm::Error E = writeFileAtomically(Opts.Report, J.dump(2) + "\n")) {
+      Log.report(diag::CannotWrite, Severity::Error, Opts.Report, 0, 0,
+                 llvm::toString(std::move(E)));
+      Failed = true;
+    }
+  }
+  return Failed || Log.hasErrors() ? ExitInputProblem : ExitOK;
+}
+
+} // namespace warpwise

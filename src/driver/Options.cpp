@@ -1,0 +1,261 @@
+//===- Options.cpp - Command-line parsing ---------------------------------===//
+//
+// A small hand-written parser: subcommands, --opt=value and --opt value, and
+// `--` before compiler flags. llvm::cl's global options do not fit subcommands
+// with their own usage errors (exit code 2).
+//
+//===----------------------------------------------------------------------===//
+#include "warpwise/Options.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringSwitch.h"
+
+namespace warpwise {
+
+const char *helpText() {
+  return R"(warpwise - divergence- and register-aware CUDA source rewriter
+
+USAGE
+  warpwise analyze   FILE... [options] [-- <compiler flags>]
+  warpwise rewrite   FILE... [-o OUT | --out-dir DIR | -i] [--diff]
+                     [--export-fixes F.yaml] [--report R.json]
+                     [--transforms LIST] [options] [-- <compiler flags>]
+  warpwise occupancy --arch sm_XX --regs N --threads T [--smem BYTES]
+  warpwise --help | --version
+
+COMMON OPTIONS
+  --arch sm_XX          target architecture (default sm_90); sm_10..sm_121
+  --cuda-path DIR       CUDA toolkit to parse with (default: $CUDA_PATH,
+                        /usr/local/cuda, then the nvcc on PATH)
+  --stub-cuda           parse with warpwise's stub header, not the toolkit's
+  --no-stub-cuda        fail instead of falling back to the stub header
+  --cuda-mode MODE      host | device | auto (default auto: host, or device
+                        when the file uses __CUDA_ARCH__)
+  -p DIR                read compile flags from DIR/compile_commands.json
+  --resource-dir DIR    clang resource directory (default: clang 22's)
+  --arches FILE         architecture table to use instead of the built-in one
+  --assume-cuda         parse files that do not end in .cu/.cuh as CUDA
+  --format text|json    output format of analyze and occupancy
+  -v                    print the clang resource dir, CUDA path and version,
+                        and the clang command line of each file
+
+ANALYZE
+  --block-size N        block size for occupancy when no launch gives one
+  --no-ptxas            do not compile with nvcc for real register counts
+  --cache-dir DIR       ptxas result cache (default $XDG_CACHE_HOME/warpwise)
+
+REWRITE
+  -o FILE               write the rewritten file here (one input only)
+  --out-dir DIR         write each rewritten file to DIR/<name>
+  -i                    rewrite the inputs in place
+  --diff                print a unified diff of the changes
+  --export-fixes FILE   write the edits as clang-apply-replacements YAML
+  --report FILE         write a JSON report of analyses and decisions
+  --transforms LIST     comma-separated transformations to consider
+                        (default: all available; 'none' for none)
+  Without -o, --out-dir, -i, --diff, --export-fixes or --report, the
+  rewritten source of the one input is printed on standard output.
+  Nothing is written for any file when an input has errors.
+
+EXIT CODES
+  0 done, 1 problems with the input or output files, 2 usage errors
+)";
+}
+
+namespace {
+class ArgReader {
+public:
+  ArgReader(const std::vector<std::string> &A) : Args(A) {}
+  bool done() const { return Pos >= Args.size(); }
+  const std::string &peek() const { return Args[Pos]; }
+  std::string next() { return Args[Pos++]; }
+
+  /// Matches `--name=value`, `--name value`, or `-x value` for \p Name.
+  bool valueOf(llvm::StringRef Arg, llvm::StringRef Name, std::string &Value,
+               std::string &Error) {
+    if (Arg == Name) {
+      if (done()) {
+        Error = "option '" + Name.str() + "' needs a value";
+        return true;
+      }
+      Value = next();
+      return true;
+    }
+    if (Arg.starts_with(Name) && Arg.size() > Name.size() &&
+        Arg[Name.size()] == '=') {
+      Value = Arg.substr(Name.size() + 1).str();
+      return true;
+    }
+    return false;
+  }
+
+private:
+  const std::vector<std::string> &Args;
+  size_t Pos = 0;
+};
+
+bool parseUnsigned(const std::string &S, unsigned long &Out) {
+  llvm::StringRef R(S);
+  return !R.empty() && !R.getAsInteger(10, Out);
+}
+} // namespace
+
+ParseOutcome parseCommandLine(const std::vector<std::string> &Args,
+                              Options &Opts) {
+  ParseOutcome Result;
+  if (Args.empty()) {
+    Result.Error = "no command given";
+    return Result;
+  }
+  ArgReader R(Args);
+  std::string First = R.next();
+  Opts.Cmd = llvm::StringSwitch<Command>(First)
+                 .Case("analyze", Command::Analyze)
+                 .Case("rewrite", Command::Rewrite)
+                 .Case("occupancy", Command::Occupancy)
+                 .Cases({"--help", "-h", "help"}, Command::Help)
+                 .Case("--version", Command::Version)
+                 .Default(Command::None);
+  if (Opts.Cmd == Command::None) {
+    Result.Error = "unknown command '" + First +
+                   "' (expected analyze, rewrite or occupancy)";
+    return Result;
+  }
+  if (Opts.Cmd == Command::Help || Opts.Cmd == Command::Version) {
+    Result.OK = true;
+    return Result;
+  }
+
+  std::string &Err = Result.Error;
+  while (!R.done()) {
+    std::string A = R.next();
+    llvm::StringRef Arg(A);
+    std::string V;
+    if (Arg == "--") {
+      while (!R.done())
+        Opts.Front.ExtraArgs.push_back(R.next());
+      break;
+    }
+    if (Arg == "--help" || Arg == "-h") {
+      Opts.Cmd = Command::Help;
+      Result.OK = true;
+      return Result;
+    }
+    if (R.valueOf(Arg, "--arch", V, Err)) {
+      Opts.Front.Arch = V;
+    } else if (R.valueOf(Arg, "--cuda-path", V, Err)) {
+      Opts.Front.CudaPath = V;
+    } else if (Arg == "--stub-cuda") {
+      Opts.Front.StubHeaders = true;
+    } else if (Arg == "--no-stub-cuda") {
+      Opts.Front.AllowStubFallback = false;
+    } else if (R.valueOf(Arg, "--cuda-mode", V, Err)) {
+      if (V == "host")
+        Opts.Front.Mode = ParseMode::Host;
+      else if (V == "device")
+        Opts.Front.Mode = ParseMode::Device;
+      else if (V == "auto")
+        Opts.Front.Mode = ParseMode::Auto;
+      else
+        Err = "--cuda-mode must be host, device or auto, not '" + V + "'";
+    } else if (R.valueOf(Arg, "-p", V, Err)) {
+      Opts.Front.CompileCommandsDir = V;
+    } else if (R.valueOf(Arg, "--resource-dir", V, Err)) {
+      Opts.Front.ResourceDir = V;
+    } else if (R.valueOf(Arg, "--arches", V, Err)) {
+      Opts.RulesPath = V;
+    } else if (Arg == "--assume-cuda") {
+      Opts.AssumeCuda = true;
+    } else if (R.valueOf(Arg, "--format", V, Err)) {
+      if (V == "text")
+        Opts.Format = OutputFormat::Text;
+      else if (V == "json")
+        Opts.Format = OutputFormat::Json;
+      else
+        Err = "--format must be text or json, not '" + V + "'";
+    } else if (Arg == "-v" || Arg == "--verbose") {
+      Opts.Front.Verbose = true;
+    } else if (R.valueOf(Arg, "--block-size", V, Err)) {
+      unsigned long N;
+      if (!parseUnsigned(V, N) || N == 0 || N > 1024)
+        Err = "--block-size must be 1..1024, not '" + V + "'";
+      else
+        Opts.BlockSize = N;
+    } else if (Arg == "--no-ptxas") {
+      Opts.UsePtxas = false;
+    } else if (R.valueOf(Arg, "--cache-dir", V, Err)) {
+      Opts.CacheDir = V;
+    } else if (R.valueOf(Arg, "-o", V, Err)) {
+      Opts.OutputFile = V;
+    } else if (R.valueOf(Arg, "--out-dir", V, Err)) {
+      Opts.OutputDir = V;
+    } else if (Arg == "-i" || Arg == "--in-place") {
+      Opts.InPlace = true;
+    } else if (Arg == "--diff") {
+      Opts.Diff = true;
+    } else if (R.valueOf(Arg, "--export-fixes", V, Err)) {
+      Opts.ExportFixes = V;
+    } else if (R.valueOf(Arg, "--report", V, Err)) {
+      Opts.Report = V;
+    } else if (R.valueOf(Arg, "--transforms", V, Err)) {
+      Opts.TransformsGiven = true;
+      llvm::SmallVector<llvm::StringRef> Parts;
+      llvm::StringRef(V).split(Parts, ',', -1, /*KeepEmpty=*/false);
+      for (llvm::StringRef P : Parts)
+        Opts.Transforms.push_back(P.trim().str());
+    } else if (R.valueOf(Arg, "--regs", V, Err)) {
+      unsigned long N;
+      if (!parseUnsigned(V, N) || N > 1024)
+        Err = "--regs must be a register count, not '" + V + "'";
+      else
+        Opts.Registers = N;
+    } else if (R.valueOf(Arg, "--threads", V, Err)) {
+      unsigned long N;
+      if (!parseUnsigned(V, N) || N == 0 || N > 4096)
+        Err = "--threads must be a block size, not '" + V + "'";
+      else
+        Opts.Threads = N;
+    } else if (R.valueOf(Arg, "--smem", V, Err)) {
+      unsigned long N;
+      if (!parseUnsigned(V, N))
+        Err = "--smem must be a byte count, not '" + V + "'";
+      else
+        Opts.SharedBytes = N;
+    } else if (Arg.starts_with("-") && Arg != "-") {
+      Err = "unknown option '" + A + "'";
+    } else {
+      Opts.Files.push_back(A);
+    }
+    if (!Err.empty())
+      return Result;
+  }
+
+  if (Opts.Front.Arch.empty() || parseSmArch(Opts.Front.Arch) == 0)
+    Err = "--arch must look like sm_90, not '" + Opts.Front.Arch + "'";
+  else if (Opts.Front.StubHeaders && !Opts.Front.AllowStubFallback)
+    Err = "--stub-cuda and --no-stub-cuda contradict each other";
+  else if (Opts.Cmd == Command::Occupancy) {
+    if (!Opts.Files.empty())
+      Err = "occupancy takes no files";
+    else if (!Opts.Registers || !Opts.Threads)
+      Err = "occupancy needs --regs N and --threads T";
+  } else if (Opts.Files.empty()) {
+    Err = "no input files";
+  } else if (Opts.Cmd == Command::Rewrite) {
+    int Destinations = !Opts.OutputFile.empty() + !Opts.OutputDir.empty() +
+                       Opts.InPlace;
+    if (Destinations > 1)
+      Err = "-o, --out-dir and -i exclude each other";
+    else if (!Opts.OutputFile.empty() && Opts.Files.size() > 1)
+      Err = "-o takes one input file; use --out-dir or -i for several";
+    else if (Destinations == 0 && !Opts.Diff && Opts.ExportFixes.empty() &&
+             Opts.Report.empty() && Opts.Files.size() > 1)
+      Err = "several input files need --out-dir, -i, --diff, "
+            "--export-fixes or --report";
+  }
+  Result.OK = Err.empty();
+  return Result;
+}
+
+} // namespace warpwise

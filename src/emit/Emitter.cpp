@@ -1,0 +1,237 @@
+//===- Emitter.cpp - Atomic writes, unified diffs, fixes YAML -------------===//
+#include "warpwise/Emitter.h"
+
+#include "clang/Tooling/Core/Replacement.h"
+#include "clang/Tooling/ReplacementsYaml.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/YAMLTraits.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <sys/stat.h>
+
+namespace warpwise {
+
+static llvm::Error writeError(llvm::StringRef Path, const llvm::Twine &Why) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 "cannot write '" + Path.str() +
+                                     "': " + Why.str());
+}
+
+llvm::Error writeFileAtomically(llvm::StringRef RequestedPath,
+                                llvm::StringRef Contents) {
+  namespace fs = llvm::sys::fs;
+  // Replace the file a symbolic link points to, not the link itself.
+  llvm::SmallString<256> Path(RequestedPath);
+  if (fs::is_symlink_file(RequestedPath)) {
+    llvm::SmallString<256> Real;
+    if (!fs::real_path(RequestedPath, Real))
+      Path = Real;
+  }
+  if (fs::is_directory(Path))
+    return writeError(Path, "it is a directory");
+  llvm::SmallString<256> Dir = llvm::sys::path::parent_path(Path);
+  if (Dir.empty())
+    Dir = ".";
+  if (!fs::is_directory(Dir))
+    return writeError(Path, "directory '" + Dir + "' does not exist");
+
+  llvm::SmallString<256> Model(Dir);
+  llvm::sys::path::append(Model, "." + llvm::sys::path::filename(Path).str() +
+                                     ".warpwise-%%%%%%");
+  int FD = -1;
+  llvm::SmallString<256> Temp;
+  if (std::error_code EC = fs::createUniqueFile(Model, FD, Temp))
+    return writeError(Path, "cannot create a temporary file in '" + Dir +
+                                "': " + EC.message());
+  {
+    llvm::raw_fd_ostream OS(FD, /*shouldClose=*/true);
+    OS << Contents;
+    OS.close();
+    if (OS.has_error()) {
+      std::string Why = OS.error().message();
+      OS.clear_error();
+      fs::remove(Temp);
+      return writeError(Path, Why);
+    }
+  }
+  // Keep the permissions of the file we replace; a new file gets the usual
+  // 0666 less the umask rather than the temporary file's 0600.
+  fs::file_status Old;
+  unsigned Perms;
+  if (!fs::status(Path, Old) && fs::exists(Old)) {
+    Perms = Old.permissions();
+  } else {
+    mode_t Mask = ::umask(0);
+    ::umask(Mask);
+    Perms = 0666 & ~Mask;
+  }
+  fs::setPermissions(Temp, static_cast<fs::perms>(Perms));
+  if (std::error_code EC = fs::rename(Temp, Path)) {
+    fs::remove(Temp);
+    return writeError(Path, EC.message());
+  }
+  return llvm::Error::success();
+}
+
+namespace {
+struct Line {
+  llvm::StringRef Text; ///< Without the newline.
+  bool HasNewline;
+};
+
+std::vector<Line> splitLines(llvm::StringRef S) {
+  std::vector<Line> Lines;
+  while (!S.empty()) {
+    size_t NL = S.find('\n');
+    if (NL == llvm::StringRef::npos) {
+      Lines.push_back({S, false});
+      break;
+    }
+    Lines.push_back({S.substr(0, NL), true});
+    S = S.substr(NL + 1);
+  }
+  return Lines;
+}
+
+bool sameLine(const Line &A, const Line &B) {
+  return A.Text == B.Text && A.HasNewline == B.HasNewline;
+}
+
+enum class Op { Keep, Del, Add };
+struct Step {
+  Op Kind;
+  size_t OldIdx, NewIdx;
+};
+} // namespace
+
+/// Line-level edit script: common prefix and suffix are trimmed, the middle
+/// is aligned by a longest-common-subsequence table. Rewrites are local, so
+/// the middle is small; past a size bound it is shown as one replacement.
+static std::vector<Step> diffLines(const std::vector<Line> &A,
+                                   const std::vector<Line> &B) {
+  size_t Pre = 0;
+  while (Pre < A.size() && Pre < B.size() && sameLine(A[Pre], B[Pre]))
+    ++Pre;
+  size_t Suf = 0;
+  while (Suf < A.size() - Pre && Suf < B.size() - Pre &&
+         sameLine(A[A.size() - 1 - Suf], B[B.size() - 1 - Suf]))
+    ++Suf;
+  size_t N = A.size() - Pre - Suf, M = B.size() - Pre - Suf;
+  std::vector<Step> Steps;
+  for (size_t I = 0; I < Pre; ++I)
+    Steps.push_back({Op::Keep, I, I});
+  if (N * M <= 16u * 1024 * 1024) {
+    std::vector<std::vector<uint32_t>> L(N + 1, std::vector<uint32_t>(M + 1));
+    for (size_t I = N; I-- > 0;)
+      for (size_t J = M; J-- > 0;)
+        L[I][J] = sameLine(A[Pre + I], B[Pre + J])
+                      ? L[I + 1][J + 1] + 1
+                      : std::max(L[I + 1][J], L[I][J + 1]);
+    size_t I = 0, J = 0;
+    while (I < N || J < M) {
+      if (I < N && J < M && sameLine(A[Pre + I], B[Pre + J])) {
+        Steps.push_back({Op::Keep, Pre + I++, Pre + J++});
+      } else if (J < M && (I == N || L[I][J + 1] >= L[I + 1][J])) {
+        Steps.push_back({Op::Add, Pre + I, Pre + J++});
+      } else {
+        Steps.push_back({Op::Del, Pre + I++, Pre + J});
+      }
+    }
+  } else {
+    for (size_t I = 0; I < N; ++I)
+      Steps.push_back({Op::Del, Pre + I, Pre});
+    for (size_t J = 0; J < M; ++J)
+      Steps.push_back({Op::Add, Pre + N, Pre + J});
+  }
+  for (size_t K = 0; K < Suf; ++K)
+    Steps.push_back({Op::Keep, Pre + N + K, Pre + M + K});
+  return Steps;
+}
+
+static void printLine(llvm::raw_ostream &OS, char Prefix, const Line &L) {
+  OS << Prefix << L.Text << '\n';
+  if (!L.HasNewline)
+    OS << "\\ No newline at end of file\n";
+}
+
+std::string unifiedDiff(llvm::StringRef OldLabel, llvm::StringRef NewLabel,
+                        llvm::StringRef Old, llvm::StringRef New) {
+  if (Old == New)
+    return "";
+  std::vector<Line> A = splitLines(Old), B = splitLines(New);
+  std::vector<Step> Steps = diffLines(A, B);
+  const size_t Context = 3;
+  std::string Out;
+  llvm::raw_string_ostream OS(Out);
+  OS << "--- " << OldLabel << "\n+++ " << NewLabel << "\n";
+  size_t I = 0;
+  while (I < Steps.size()) {
+    if (Steps[I].Kind == Op::Keep) {
+      ++I;
+      continue;
+    }
+    // A hunk: from Context lines before this change to Context lines after
+    // the last change that is within 2*Context of the previous one.
+    size_t Begin = I >= Context ? I - Context : 0;
+    size_t End = I;
+    while (End < Steps.size()) {
+      if (Steps[End].Kind != Op::Keep) {
+        ++End;
+        continue;
+      }
+      size_t Run = End;
+      while (Run < Steps.size() && Steps[Run].Kind == Op::Keep)
+        ++Run;
+      if (Run == Steps.size() || Run - End > 2 * Context) {
+        End = std::min(End + Context, Run);
+        break;
+      }
+      End = Run;
+    }
+    size_t OldStart = Steps[Begin].OldIdx, NewStart = Steps[Begin].NewIdx;
+    size_t OldCount = 0, NewCount = 0;
+    for (size_t K = Begin; K < End; ++K) {
+      OldCount += Steps[K].Kind != Op::Add;
+      NewCount += Steps[K].Kind != Op::Del;
+    }
+    // A range of zero lines is named by the line before it.
+    OS << "@@ -" << (OldCount ? OldStart + 1 : OldStart);
+    if (OldCount != 1)
+      OS << ',' << OldCount;
+    OS << " +" << (NewCount ? NewStart + 1 : NewStart);
+    if (NewCount != 1)
+      OS << ',' << NewCount;
+    OS << " @@\n";
+    for (size_t K = Begin; K < End; ++K) {
+      const Step &S = Steps[K];
+      if (S.Kind == Op::Keep)
+        printLine(OS, ' ', A[S.OldIdx]);
+      else if (S.Kind == Op::Del)
+        printLine(OS, '-', A[S.OldIdx]);
+      else
+        printLine(OS, '+', B[S.NewIdx]);
+    }
+    I = End;
+  }
+  OS.flush();
+  return Out;
+}
+
+std::string exportFixesYaml(const std::vector<FileEdits> &Files) {
+  std::string Out;
+  llvm::raw_string_ostream OS(Out);
+  for (const FileEdits &F : Files) {
+    clang::tooling::TranslationUnitReplacements TU;
+    TU.MainSourceFile = F.Path;
+    if (F.Edits)
+      TU.Replacements.assign(F.Edits->begin(), F.Edits->end());
+    llvm::yaml::Output YAML(OS);
+    YAML << TU;
+  }
+  OS.flush();
+  return Out;
+}
+
+} // namespace warpwise

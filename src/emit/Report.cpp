@@ -1,0 +1,162 @@
+//===- Report.cpp - Text and JSON views of analyses and decisions ---------===//
+#include "warpwise/Report.h"
+
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace warpwise {
+
+static nlohmann::json pressureToJson(const RegionPressure &P) {
+  return {{"max_live", P.MaxLive}, {"line", P.Line}};
+}
+
+static nlohmann::json occupancyToJson(const KernelInfo &K) {
+  nlohmann::json J;
+  J["block_size"] = K.BlockSize;
+  J["block_size_source"] = K.BlockSizeSource;
+  J["registers_from"] = K.OccupancyRegisterSource;
+  if (!K.Occupancy) {
+    J["percent"] = nullptr;
+    return J;
+  }
+  const OccupancyResult &O = *K.Occupancy;
+  J["launchable"] = O.Launchable;
+  J["percent"] = O.Launchable ? nlohmann::json(O.Percent) : nullptr;
+  J["blocks_per_sm"] = O.BlocksPerSM;
+  J["active_warps_per_sm"] = O.ActiveWarpsPerSM;
+  J["max_warps_per_sm"] = O.MaxWarpsPerSM;
+  J["limiter"] = limiterName(O.Limiter);
+  if (!O.Launchable)
+    J["problem"] = O.Problem;
+  return J;
+}
+
+nlohmann::json kernelToJson(const KernelInfo &K) {
+  nlohmann::json J;
+  J["name"] = K.Name;
+  J["line"] = K.Line;
+  J["template"] = K.IsTemplate;
+  J["static_shared_bytes"] = K.StaticShared;
+  nlohmann::json Regs;
+  Regs["estimate"] = K.Registers.MaxLive;
+  Regs["estimate_peak_line"] = K.Registers.Line;
+  if (K.Ptxas) {
+    Regs["ptxas"] = K.Ptxas->Registers;
+    Regs["ptxas_arch"] = K.Ptxas->Arch;
+    Regs["spill_stores"] = K.Ptxas->SpillStores;
+    Regs["spill_loads"] = K.Ptxas->SpillLoads;
+    Regs["ptxas_shared_bytes"] = K.Ptxas->SharedBytes;
+    Regs["ptxas_stack_bytes"] = K.Ptxas->StackBytes;
+  } else {
+    Regs["ptxas"] = nullptr;
+  }
+  J["registers"] = Regs;
+  J["occupancy"] = occupancyToJson(K);
+  J["branches"] = nlohmann::json::array();
+  for (const BranchInfo &B : K.Branches)
+    J["branches"].push_back({{"line", B.Line},
+                             {"column", B.Column},
+                             {"kind", B.Kind},
+                             {"uniformity", uniformityName(B.Level)},
+                             {"reason", B.Reason},
+                             {"then_pressure", pressureToJson(B.Then)},
+                             {"else_pressure", pressureToJson(B.Else)}});
+  J["loops"] = nlohmann::json::array();
+  for (const LoopInfo &L : K.Loops)
+    J["loops"].push_back({{"line", L.Line},
+                          {"column", L.Column},
+                          {"kind", L.Kind},
+                          {"uniformity", uniformityName(L.Level)},
+                          {"reason", L.Reason},
+                          {"body_pressure", pressureToJson(L.Body)}});
+  return J;
+}
+
+nlohmann::json launchToJson(const LaunchInfo &L) {
+  nlohmann::json J = {{"line", L.Line},     {"column", L.Column},
+                      {"kernel", L.Kernel}, {"grid", L.GridText},
+                      {"block", L.BlockText}, {"in_macro", L.InMacro}};
+  J["block_threads"] =
+      L.BlockThreads ? nlohmann::json(*L.BlockThreads) : nullptr;
+  J["dynamic_shared_bytes"] =
+      L.DynamicShared ? nlohmann::json(*L.DynamicShared) : nullptr;
+  return J;
+}
+
+nlohmann::json decisionToJson(const Decision &D) {
+  return {{"transform", D.Transform}, {"kernel", D.Kernel},
+          {"line", D.Line},           {"applied", D.Applied},
+          {"form", D.Form},           {"reason", D.Reason}};
+}
+
+nlohmann::json fileAnalysisToJson(const FileAnalysis &F) {
+  nlohmann::json J;
+  J["kernels"] = nlohmann::json::array();
+  for (const KernelInfo &K : F.Kernels)
+    J["kernels"].push_back(kernelToJson(K));
+  J["launches"] = nlohmann::json::array();
+  for (const LaunchInfo &L : F.Launches)
+    J["launches"].push_back(launchToJson(L));
+  return J;
+}
+
+void printFileAnalysis(llvm::raw_ostream &OS, const FileAnalysis &F,
+                       const std::string &Name) {
+  OS << Name << ": " << F.Kernels.size() << " kernel"
+     << (F.Kernels.size() == 1 ? "" : "s") << ", " << F.Launches.size()
+     << " launch" << (F.Launches.size() == 1 ? "" : "es") << "\n";
+  for (const KernelInfo &K : F.Kernels) {
+    OS << "  kernel " << K.Name << " (line " << K.Line << ")"
+       << (K.IsTemplate ? " [template]" : "") << "\n";
+    OS << "    registers: estimate " << K.Registers.MaxLive;
+    if (K.Registers.Line)
+      OS << " (peak at line " << K.Registers.Line << ")";
+    if (K.Ptxas) {
+      OS << ", ptxas " << K.Ptxas->Registers << " on " << K.Ptxas->Arch;
+      if (K.Ptxas->SpillStores || K.Ptxas->SpillLoads)
+        OS << " (spills: " << K.Ptxas->SpillStores << " B stored, "
+           << K.Ptxas->SpillLoads << " B loaded)";
+    } else {
+      OS << ", ptxas n/a";
+    }
+    OS << "\n";
+    if (K.Occupancy) {
+      const OccupancyResult &O = *K.Occupancy;
+      OS << "    occupancy: ";
+      if (O.Launchable)
+        OS << llvm::format("%.1f%%", O.Percent) << " (" << O.ActiveWarpsPerSM
+           << "/" << O.MaxWarpsPerSM << " warps, " << O.BlocksPerSM
+           << " blocks/SM)";
+      else
+        OS << "not launchable: " << O.Problem;
+      OS << " at " << K.BlockSize << " threads (" << K.BlockSizeSource
+         << "), " << K.OccupancyRegisterSource << " registers";
+      if (O.Launchable && O.Limiter != OccupancyLimiter::None)
+        OS << ", limited by " << limiterName(O.Limiter);
+      OS << "\n";
+    }
+    for (const BranchInfo &B : K.Branches) {
+      OS << "    " << B.Kind << " at " << B.Line << ":" << B.Column << ": "
+         << uniformityName(B.Level);
+      if (!B.Reason.empty())
+        OS << " - " << B.Reason;
+      OS << "\n";
+    }
+    for (const LoopInfo &L : K.Loops) {
+      OS << "    " << L.Kind << " loop at " << L.Line << ":" << L.Column
+         << ": " << uniformityName(L.Level);
+      if (!L.Reason.empty())
+        OS << " - " << L.Reason;
+      OS << "\n";
+    }
+  }
+  for (const LaunchInfo &L : F.Launches) {
+    OS << "  launch " << L.Kernel << "<<<" << L.GridText << ", " << L.BlockText
+       << ">>> at line " << L.Line;
+    if (L.InMacro)
+      OS << " (inside a macro)";
+    OS << "\n";
+  }
+}
+
+} // namespace warpwise
