@@ -94,6 +94,7 @@ public:
 
 private:
   ParseMode effectiveMode(llvm::StringRef Contents) const;
+  bool writeStubDirectory();
   std::vector<std::string> userArgs(const std::string &File) const;
 
   FrontendOptions Opts;
@@ -101,10 +102,11 @@ private:
   CudaToolkit Toolkit;
   bool UseStub = false;
   std::unique_ptr<clang::tooling::CompilationDatabase> Database;
+  std::string StubDir; ///< Temporary directory with the stub headers.
 };
 
-/// Name of the stub header inside the virtual file system.
-extern const char *const StubHeaderPath;
+/// File name of the stub header (embedded, written out in stub mode).
+extern const char *const StubHeaderName;
 
 /// Compute capability number from "sm_90" (90), or 0 when malformed.
 unsigned parseSmArch(llvm::StringRef Arch);

@@ -133,10 +133,11 @@ static std::vector<Step> diffLines(const std::vector<Line> &A,
     while (I < N || J < M) {
       if (I < N && J < M && sameLine(A[Pre + I], B[Pre + J])) {
         Steps.push_back({Op::Keep, Pre + I++, Pre + J++});
-      } else if (J < M && (I == N || L[I][J + 1] >= L[I + 1][J])) {
-        Steps.push_back({Op::Add, Pre + I, Pre + J++});
-      } else {
+      } else if (I < N && (J == M || L[I + 1][J] >= L[I][J + 1])) {
+        // Deletions first, as diff(1) prints them.
         Steps.push_back({Op::Del, Pre + I++, Pre + J});
+      } else {
+        Steps.push_back({Op::Add, Pre + I, Pre + J++});
       }
     }
   } else {

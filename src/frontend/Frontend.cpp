@@ -23,8 +23,7 @@
 
 namespace warpwise {
 
-const char *const StubHeaderPath = "/__warpwise__/warpwise_cuda_stub.h";
-static const char *const StubIncludeDir = "/__warpwise__/include";
+const char *const StubHeaderName = "warpwise_cuda_stub.h";
 /// Headers a CUDA file may include that the stub already covers.
 static const char *const StubbedHeaders[] = {
     "cuda_runtime.h", "cuda_runtime_api.h", "cuda.h",
@@ -110,7 +109,38 @@ CudaToolkit findCudaToolkit(const std::string &Explicit) {
 
 Frontend::Frontend(FrontendOptions O, DiagnosticLog &L)
     : Opts(std::move(O)), Log(L) {}
-Frontend::~Frontend() = default;
+Frontend::~Frontend() {
+  if (!StubDir.empty())
+    llvm::sys::fs::remove_directories(StubDir);
+}
+
+bool Frontend::writeStubDirectory() {
+  // Real files, not virtual ones: clang drops include directories that do
+  // not exist on disk, and the stub's directory must come before any system
+  // directory that holds the toolkit's own cuda_runtime.h.
+  llvm::SmallString<128> Dir;
+  if (llvm::sys::fs::createUniqueDirectory("warpwise-stub", Dir)) {
+    Log.report(diag::NoCudaToolkit, Severity::Error, "", 0, 0,
+               "cannot create a temporary directory for the stub header");
+    return false;
+  }
+  StubDir = Dir.str().str();
+  auto Write = [&](const std::string &Name, llvm::StringRef Text) {
+    std::error_code EC;
+    llvm::raw_fd_ostream OS(StubDir + "/" + Name, EC);
+    if (!EC)
+      OS << Text;
+    return !EC;
+  };
+  bool OK = Write(StubHeaderName, findEmbeddedFile(StubHeaderName));
+  for (const char *H : StubbedHeaders)
+    OK &= Write(H, "/* provided by warpwise's stub header */\n#include \"" +
+                       std::string(StubHeaderName) + "\"\n");
+  if (!OK)
+    Log.report(diag::NoCudaToolkit, Severity::Error, "", 0, 0,
+               "cannot write the stub header to " + StubDir);
+  return OK;
+}
 
 bool Frontend::initialize() {
   if (Opts.StubHeaders) {
@@ -135,6 +165,8 @@ bool Frontend::initialize() {
                                    "(ptxas feedback is unavailable)");
     }
   }
+  if (UseStub && !writeStubDirectory())
+    return false;
   if (!Opts.CompileCommandsDir.empty()) {
     std::string Error;
     Database = clang::tooling::CompilationDatabase::loadFromDirectory(
@@ -252,8 +284,8 @@ std::vector<std::string> Frontend::commandLine(const std::string &File,
   Args.push_back("-resource-dir");
   Args.push_back(resourceDir());
   if (UseStub) {
-    Args.insert(Args.end(), {"-nocudainc", "-nocudalib", "-isystem",
-                             StubIncludeDir, "-include", StubHeaderPath});
+    Args.insert(Args.end(), {"-nocudainc", "-nocudalib", "-isystem", StubDir,
+                             "-include", StubDir + "/" + StubHeaderName});
   } else {
     Args.push_back("--cuda-path=" + Toolkit.Path);
     // nvcc adds CCCL's directory silently; without it cuda/std/... is missing.
@@ -401,15 +433,9 @@ bool Frontend::parse(const std::string &File, const std::string &Display,
   Tool.clearArgumentsAdjusters();
   // Parse exactly the bytes the driver read and will rewrite.
   Tool.mapVirtualFile(File, Contents);
-  if (UseStub) {
-    Tool.mapVirtualFile(StubHeaderPath,
-                        findEmbeddedFile("warpwise_cuda_stub.h"));
-    for (const char *H : StubbedHeaders)
-      Tool.mapVirtualFile(std::string(StubIncludeDir) + "/" + H,
-                          "/* provided by warpwise's stub header */\n");
-  }
   ErrorCollector Errors(Opts.Verbose);
   Tool.setDiagnosticConsumer(&Errors);
+  Tool.setPrintErrorMessage(false); // Our WW1004 summary says it better.
   bool Called = false;
   HandlerActionFactory Factory(Handler, File, Called);
   int RC = Tool.run(&Factory);

@@ -8,9 +8,17 @@
  * and math functions. Nothing here is ever compiled into a program. */
 #ifndef WARPWISE_CUDA_STUB_H
 #define WARPWISE_CUDA_STUB_H
+/* The toolkit's headers must not follow ours when both are reachable. */
+#define __CUDA_RUNTIME_H__
+#define __CUDA_RUNTIME_API_H__
+#define __DEVICE_LAUNCH_PARAMETERS_H__
+#define __cuda_cuda_h__
 
 #define __WARPWISE_CUDA_STUB__ 1
 #include <stddef.h>
+struct uint3 {
+  unsigned int x, y, z;
+};
 #include "__clang_cuda_builtin_vars.h"
 
 #define __global__ __attribute__((global))

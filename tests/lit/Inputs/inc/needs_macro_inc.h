@@ -1,0 +1,1 @@
+#define VALUE 3.0f

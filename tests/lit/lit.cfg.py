@@ -1,0 +1,24 @@
+# lit configuration for warpwise: CLI behaviour, analysis output, rewrites.
+import os
+import lit.formats
+
+config.name = "warpwise"
+# bash, so that RUN lines can use `||`, redirections and subshells.
+config.test_format = lit.formats.ShTest(execute_external=True)
+config.suffixes = [".cu", ".test"]
+config.excludes = ["Inputs"]
+config.test_source_root = os.path.dirname(__file__)
+
+config.substitutions.append(("%warpwise", config.warpwise))
+config.substitutions.append(("%samples", os.path.join(config.source_root, "samples")))
+config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
+config.substitutions.append(("%nvcc", config.nvcc or "false"))
+config.environment["PATH"] = os.pathsep.join(
+    [config.llvm_bin_dir, config.warpwise_bin_dir, config.environment.get("PATH", "")])
+# A private ptxas cache per run keeps results independent of earlier runs.
+config.environment["XDG_CACHE_HOME"] = os.path.join(config.test_exec_root, "cache")
+for var in ["CUDA_PATH", "HOME"]:
+    if var in os.environ:
+        config.environment[var] = os.environ[var]
+if config.nvcc:
+    config.available_features.add("nvcc")

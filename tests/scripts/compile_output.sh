@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# compile_output.sh WARPWISE NVCC ARCH SAMPLE OUTDIR [warpwise rewrite options]
+# Rewrites SAMPLE for ARCH and compiles what warpwise wrote with nvcc.
+set -euo pipefail
+warpwise=$1 nvcc=$2 arch=$3 sample=$4 outdir=$5
+shift 5
+mkdir -p "$outdir/$arch"
+name=$(basename "$sample" .cu)
+out="$outdir/$arch/$name.ww.cu"
+"$warpwise" rewrite "$sample" --arch "$arch" -o "$out" "$@"
+# Relative includes of the sample must still resolve.
+"$nvcc" -arch="$arch" -I"$(dirname "$sample")" -c "$out" -o "$outdir/$arch/$name.o"
+echo "nvcc -arch=$arch OK: $name"
