@@ -36,8 +36,6 @@ constexpr const char *DeviceOnlyParse = "WW1009";
 constexpr const char *NoCompileCommand = "WW1010";
 constexpr const char *DuplicateOutput = "WW1011";
 constexpr const char *NoKernels = "WW2001";
-constexpr const char *DivergentBranch = "WW2002";
-constexpr const char *PtxasUnavailable = "WW2003";
 constexpr const char *PtxasFailed = "WW2004";
 constexpr const char *NoLaunchBlockSize = "WW2005";
 } // namespace diag

@@ -149,6 +149,10 @@ void chooseBlockSize(KernelInfo &K, const FileAnalysis &A,
   if (Seen.empty()) {
     K.BlockSize = 256;
     K.BlockSizeSource = "default; no launch with a constant block size";
+    Log.report(diag::NoLaunchBlockSize, Severity::Remark, File, K.Line, 0,
+               "no launch of '" + K.Name +
+                   "' in this file has a constant block size; occupancy "
+                   "assumes 256 threads (use --block-size)");
     return;
   }
   // With several, the largest is the most register-constrained.
@@ -307,8 +311,9 @@ int runWarpwise(const std::vector<std::string> &Args) {
     if (F.Analysis.Kernels.empty())
       Log.report(diag::NoKernels, Severity::Remark, F.Given, 0, 0,
                  "no __global__ kernel is defined in this file");
-    if (Opts.UsePtxas && Opts.Cmd == Command::Analyze && !F.Analysis.Kernels.empty() &&
-        !Front.usingStubHeaders())
+    // Without a toolkit WW1007 has already said that ptxas is unavailable.
+    if (Opts.Cmd == Command::Analyze && Opts.UsePtxas &&
+        !Front.usingStubHeaders() && !F.Analysis.Kernels.empty())
       Ptxas.annotate(F.Given, F.Contents, F.Absolute, Opts.Front, *Arch,
                      F.Analysis);
     computeKernelOccupancy(F.Analysis, *Arch, Opts.BlockSize, Log, F.Given);
