@@ -10,6 +10,7 @@
 
 #include "warpwise/Occupancy.h"
 
+#include <array>
 #include <optional>
 #include <string>
 #include <vector>
@@ -32,6 +33,7 @@ struct RegionPressure {
 
 struct BranchInfo {
   unsigned Line = 0, Column = 0;
+  std::string Function; ///< The kernel or __device__ function it is in.
   std::string Kind; ///< "if", "if-else", "?:", "switch".
   Uniformity Level = Uniformity::Uniform;
   std::string Reason;
@@ -40,6 +42,7 @@ struct BranchInfo {
 
 struct LoopInfo {
   unsigned Line = 0, Column = 0;
+  std::string Function;
   std::string Kind; ///< "for", "while", "do".
   Uniformity Level = Uniformity::Uniform; ///< Of the exit condition.
   std::string Reason;
@@ -52,6 +55,8 @@ struct LaunchInfo {
   std::string Caller;
   std::string GridText, BlockText; ///< As spelled.
   std::optional<unsigned> BlockThreads; ///< When the block size is constant.
+  /// blockDim.x, .y, .z when every component is constant.
+  std::optional<std::array<unsigned, 3>> BlockDims;
   std::optional<unsigned long> DynamicShared;
   bool InMacro = false;
 };
@@ -81,9 +86,20 @@ struct KernelInfo {
   std::vector<LoopInfo> Loops;
 };
 
+/// A __device__ function, analysed in every context it is called from; its
+/// verdicts are the join over those contexts.
+struct DeviceFunctionInfo {
+  std::string Name;
+  unsigned Line = 0;
+  unsigned Contexts = 0; ///< Distinct argument-uniformity contexts seen.
+  std::vector<BranchInfo> Branches;
+  std::vector<LoopInfo> Loops;
+};
+
 struct FileAnalysis {
   std::string File;
   std::vector<KernelInfo> Kernels;
+  std::vector<DeviceFunctionInfo> DeviceFunctions;
   std::vector<LaunchInfo> Launches;
 };
 

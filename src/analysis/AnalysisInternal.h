@@ -2,6 +2,7 @@
 #ifndef WARPWISE_ANALYSIS_INTERNAL_H
 #define WARPWISE_ANALYSIS_INTERNAL_H
 
+#include "Divergence.h"
 #include "warpwise/Analysis.h"
 
 namespace clang {
@@ -11,9 +12,15 @@ class FunctionDecl;
 
 namespace warpwise {
 
-/// Fills \p K's branches, loops, register estimate and static shared memory.
+/// Fills \p K's branches and loops (uniformity and register pressure of each
+/// side), its register estimate and its static shared memory.
 void analyzeKernelBody(clang::ASTContext &Ctx, const clang::FunctionDecl *FD,
+                       const BlockShape &Shape, DivergenceAnalysis &DA,
                        KernelInfo &K);
+
+/// The same for the __device__ functions the kernels called.
+std::vector<DeviceFunctionInfo>
+collectDeviceFunctions(clang::ASTContext &Ctx, DivergenceAnalysis &DA);
 
 } // namespace warpwise
 

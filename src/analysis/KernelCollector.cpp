@@ -4,13 +4,17 @@
 #include "AnalysisInternal.h"
 
 #include "clang/AST/ASTContext.h"
+#include "clang/AST/Attr.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/Mangle.h"
+#include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
 
 namespace warpwise {
+
+using namespace clang;
 
 const char *uniformityName(Uniformity U) {
   switch (U) {
@@ -28,88 +32,192 @@ const char *uniformityName(Uniformity U) {
 
 namespace {
 
-/// Evaluates a launch's block argument when it is a constant: an integer, or
-/// a dim3 built from integer constants.
-std::optional<unsigned> constantThreads(const clang::Expr *E,
-                                        clang::ASTContext &Ctx) {
-  if (!E)
-    return std::nullopt;
-  E = E->IgnoreImplicit();
-  if (auto *Temp = llvm::dyn_cast<clang::MaterializeTemporaryExpr>(E))
-    E = Temp->getSubExpr()->IgnoreImplicit();
-  if (auto *Construct = llvm::dyn_cast<clang::CXXConstructExpr>(E)) {
-    if (Construct->getNumArgs() == 1 &&
-        !Construct->getArg(0)->getType()->isIntegralOrEnumerationType())
-      return constantThreads(Construct->getArg(0), Ctx); // copy of a dim3
-    unsigned Product = 1;
-    for (const clang::Expr *Arg : Construct->arguments()) {
-      if (llvm::isa<clang::CXXDefaultArgExpr>(Arg))
-        continue;
-      clang::Expr::EvalResult R;
-      if (!Arg->EvaluateAsInt(R, Ctx))
-        return std::nullopt;
-      Product *= R.Val.getInt().getZExtValue();
-    }
-    return Product;
+/// True when \p V is written anywhere in \p Body after its initialisation
+/// (assigned, incremented, address taken, bound to a non-const reference, or
+/// a member of it assigned).
+class ModificationFinder : public RecursiveASTVisitor<ModificationFinder> {
+public:
+  explicit ModificationFinder(const VarDecl *V) : V(V) {}
+  bool Found = false;
+
+  bool refersToV(const Expr *E) const {
+    E = E->IgnoreParenImpCasts();
+    while (auto *M = dyn_cast<MemberExpr>(E))
+      E = M->getBase()->IgnoreParenImpCasts();
+    auto *Ref = dyn_cast<DeclRefExpr>(E);
+    return Ref && Ref->getDecl() == V;
   }
-  clang::Expr::EvalResult R;
-  if (E->getType()->isIntegralOrEnumerationType() && E->EvaluateAsInt(R, Ctx))
-    return R.Val.getInt().getZExtValue();
+  bool VisitBinaryOperator(BinaryOperator *B) {
+    if (B->isAssignmentOp() && refersToV(B->getLHS()))
+      Found = true;
+    return !Found;
+  }
+  bool VisitUnaryOperator(UnaryOperator *U) {
+    if ((U->isIncrementDecrementOp() || U->getOpcode() == UO_AddrOf) &&
+        refersToV(U->getSubExpr()))
+      Found = true;
+    return !Found;
+  }
+  bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *C) {
+    if (C->isAssignmentOp() && C->getNumArgs() > 0 && refersToV(C->getArg(0)))
+      Found = true;
+    return !Found;
+  }
+  bool VisitCallExpr(CallExpr *C) {
+    // Passing it by non-const reference may modify it.
+    const FunctionDecl *F = C->getDirectCallee();
+    for (unsigned I = 0; I < C->getNumArgs(); ++I) {
+      if (!refersToV(C->getArg(I)))
+        continue;
+      if (!F || I >= F->getNumParams()) {
+        continue;
+      }
+      QualType T = F->getParamDecl(I)->getType();
+      if (T->isReferenceType() && !T->getPointeeType().isConstQualified())
+        Found = true;
+    }
+    return !Found;
+  }
+
+private:
+  const VarDecl *V;
+};
+
+const FunctionDecl *enclosingFunction(ASTContext &Ctx, const Stmt *S) {
+  DynTypedNodeList Parents = Ctx.getParents(*S);
+  while (!Parents.empty()) {
+    if (auto *F = Parents[0].get<FunctionDecl>())
+      return F;
+    if (auto *St = Parents[0].get<Stmt>())
+      Parents = Ctx.getParents(*St);
+    else if (auto *D = Parents[0].get<Decl>())
+      Parents = Ctx.getParents(*D);
+    else
+      break;
+  }
+  return nullptr;
+}
+
+/// A local variable's initialiser when it is never modified afterwards.
+const Expr *unmodifiedInit(ASTContext &Ctx, const Expr *E, const Stmt *Use) {
+  auto *Ref = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
+  if (!Ref)
+    return nullptr;
+  auto *V = dyn_cast<VarDecl>(Ref->getDecl());
+  if (!V || !V->hasLocalStorage() || !V->hasInit())
+    return nullptr;
+  const FunctionDecl *F = enclosingFunction(Ctx, Use);
+  if (!F || !F->getBody())
+    return nullptr;
+  ModificationFinder Finder(V);
+  Finder.TraverseStmt(F->getBody());
+  return Finder.Found ? nullptr : V->getInit();
+}
+
+/// Constant integer value of \p E, following unmodified local variables.
+std::optional<long> constantInt(ASTContext &Ctx, const Expr *E,
+                                const Stmt *Use, int Depth = 0) {
+  if (!E || Depth > 4)
+    return std::nullopt;
+  E = E->IgnoreParenImpCasts();
+  Expr::EvalResult R;
+  if (!E->isValueDependent() && E->getType()->isIntegralOrEnumerationType() &&
+      E->EvaluateAsInt(R, Ctx))
+    return R.Val.getInt().getSExtValue();
+  if (const Expr *Init = unmodifiedInit(Ctx, E, Use))
+    return constantInt(Ctx, Init, Use, Depth + 1);
+  if (auto *B = dyn_cast<BinaryOperator>(E)) {
+    auto L = constantInt(Ctx, B->getLHS(), Use, Depth + 1);
+    auto Rt = constantInt(Ctx, B->getRHS(), Use, Depth + 1);
+    if (L && Rt) {
+      switch (B->getOpcode()) {
+      case BO_Add:
+        return *L + *Rt;
+      case BO_Sub:
+        return *L - *Rt;
+      case BO_Mul:
+        return *L * *Rt;
+      case BO_Div:
+        return *Rt ? std::optional<long>(*L / *Rt) : std::nullopt;
+      case BO_Shl:
+        return *L << *Rt;
+      default:
+        break;
+      }
+    }
+  }
   return std::nullopt;
 }
 
-class Collector : public clang::RecursiveASTVisitor<Collector> {
-public:
-  Collector(clang::ASTContext &Ctx, FileAnalysis &Out) : Ctx(Ctx), Out(Out) {
-    Mangler.reset(Ctx.createMangleContext());
-  }
-
-  bool shouldVisitTemplateInstantiations() const { return false; }
-
-  bool VisitFunctionDecl(clang::FunctionDecl *FD) {
-    if (!FD->hasAttr<clang::CUDAGlobalAttr>() || !FD->doesThisDeclarationHaveABody())
-      return true;
-    if (!inMainFile(FD->getLocation()))
-      return true;
-    KernelInfo K;
-    K.Name = FD->getNameAsString();
-    K.Line = line(FD->getLocation());
-    K.IsTemplate = FD->getDescribedFunctionTemplate() != nullptr ||
-                   FD->isTemplateInstantiation();
-    if (!K.IsTemplate && Mangler->shouldMangleDeclName(FD)) {
-      std::string Name;
-      llvm::raw_string_ostream OS(Name);
-      Mangler->mangleName(FD, OS);
-      K.MangledName = OS.str();
-    } else if (!K.IsTemplate) {
-      K.MangledName = K.Name;
+/// The block shape of a launch: an integer, a dim3 built from constants, or
+/// an unmodified local variable holding either.
+std::optional<std::array<unsigned, 3>> constantDims(ASTContext &Ctx,
+                                                    const Expr *E,
+                                                    const Stmt *Use,
+                                                    int Depth = 0) {
+  if (!E || Depth > 4)
+    return std::nullopt;
+  E = E->IgnoreImplicit();
+  if (auto *Temp = dyn_cast<MaterializeTemporaryExpr>(E))
+    E = Temp->getSubExpr()->IgnoreImplicit();
+  if (auto *Cast = dyn_cast<CXXFunctionalCastExpr>(E))
+    E = Cast->getSubExpr()->IgnoreImplicit();
+  if (auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
+    if (Construct->getNumArgs() == 1 &&
+        !Construct->getArg(0)->getType()->isIntegralOrEnumerationType())
+      return constantDims(Ctx, Construct->getArg(0), Use, Depth + 1);
+    std::array<unsigned, 3> D = {1, 1, 1};
+    for (unsigned I = 0; I < Construct->getNumArgs() && I < 3; ++I) {
+      const Expr *Arg = Construct->getArg(I);
+      if (isa<CXXDefaultArgExpr>(Arg))
+        continue;
+      auto V = constantInt(Ctx, Arg, Use);
+      if (!V || *V <= 0)
+        return std::nullopt;
+      D[I] = *V;
     }
-    analyzeKernelBody(Ctx, FD, K);
-    Out.Kernels.push_back(std::move(K));
-    return true;
+    return D;
   }
+  if (E->getType()->isIntegralOrEnumerationType()) {
+    auto V = constantInt(Ctx, E, Use);
+    if (!V || *V <= 0)
+      return std::nullopt;
+    return std::array<unsigned, 3>{(unsigned)*V, 1, 1};
+  }
+  if (const Expr *Init = unmodifiedInit(Ctx, E, Use))
+    return constantDims(Ctx, Init, Use, Depth + 1);
+  return std::nullopt;
+}
 
-  bool VisitCUDAKernelCallExpr(clang::CUDAKernelCallExpr *Call) {
-    clang::SourceLocation Loc = Call->getBeginLoc();
-    clang::SourceManager &SM = Ctx.getSourceManager();
-    if (!inMainFile(SM.getExpansionLoc(Loc)))
+class LaunchCollector : public RecursiveASTVisitor<LaunchCollector> {
+public:
+  LaunchCollector(ASTContext &Ctx, FileAnalysis &Out) : Ctx(Ctx), Out(Out) {}
+
+  bool VisitCUDAKernelCallExpr(CUDAKernelCallExpr *Call) {
+    SourceManager &SM = Ctx.getSourceManager();
+    SourceLocation Loc = Call->getBeginLoc();
+    if (!SM.isInMainFile(SM.getExpansionLoc(Loc)))
       return true;
     LaunchInfo L;
     L.InMacro = Loc.isMacroID();
-    L.Line = line(SM.getExpansionLoc(Loc));
+    L.Line = SM.getExpansionLineNumber(Loc);
     L.Column = SM.getExpansionColumnNumber(Loc);
-    if (const clang::FunctionDecl *Callee = Call->getDirectCallee())
+    if (const FunctionDecl *Callee = Call->getDirectCallee())
       L.Kernel = Callee->getNameAsString();
-    const clang::CallExpr *Config = Call->getConfig();
+    if (const FunctionDecl *Caller = enclosingFunction(Ctx, Call))
+      L.Caller = Caller->getNameAsString();
+    const CallExpr *Config = Call->getConfig();
     if (Config && Config->getNumArgs() >= 2) {
       L.GridText = text(Config->getArg(0));
       L.BlockText = text(Config->getArg(1));
-      L.BlockThreads = constantThreads(Config->getArg(1), Ctx);
+      L.BlockDims = constantDims(Ctx, Config->getArg(1), Call);
+      if (L.BlockDims)
+        L.BlockThreads = (*L.BlockDims)[0] * (*L.BlockDims)[1] *
+                         (*L.BlockDims)[2];
       if (Config->getNumArgs() >= 3 &&
-          !llvm::isa<clang::CXXDefaultArgExpr>(Config->getArg(2))) {
-        clang::Expr::EvalResult R;
-        if (Config->getArg(2)->EvaluateAsInt(R, Ctx))
-          L.DynamicShared = R.Val.getInt().getZExtValue();
+          !isa<CXXDefaultArgExpr>(Config->getArg(2))) {
+        if (auto V = constantInt(Ctx, Config->getArg(2), Call))
+          L.DynamicShared = *V;
       } else {
         L.DynamicShared = 0;
       }
@@ -119,34 +227,96 @@ public:
   }
 
 private:
-  bool inMainFile(clang::SourceLocation Loc) const {
-    const clang::SourceManager &SM = Ctx.getSourceManager();
-    return SM.isInMainFile(SM.getExpansionLoc(Loc));
-  }
-  unsigned line(clang::SourceLocation Loc) const {
-    return Ctx.getSourceManager().getExpansionLineNumber(Loc);
-  }
-  std::string text(const clang::Expr *E) const {
-    clang::CharSourceRange R = clang::CharSourceRange::getTokenRange(
-        E->getSourceRange());
-    return clang::Lexer::getSourceText(R, Ctx.getSourceManager(),
-                                       Ctx.getLangOpts())
+  std::string text(const Expr *E) const {
+    CharSourceRange R = CharSourceRange::getTokenRange(E->getSourceRange());
+    return Lexer::getSourceText(R, Ctx.getSourceManager(), Ctx.getLangOpts())
         .str();
   }
-
-  clang::ASTContext &Ctx;
+  ASTContext &Ctx;
   FileAnalysis &Out;
-  std::unique_ptr<clang::MangleContext> Mangler;
+};
+
+BlockShape shapeFor(const std::string &Kernel, const FileAnalysis &A) {
+  BlockShape S;
+  std::vector<unsigned> Lines;
+  bool AllKnown = true, OneD = true, XMul = true, XYMul = true;
+  for (const LaunchInfo &L : A.Launches) {
+    if (L.Kernel != Kernel)
+      continue;
+    Lines.push_back(L.Line);
+    if (!L.BlockDims) {
+      AllKnown = false;
+      continue;
+    }
+    auto [X, Y, Z] = *L.BlockDims;
+    OneD &= Y == 1 && Z == 1;
+    XMul &= X % 32 == 0;
+    XYMul &= (X * Y) % 32 == 0;
+  }
+  if (Lines.empty() || !AllKnown)
+    return S;
+  S.Known = true;
+  S.OneDimensional = OneD;
+  S.XMultipleOf32 = XMul;
+  S.XYMultipleOf32 = XYMul;
+  S.Evidence = Lines.size() == 1 ? "the launch at line " +
+                                       std::to_string(Lines.front())
+                                 : "all " + std::to_string(Lines.size()) +
+                                       " launches in this file";
+  return S;
+}
+
+class KernelVisitor : public RecursiveASTVisitor<KernelVisitor> {
+public:
+  KernelVisitor(ASTContext &Ctx, FileAnalysis &Out, DivergenceAnalysis &DA)
+      : Ctx(Ctx), Out(Out), DA(DA) {
+    Mangler.reset(Ctx.createMangleContext());
+  }
+
+  bool VisitFunctionDecl(FunctionDecl *FD) {
+    if (!FD->hasAttr<CUDAGlobalAttr>() || !FD->doesThisDeclarationHaveABody() ||
+        FD->isTemplateInstantiation())
+      return true;
+    const SourceManager &SM = Ctx.getSourceManager();
+    if (!SM.isInMainFile(SM.getExpansionLoc(FD->getLocation())))
+      return true;
+    KernelInfo K;
+    K.Name = FD->getNameAsString();
+    K.Line = SM.getExpansionLineNumber(FD->getLocation());
+    K.IsTemplate = FD->getDescribedFunctionTemplate() != nullptr;
+    if (!K.IsTemplate) {
+      if (Mangler->shouldMangleDeclName(FD)) {
+        std::string Name;
+        llvm::raw_string_ostream OS(Name);
+        Mangler->mangleName(FD, OS);
+        K.MangledName = OS.str();
+      } else {
+        K.MangledName = K.Name;
+      }
+    }
+    analyzeKernelBody(Ctx, FD, shapeFor(K.Name, Out), DA, K);
+    Out.Kernels.push_back(std::move(K));
+    return true;
+  }
+
+private:
+  ASTContext &Ctx;
+  FileAnalysis &Out;
+  DivergenceAnalysis &DA;
+  std::unique_ptr<MangleContext> Mangler;
 };
 
 } // namespace
 
-FileAnalysis analyzeTranslationUnit(clang::ASTContext &Ctx,
-                                    const std::string &File) {
+FileAnalysis analyzeTranslationUnit(ASTContext &Ctx, const std::string &File) {
   FileAnalysis Out;
   Out.File = File;
-  Collector C(Ctx, Out);
-  C.TraverseDecl(Ctx.getTranslationUnitDecl());
+  LaunchCollector Launches(Ctx, Out);
+  Launches.TraverseDecl(Ctx.getTranslationUnitDecl());
+  DivergenceAnalysis DA(Ctx);
+  KernelVisitor Kernels(Ctx, Out, DA);
+  Kernels.TraverseDecl(Ctx.getTranslationUnitDecl());
+  Out.DeviceFunctions = collectDeviceFunctions(Ctx, DA);
   return Out;
 }
 

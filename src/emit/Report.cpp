@@ -31,6 +31,31 @@ static nlohmann::json occupancyToJson(const KernelInfo &K) {
   return J;
 }
 
+static nlohmann::json branchesToJson(const std::vector<BranchInfo> &Bs) {
+  nlohmann::json A = nlohmann::json::array();
+  for (const BranchInfo &B : Bs)
+    A.push_back({{"line", B.Line},
+                 {"column", B.Column},
+                 {"kind", B.Kind},
+                 {"uniformity", uniformityName(B.Level)},
+                 {"reason", B.Reason},
+                 {"then_pressure", pressureToJson(B.Then)},
+                 {"else_pressure", pressureToJson(B.Else)}});
+  return A;
+}
+
+static nlohmann::json loopsToJson(const std::vector<LoopInfo> &Ls) {
+  nlohmann::json A = nlohmann::json::array();
+  for (const LoopInfo &L : Ls)
+    A.push_back({{"line", L.Line},
+                 {"column", L.Column},
+                 {"kind", L.Kind},
+                 {"uniformity", uniformityName(L.Level)},
+                 {"reason", L.Reason},
+                 {"body_pressure", pressureToJson(L.Body)}});
+  return A;
+}
+
 nlohmann::json kernelToJson(const KernelInfo &K) {
   nlohmann::json J;
   J["name"] = K.Name;
@@ -52,23 +77,8 @@ nlohmann::json kernelToJson(const KernelInfo &K) {
   }
   J["registers"] = Regs;
   J["occupancy"] = occupancyToJson(K);
-  J["branches"] = nlohmann::json::array();
-  for (const BranchInfo &B : K.Branches)
-    J["branches"].push_back({{"line", B.Line},
-                             {"column", B.Column},
-                             {"kind", B.Kind},
-                             {"uniformity", uniformityName(B.Level)},
-                             {"reason", B.Reason},
-                             {"then_pressure", pressureToJson(B.Then)},
-                             {"else_pressure", pressureToJson(B.Else)}});
-  J["loops"] = nlohmann::json::array();
-  for (const LoopInfo &L : K.Loops)
-    J["loops"].push_back({{"line", L.Line},
-                          {"column", L.Column},
-                          {"kind", L.Kind},
-                          {"uniformity", uniformityName(L.Level)},
-                          {"reason", L.Reason},
-                          {"body_pressure", pressureToJson(L.Body)}});
+  J["branches"] = branchesToJson(K.Branches);
+  J["loops"] = loopsToJson(K.Loops);
   return J;
 }
 
@@ -97,7 +107,50 @@ nlohmann::json fileAnalysisToJson(const FileAnalysis &F) {
   J["launches"] = nlohmann::json::array();
   for (const LaunchInfo &L : F.Launches)
     J["launches"].push_back(launchToJson(L));
+  J["device_functions"] = nlohmann::json::array();
+  for (const DeviceFunctionInfo &D : F.DeviceFunctions)
+    J["device_functions"].push_back({{"name", D.Name},
+                                     {"line", D.Line},
+                                     {"contexts", D.Contexts},
+                                     {"branches", branchesToJson(D.Branches)},
+                                     {"loops", loopsToJson(D.Loops)}});
   return J;
+}
+
+/// Branches and loops in source order, each with its verdict and reason.
+static void printControl(llvm::raw_ostream &OS,
+                         const std::vector<BranchInfo> &Branches,
+                         const std::vector<LoopInfo> &Loops) {
+  struct Item {
+    unsigned Line, Column;
+    std::string Text;
+  };
+  std::vector<Item> Items;
+  for (const BranchInfo &B : Branches) {
+    std::string T = B.Kind + " at " + std::to_string(B.Line) + ":" +
+                    std::to_string(B.Column) + ": " + uniformityName(B.Level);
+    if (B.Level != Uniformity::Uniform && !B.Reason.empty())
+      T += " - " + B.Reason;
+    if (B.Then.MaxLive || B.Else.MaxLive)
+      T += " [pressure: then " + std::to_string(B.Then.MaxLive) +
+           (B.Kind == "if" ? "" : ", else " + std::to_string(B.Else.MaxLive)) +
+           "]";
+    Items.push_back({B.Line, B.Column, T});
+  }
+  for (const LoopInfo &L : Loops) {
+    std::string T = L.Kind + " loop at " + std::to_string(L.Line) + ":" +
+                    std::to_string(L.Column) + ": " + uniformityName(L.Level);
+    if (L.Level != Uniformity::Uniform && !L.Reason.empty())
+      T += " - " + L.Reason;
+    if (L.Body.MaxLive)
+      T += " [pressure: body " + std::to_string(L.Body.MaxLive) + "]";
+    Items.push_back({L.Line, L.Column, T});
+  }
+  std::stable_sort(Items.begin(), Items.end(), [](const Item &A, const Item &B) {
+    return std::tie(A.Line, A.Column) < std::tie(B.Line, B.Column);
+  });
+  for (const Item &I : Items)
+    OS << "    " << I.Text << "\n";
 }
 
 void printFileAnalysis(llvm::raw_ostream &OS, const FileAnalysis &F,
@@ -135,20 +188,13 @@ void printFileAnalysis(llvm::raw_ostream &OS, const FileAnalysis &F,
         OS << ", limited by " << limiterName(O.Limiter);
       OS << "\n";
     }
-    for (const BranchInfo &B : K.Branches) {
-      OS << "    " << B.Kind << " at " << B.Line << ":" << B.Column << ": "
-         << uniformityName(B.Level);
-      if (!B.Reason.empty())
-        OS << " - " << B.Reason;
-      OS << "\n";
-    }
-    for (const LoopInfo &L : K.Loops) {
-      OS << "    " << L.Kind << " loop at " << L.Line << ":" << L.Column
-         << ": " << uniformityName(L.Level);
-      if (!L.Reason.empty())
-        OS << " - " << L.Reason;
-      OS << "\n";
-    }
+    printControl(OS, K.Branches, K.Loops);
+  }
+  for (const DeviceFunctionInfo &D : F.DeviceFunctions) {
+    OS << "  __device__ " << D.Name << " (line " << D.Line << "), "
+       << D.Contexts << " calling context" << (D.Contexts == 1 ? "" : "s")
+       << "\n";
+    printControl(OS, D.Branches, D.Loops);
   }
   for (const LaunchInfo &L : F.Launches) {
     OS << "  launch " << L.Kernel << "<<<" << L.GridText << ", " << L.BlockText
