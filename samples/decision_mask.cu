@@ -1,24 +1,25 @@
 // decision_mask.cu - the CF'09 decision-mask benchmark (seed 000, section 3).
 //
-// Exercises: branch splitting (issue #4). The kernel branches on a per-element
-// decision mask: the if-side is light (a few registers), the else-side heavy
-// (a stencil over WIDTH values kept in registers), so the whole kernel runs at
-// the heavy side's occupancy even where no thread takes it.
+// Exercises: branch splitting (issue #4). Each element takes the if-side
+// (light: a few registers) or the else-side (heavy: a stencil over WIDTH
+// values held in registers) according to a decision mask, so the whole kernel
+// runs at the heavy side's occupancy even where no thread takes it.
 //
-// Usage: decision_mask [log2_elements] [else_percent] [linear|random]
-//   log2_elements  problem size, 2^N elements (default 22: 4M, as in the paper)
-//   else_percent   share of elements taking the else (heavy) side, 0..100
-//   linear         the first else_percent of the mask is 1 (two sections)
-//   random         each element is 1 with probability else_percent
-// The program checks the GPU result against a CPU reference and prints
-// "decision_mask: OK" or the first mismatch.
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
+// Usage: decision_mask [log2_elements] [else_percent] [layout] [--bench N]
+//   log2_elements  2^N elements (default 22: 4M, as in the paper)
+//   else_percent   share of elements that take the else (heavy) side, 0..100
+//   layout         1 = linear (the first else_percent of the mask is 1, two
+//                  sections), 0 = random (each element independently)
+// ci-args: 12 30 0
+// ci-args: 12 30 1
+// ci-args: 12 0 0
+// ci-args: 12 100 0
 #include <cuda_runtime.h>
 
-#define WIDTH 24
-#define ROUNDS 6
+#include "sample_util.h"
+
+#define WIDTH 32
+#define ROUNDS 4
 
 __global__ void decide_and_compute(const int *mask, const float *in,
                                    float *out, int n) {
@@ -47,77 +48,61 @@ static void reference(const int *mask, const float *in, float *out, int n) {
     float x = in[i];
     if (mask[i] == 0) {
       out[i] = x * 0.5f + 1.0f;
-    } else {
-      float v[WIDTH];
-      for (int k = 0; k < WIDTH; ++k)
-        v[k] = in[(i + k * 977) % n];
-      for (int r = 0; r < ROUNDS; ++r)
-        for (int k = 0; k < WIDTH; ++k)
-          v[k] = v[k] * 0.75f + v[(k + 1) % WIDTH] * 0.25f + x;
-      float s = 0.0f;
-      for (int k = 0; k < WIDTH; ++k)
-        s += v[k] * (float)(k + 1);
-      out[i] = s;
+      continue;
     }
+    float v[WIDTH];
+    for (int k = 0; k < WIDTH; ++k)
+      v[k] = in[(i + k * 977) % n];
+    for (int r = 0; r < ROUNDS; ++r)
+      for (int k = 0; k < WIDTH; ++k)
+        v[k] = v[k] * 0.75f + v[(k + 1) % WIDTH] * 0.25f + x;
+    float s = 0.0f;
+    for (int k = 0; k < WIDTH; ++k)
+      s += v[k] * (float)(k + 1);
+    out[i] = s;
   }
 }
 
-static unsigned rng_state = 12345u;
-static unsigned next_random(void) {
-  rng_state = rng_state * 1664525u + 1013904223u;
-  return rng_state >> 8;
-}
-
 int main(int argc, char **argv) {
-  int log2n = argc > 1 ? atoi(argv[1]) : 22;
-  int else_percent = argc > 2 ? atoi(argv[2]) : 10;
-  int random_mask = !(argc > 3 && strcmp(argv[3], "linear") == 0);
+  SampleArgs args = parse_args(argc, argv);
+  int log2n = arg_int(args, 0, 22);
+  int else_percent = arg_int(args, 1, 10);
+  int linear = arg_int(args, 2, 0);
   int n = 1 << log2n;
-  int *mask = (int *)malloc(n * sizeof(int));
-  float *in = (float *)malloc(n * sizeof(float));
-  float *out = (float *)malloc(n * sizeof(float));
-  float *ref = (float *)malloc(n * sizeof(float));
+  std::vector<int> mask(n);
+  std::vector<float> in(n), out(n), ref(n);
   for (int i = 0; i < n; ++i) {
-    in[i] = (float)(next_random() % 1000) / 500.0f - 1.0f;
-    if (random_mask)
-      mask[i] = (int)(next_random() % 100) < else_percent;
-    else
+    in[i] = rand_float(-1.0f, 1.0f);
+    if (linear)
       mask[i] = (long long)i * 100 < (long long)n * else_percent;
+    else
+      mask[i] = (int)(next_rand() % 100) < else_percent;
   }
   int *d_mask;
   float *d_in, *d_out;
   cudaMalloc((void **)&d_mask, n * sizeof(int));
   cudaMalloc((void **)&d_in, n * sizeof(float));
   cudaMalloc((void **)&d_out, n * sizeof(float));
-  cudaMemcpy(d_mask, mask, n * sizeof(int), cudaMemcpyHostToDevice);
-  cudaMemcpy(d_in, in, n * sizeof(float), cudaMemcpyHostToDevice);
-  cudaMemset(d_out, 0xff, n * sizeof(float));
+  cudaMemcpy(d_mask, mask.data(), n * sizeof(int), cudaMemcpyHostToDevice);
+  cudaMemcpy(d_in, in.data(), n * sizeof(float), cudaMemcpyHostToDevice);
+  cudaMemset(d_out, 0xff, n * sizeof(float)); // poison: NaNs
+
   int block = 256;
   int grid = (n + block - 1) / block;
   decide_and_compute<<<grid, block>>>(d_mask, d_in, d_out, n);
-  cudaError_t err = cudaDeviceSynchronize();
-  if (err != cudaSuccess) {
-    printf("decision_mask: CUDA error %s\n", cudaGetErrorString(err));
-    return 2;
-  }
-  cudaMemcpy(out, d_out, n * sizeof(float), cudaMemcpyDeviceToHost);
-  reference(mask, in, ref, n);
-  for (int i = 0; i < n; ++i) {
-    float d = out[i] - ref[i];
-    if (d > 1e-3f || d < -1e-3f) {
-      printf("decision_mask: MISMATCH at %d: gpu %f cpu %f\n", i, out[i],
-             ref[i]);
-      return 1;
-    }
-  }
+  check_cuda("decision_mask");
+  cudaMemcpy(out.data(), d_out, n * sizeof(float), cudaMemcpyDeviceToHost);
+  reference(mask.data(), in.data(), ref.data(), n);
+  if (!compare_floats("decision_mask", out.data(), ref.data(), n))
+    return 1;
   printf("decision_mask: OK (%d elements, %d%% else, %s mask)\n", n,
-         else_percent, random_mask ? "random" : "linear");
+         else_percent, linear ? "linear" : "random");
+  print_checksum("out", checksum_bytes(out.data(), n * sizeof(float)));
+  bench(args.bench, [&]() {
+    decide_and_compute<<<grid, block>>>(d_mask, d_in, d_out, n);
+  });
   cudaFree(d_mask);
   cudaFree(d_in);
   cudaFree(d_out);
-  free(mask);
-  free(in);
-  free(out);
-  free(ref);
   return 0;
 }

@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""cpu_build.py SOURCE.cu OUTPUT [extra g++ flags]
+
+Builds a CUDA program for the CPU executor (cuda_cpu.h): every launch
+`kernel<<<grid, block[, smem[, stream]]>>>(args)` becomes
+`ww_launch(kernel, grid, block[, ...])(args)`, then g++ compiles the result
+with cuda_cpu.h force-included. Used only by tests.
+"""
+import os
+import re
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def find_kernel_start(src, pos):
+    """Start of the kernel expression that ends right before `<<<` at pos:
+    an identifier, possibly qualified and with template arguments."""
+    i = pos
+    while i > 0 and src[i - 1].isspace():
+        i -= 1
+    end = i
+    depth = 0
+    while i > 0:
+        c = src[i - 1]
+        if c == '>':
+            depth += 1
+        elif c == '<':
+            if depth == 0:
+                break
+            depth -= 1
+        elif depth == 0 and not (c.isalnum() or c in '_:'):
+            break
+        i -= 1
+    return i, end
+
+
+def find_config_end(src, pos):
+    """Index of the `>>>` closing the configuration that starts at pos."""
+    depth = 0
+    i = pos
+    while i < len(src):
+        if src.startswith('>>>', i) and depth == 0:
+            return i
+        c = src[i]
+        if c in '([{':
+            depth += 1
+        elif c in ')]}':
+            depth -= 1
+        i += 1
+    raise SystemExit('cpu_build: unterminated <<< at offset %d' % pos)
+
+
+def convert(src):
+    out = []
+    last = 0
+    for m in re.finditer(r'<<<', src):
+        if m.start() < last:
+            continue
+        kstart, kend = find_kernel_start(src, m.start())
+        cend = find_config_end(src, m.end())
+        out.append(src[last:kstart])
+        out.append('ww_launch(%s, %s)' % (src[kstart:kend].strip(),
+                                         src[m.end():cend].strip()))
+        last = cend + 3
+    out.append(src[last:])
+    return ''.join(out)
+
+
+def main():
+    if len(sys.argv) < 3:
+        raise SystemExit(__doc__)
+    source, output = sys.argv[1], sys.argv[2]
+    extra = sys.argv[3:]
+    with open(source) as f:
+        text = convert(f.read())
+    cpp = output + '.cpu.cpp'
+    with open(cpp, 'w') as f:
+        f.write('#line 1 "%s"\n' % source)
+        f.write(text)
+    cmd = [os.environ.get('CXX', 'g++'), '-std=c++17', '-O1', '-w',
+           '-include', os.path.join(HERE, 'cuda_cpu.h'),
+           '-I', os.path.join(HERE, 'fake'),
+           '-I', os.path.dirname(os.path.abspath(source)),
+           cpp, '-o', output] + extra
+    r = subprocess.run(cmd)
+    sys.exit(r.returncode)
+
+
+if __name__ == '__main__':
+    main()

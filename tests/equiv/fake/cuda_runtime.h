@@ -1,0 +1,1 @@
+/* cuda_cpu.h (force-included) provides what cuda_runtime.h would */

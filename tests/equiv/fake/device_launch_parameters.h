@@ -1,0 +1,1 @@
+/* cuda_cpu.h (force-included) provides what device_launch_parameters.h would */
