@@ -1,8 +1,10 @@
 // div_fusion.cu - branch fusion (seed 001, "Branch Fusion", div1/div2/div3).
 //
 // Exercises: branch fusion (issue #5). Both kernels walk a column with a loop
-// whose body is an if/else of two sides with the same shape (multiply,
-// multiply, divide, multiply-add) on different constants:
+// whose body is an if/else of two straight-line sides with the same shape
+// (three rounds of multiply, multiply, multiply, divide, multiply-add) on
+// different constants,
+// enough arithmetic per load for the kernels to be bound by instruction issue:
 //   odd_even_lanes  branches on tid % 2: divergent inside every warp, so a
 //                   fused body issues the shared work once instead of twice;
 //   odd_even_warps  branches on (tid / 32) % 2: uniform within each warp, so
@@ -24,19 +26,39 @@ __global__ void odd_even_lanes(const float *in, float *out, int width,
   for (int k = tid; k < width * rows; k += width) {
     float v = in[k];
     if (tid % 2) {
-      float sq = v * v;
-      float cube = sq * v;
-      float damped = cube * 1.5f;
-      float ratio = damped / scale;
-      float mixed = ratio - v * 0.25f;
-      acc += mixed * 0.5f + sq;
+      float sq0 = v * v;
+      float cube0 = sq0 * v;
+      float damped0 = cube0 * 1.5f;
+      float ratio0 = damped0 / scale;
+      float x0 = ratio0 - v * 0.25f + 0.125f;
+      float sq1 = x0 * x0;
+      float cube1 = sq1 * x0;
+      float damped1 = cube1 * 1.5f;
+      float ratio1 = damped1 / scale;
+      float x1 = ratio1 - x0 * 0.25f + 0.125f;
+      float sq2 = x1 * x1;
+      float cube2 = sq2 * x1;
+      float damped2 = cube2 * 1.5f;
+      float ratio2 = damped2 / scale;
+      float x2 = ratio2 - x1 * 0.25f + 0.125f;
+      acc += x2 * 0.5f;
     } else {
-      float sq = v * v;
-      float cube = sq * 2.5f;
-      float damped = cube * v;
-      float ratio = damped / (scale + 1.0f);
-      float mixed = ratio + v * 0.75f;
-      acc += mixed * 0.25f - sq;
+      float sq0 = v * v;
+      float cube0 = sq0 * 2.5f;
+      float damped0 = cube0 * v;
+      float ratio0 = damped0 / (scale + 1.0f);
+      float x0 = ratio0 + v * 0.75f - 0.125f;
+      float sq1 = x0 * x0;
+      float cube1 = sq1 * 2.5f;
+      float damped1 = cube1 * x0;
+      float ratio1 = damped1 / (scale + 1.0f);
+      float x1 = ratio1 + x0 * 0.75f - 0.125f;
+      float sq2 = x1 * x1;
+      float cube2 = sq2 * 2.5f;
+      float damped2 = cube2 * x1;
+      float ratio2 = damped2 / (scale + 1.0f);
+      float x2 = ratio2 + x1 * 0.75f - 0.125f;
+      acc += x2 * 0.25f;
     }
   }
   out[tid] = acc;
@@ -52,19 +74,39 @@ __global__ void odd_even_warps(const float *in, float *out, int width,
   for (int k = tid; k < width * rows; k += width) {
     float v = in[k];
     if ((tid / 32) % 2) {
-      float sq = v * v;
-      float cube = sq * v;
-      float damped = cube * 1.5f;
-      float ratio = damped / scale;
-      float mixed = ratio - v * 0.25f;
-      acc += mixed * 0.5f + sq;
+      float sq0 = v * v;
+      float cube0 = sq0 * v;
+      float damped0 = cube0 * 1.5f;
+      float ratio0 = damped0 / scale;
+      float x0 = ratio0 - v * 0.25f + 0.125f;
+      float sq1 = x0 * x0;
+      float cube1 = sq1 * x0;
+      float damped1 = cube1 * 1.5f;
+      float ratio1 = damped1 / scale;
+      float x1 = ratio1 - x0 * 0.25f + 0.125f;
+      float sq2 = x1 * x1;
+      float cube2 = sq2 * x1;
+      float damped2 = cube2 * 1.5f;
+      float ratio2 = damped2 / scale;
+      float x2 = ratio2 - x1 * 0.25f + 0.125f;
+      acc += x2 * 0.5f;
     } else {
-      float sq = v * v;
-      float cube = sq * 2.5f;
-      float damped = cube * v;
-      float ratio = damped / (scale + 1.0f);
-      float mixed = ratio + v * 0.75f;
-      acc += mixed * 0.25f - sq;
+      float sq0 = v * v;
+      float cube0 = sq0 * 2.5f;
+      float damped0 = cube0 * v;
+      float ratio0 = damped0 / (scale + 1.0f);
+      float x0 = ratio0 + v * 0.75f - 0.125f;
+      float sq1 = x0 * x0;
+      float cube1 = sq1 * 2.5f;
+      float damped1 = cube1 * x0;
+      float ratio1 = damped1 / (scale + 1.0f);
+      float x1 = ratio1 + x0 * 0.75f - 0.125f;
+      float sq2 = x1 * x1;
+      float cube2 = sq2 * 2.5f;
+      float damped2 = cube2 * x1;
+      float ratio2 = damped2 / (scale + 1.0f);
+      float x2 = ratio2 + x1 * 0.75f - 0.125f;
+      acc += x2 * 0.25f;
     }
   }
   out[tid] = acc;
@@ -77,12 +119,14 @@ static void reference(const float *in, float *out, int width, int rows,
     float acc = 0.0f;
     bool odd = by_warp ? (tid / 32) % 2 : tid % 2;
     for (int k = tid; k < width * rows; k += width) {
-      float v = in[k];
-      float sq = v * v;
-      if (odd)
-        acc += ((sq * v * 1.5f) / scale - v * 0.25f) * 0.5f + sq;
-      else
-        acc += ((sq * 2.5f * v) / (scale + 1.0f) + v * 0.75f) * 0.25f - sq;
+      float x = in[k];
+      for (int r = 0; r < 3; ++r) {
+        if (odd)
+          x = x * x * x * 1.5f / scale - x * 0.25f + 0.125f;
+        else
+          x = x * x * 2.5f * x / (scale + 1.0f) + x * 0.75f - 0.125f;
+      }
+      acc += odd ? x * 0.5f : x * 0.25f;
     }
     out[tid] = acc;
   }

@@ -20,6 +20,7 @@ struct Options {
   OutputFormat Format = OutputFormat::Text;
   bool AssumeCuda = false;
   std::string RulesPath; ///< --arches: an arches.json to use instead of ours.
+  std::string CostsPath; ///< --costs: a costs.json to use instead of ours.
 
   // analyze
   std::optional<unsigned> BlockSize;

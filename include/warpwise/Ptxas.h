@@ -23,6 +23,10 @@ namespace warpwise {
 /// Parses `-Xptxas -v` output: mangled entry name -> resources.
 std::map<std::string, PtxasInfo> parsePtxasOutput(llvm::StringRef Output);
 
+/// The flags of the parse (after `--`) that nvcc understands too: include
+/// paths, macros, the language standard.
+std::vector<std::string> nvccFlags(const FrontendOptions &Front);
+
 /// The plain function name of a mangled kernel ("_Z1tILi3EEvPf" -> "t").
 std::string kernelBaseName(llvm::StringRef Mangled);
 

@@ -33,12 +33,22 @@ struct Decision {
   std::string Reason;
 };
 
+class CompileFeedback;
+struct CostTable;
+
 struct TransformContext {
   clang::ASTContext &Ctx;
-  const std::string &File;
+  const std::string &File;    ///< Absolute path, as clang saw it.
+  const std::string &Display; ///< As the user gave it.
+  llvm::StringRef Contents;   ///< The bytes being rewritten.
   const FileAnalysis &Analysis;
   const ArchLimits &Arch;
+  const CostTable &Costs;
+  CompileFeedback *Feedback; ///< nullptr without a toolkit.
   DiagnosticLog &Log;
+  /// Byte ranges already rewritten by an earlier decision; a candidate
+  /// inside one is left to that decision.
+  std::vector<std::pair<unsigned, unsigned>> &Claimed;
 };
 
 class Transform {

@@ -140,7 +140,7 @@ PtxasRunner::compile(const std::string &AbsPath, const std::string &Arch,
 }
 
 /// The flags of the parse that nvcc understands too: include paths, macros.
-static std::vector<std::string> nvccFlags(const FrontendOptions &Front) {
+std::vector<std::string> nvccFlags(const FrontendOptions &Front) {
   std::vector<std::string> Out;
   for (size_t I = 0; I < Front.ExtraArgs.size(); ++I) {
     llvm::StringRef A = Front.ExtraArgs[I];

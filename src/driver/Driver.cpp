@@ -9,9 +9,11 @@
 #include "warpwise/Driver.h"
 
 #include "warpwise/Analysis.h"
+#include "warpwise/Costs.h"
 #include "warpwise/Diagnostics.h"
 #include "warpwise/Edits.h"
 #include "warpwise/Emitter.h"
+#include "warpwise/Feedback.h"
 #include "warpwise/Frontend.h"
 #include "warpwise/Occupancy.h"
 #include "warpwise/Options.h"
@@ -26,6 +28,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -101,34 +104,6 @@ void readInput(InputFile &F, bool AssumeCuda, DiagnosticLog &Log) {
   F.Readable = true;
 }
 
-class FileProcessor : public ASTHandler {
-public:
-  FileProcessor(InputFile &F, const ArchLimits &Arch,
-                const std::vector<std::string> &Transforms, DiagnosticLog &Log)
-      : F(F), Arch(Arch), Transforms(Transforms), Log(Log) {}
-
-  void handleTranslationUnit(clang::ASTContext &Ctx,
-                             const std::string &File) override {
-    F.Analysis = analyzeTranslationUnit(Ctx, File);
-    TransformContext TC{Ctx, File, F.Analysis, Arch, Log};
-    for (const std::string &Name : Transforms) {
-      std::unique_ptr<Transform> T = createTransform(Name);
-      std::vector<Change> Changes;
-      T->run(TC, F.Decisions, Changes);
-      for (const Change &C : Changes)
-        if (llvm::Error E = F.Edits.add(C))
-          Log.report(diag::OverlappingEdits, Severity::Error, F.Given, 0, 0,
-                     llvm::toString(std::move(E)));
-    }
-  }
-
-private:
-  InputFile &F;
-  const ArchLimits &Arch;
-  const std::vector<std::string> &Transforms;
-  DiagnosticLog &Log;
-};
-
 /// Block size for occupancy: the launches in the file, --block-size, or 256.
 void chooseBlockSize(KernelInfo &K, const FileAnalysis &A,
                      std::optional<unsigned> Forced, DiagnosticLog &Log,
@@ -179,6 +154,44 @@ void computeKernelOccupancy(FileAnalysis &A, const ArchLimits &Arch,
     K.Occupancy = computeOccupancy(Arch, {Regs, K.BlockSize, Shared});
   }
 }
+
+class FileProcessor : public ASTHandler {
+public:
+  FileProcessor(InputFile &F, const ArchLimits &Arch, const CostTable &Costs,
+                CompileFeedback *Feedback,
+                const std::vector<std::string> &Transforms,
+                std::optional<unsigned> BlockSize, DiagnosticLog &Log)
+      : F(F), Arch(Arch), Costs(Costs), Feedback(Feedback),
+        Transforms(Transforms), BlockSize(BlockSize), Log(Log) {}
+
+  void handleTranslationUnit(clang::ASTContext &Ctx,
+                             const std::string &File) override {
+    F.Analysis = analyzeTranslationUnit(Ctx, File);
+    // Transformations decide with the block sizes occupancy is computed at.
+    computeKernelOccupancy(F.Analysis, Arch, BlockSize, Log, F.Given);
+    std::vector<std::pair<unsigned, unsigned>> Claimed;
+    TransformContext TC{Ctx,   File,     F.Given, F.Contents, F.Analysis,
+                        Arch,  Costs,    Feedback, Log,       Claimed};
+    for (const std::string &Name : Transforms) {
+      std::unique_ptr<Transform> T = createTransform(Name);
+      std::vector<Change> Changes;
+      T->run(TC, F.Decisions, Changes);
+      for (const Change &C : Changes)
+        if (llvm::Error E = F.Edits.add(C))
+          Log.report(diag::OverlappingEdits, Severity::Error, F.Given, 0, 0,
+                     llvm::toString(std::move(E)));
+    }
+  }
+
+private:
+  InputFile &F;
+  const ArchLimits &Arch;
+  const CostTable &Costs;
+  CompileFeedback *Feedback;
+  const std::vector<std::string> &Transforms;
+  std::optional<unsigned> BlockSize;
+  DiagnosticLog &Log;
+};
 
 std::string displayName(const InputFile &F) { return F.Given; }
 
@@ -280,7 +293,17 @@ int runWarpwise(const std::vector<std::string> &Args) {
       }
       Chosen.push_back(T);
     }
-    Transforms = Chosen;
+    // Registry order: an outer meld claims its range before fusion looks.
+    Transforms.clear();
+    for (const std::string &T : availableTransforms())
+      if (std::find(Chosen.begin(), Chosen.end(), T) != Chosen.end())
+        Transforms.push_back(T);
+  }
+  auto Costs = CostTable::load(Opts.CostsPath);
+  if (!Costs) {
+    llvm::errs() << "warpwise: error: " << llvm::toString(Costs.takeError())
+                 << "\n";
+    return ExitInputProblem;
   }
 
   DiagnosticLog Log;
@@ -299,10 +322,14 @@ int runWarpwise(const std::vector<std::string> &Args) {
     Front.printConfiguration(llvm::errs());
 
   PtxasRunner Ptxas(Front.toolkit(), Opts.CacheDir, Log);
+  CompileFeedback Feedback(Front.toolkit(), nvccFlags(Opts.Front));
+  CompileFeedback *FeedbackPtr =
+      Front.usingStubHeaders() ? nullptr : &Feedback;
   for (InputFile &F : Inputs) {
     if (!F.Readable)
       continue;
-    FileProcessor Processor(F, *Arch, Transforms, Log);
+    FileProcessor Processor(F, *Arch, *Costs, FeedbackPtr, Transforms,
+                            Opts.BlockSize, Log);
     F.Parsed = Front.parse(F.Absolute, F.Given, F.Contents, Processor);
     if (!F.Parsed)
       continue;
@@ -316,7 +343,10 @@ int runWarpwise(const std::vector<std::string> &Args) {
         !Front.usingStubHeaders() && !F.Analysis.Kernels.empty())
       Ptxas.annotate(F.Given, F.Contents, F.Absolute, Opts.Front, *Arch,
                      F.Analysis);
-    computeKernelOccupancy(F.Analysis, *Arch, Opts.BlockSize, Log, F.Given);
+    // With real register counts now; the remark about block sizes was
+    // already given.
+    DiagnosticLog Quiet;
+    computeKernelOccupancy(F.Analysis, *Arch, Opts.BlockSize, Quiet, F.Given);
   }
 
   if (Opts.Cmd == Command::Analyze) {

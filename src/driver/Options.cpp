@@ -35,6 +35,7 @@ COMMON OPTIONS
   -p DIR                read compile flags from DIR/compile_commands.json
   --resource-dir DIR    clang resource directory (default: clang 22's)
   --arches FILE         architecture table to use instead of the built-in one
+  --costs FILE          cost table (fuse/meld) to use instead of the built-in one
   --assume-cuda         parse files that do not end in .cu/.cuh as CUDA
   --format text|json    output format of analyze and occupancy
   -v                    print the clang resource dir, CUDA path and version,
@@ -52,8 +53,8 @@ REWRITE
   --diff                print a unified diff of the changes
   --export-fixes FILE   write the edits as clang-apply-replacements YAML
   --report FILE         write a JSON report of analyses and decisions
-  --transforms LIST     comma-separated transformations to consider
-                        (default: all available; 'none' for none)
+  --transforms LIST     comma-separated transformations to consider:
+                        meld, fuse (default: all; 'none' for none)
   Without -o, --out-dir, -i, --diff, --export-fixes or --report, the
   rewritten source of the one input is printed on standard output.
   Nothing is written for any file when an input has errors.
@@ -165,6 +166,8 @@ ParseOutcome parseCommandLine(const std::vector<std::string> &Args,
       Opts.Front.ResourceDir = V;
     } else if (R.valueOf(Arg, "--arches", V, Err)) {
       Opts.RulesPath = V;
+    } else if (R.valueOf(Arg, "--costs", V, Err)) {
+      Opts.CostsPath = V;
     } else if (Arg == "--assume-cuda") {
       Opts.AssumeCuda = true;
     } else if (R.valueOf(Arg, "--format", V, Err)) {

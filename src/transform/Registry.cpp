@@ -1,15 +1,22 @@
 //===- Registry.cpp - The transformations this build provides -------------===//
 #include "warpwise/Transform.h"
 
+#include "BranchFusion.h"
+#include "ControlFlowMeld.h"
+
 namespace warpwise {
 
 Transform::~Transform() = default;
 
-// Each transformation adds itself here when it lands (split: #4, fuse and
-// meld: #5). Until then `rewrite` applies none and reproduces its input.
-std::vector<std::string> availableTransforms() { return {}; }
+// In the order they run: an outer branch melded first claims its range, so
+// fusion leaves the branches inside it alone.
+std::vector<std::string> availableTransforms() { return {"meld", "fuse"}; }
 
 std::unique_ptr<Transform> createTransform(const std::string &Name) {
+  if (Name == "fuse")
+    return std::make_unique<BranchFusion>();
+  if (Name == "meld")
+    return std::make_unique<ControlFlowMeld>();
   return nullptr;
 }
 

@@ -1,0 +1,57 @@
+//===- Feedback.h - What nvcc makes of a candidate --------------*- C++ -*-===//
+//
+// The truth is in the compiled code: nvcc hoists, sinks and if-converts on its
+// own, and registers decide occupancy. CompileFeedback compiles a whole
+// source text for the target, and reports per kernel the registers ptxas
+// assigned, the spills, and the SASS instructions, branches and predicated
+// instructions cuobjdump shows. Results are cached by content.
+//
+//===----------------------------------------------------------------------===//
+#ifndef WARPWISE_FEEDBACK_H
+#define WARPWISE_FEEDBACK_H
+
+#include "warpwise/Frontend.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace warpwise {
+
+struct KernelStats {
+  unsigned Registers = 0;
+  unsigned SpillBytes = 0;
+  unsigned Instructions = 0; ///< SASS instructions, NOPs excluded.
+  unsigned Branches = 0;     ///< BRA/BRX/JMP.
+  unsigned Predicated = 0;   ///< Instructions under a predicate (@P).
+};
+
+class CompileFeedback {
+public:
+  CompileFeedback(const CudaToolkit &Toolkit, std::vector<std::string> Flags);
+
+  bool available() const { return Available; }
+
+  /// Compiles \p Source as if it were the file \p OriginalPath (its
+  /// directory is searched for includes) for \p Arch ("sm_90"). Keys are the
+  /// kernels' plain names; std::nullopt with \p Error on failure.
+  std::optional<std::map<std::string, KernelStats>>
+  measure(const std::string &Source, const std::string &OriginalPath,
+          const std::string &Arch, std::string &Error);
+
+private:
+  const CudaToolkit &Toolkit;
+  std::vector<std::string> Flags;
+  std::string Cuobjdump, Nvdisasm;
+  bool Available = false;
+  std::map<std::string, std::map<std::string, KernelStats>> Cache;
+};
+
+/// Parses `cuobjdump -sass` output into per-function statistics (mangled
+/// names as keys).
+std::map<std::string, KernelStats> parseSass(const std::string &Text);
+
+} // namespace warpwise
+
+#endif

@@ -1,0 +1,173 @@
+//===- Feedback.cpp - Compiling candidates with nvcc ----------------------===//
+#include "warpwise/Feedback.h"
+
+#include "warpwise/Ptxas.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/SHA256.h"
+#include "llvm/Support/raw_ostream.h"
+
+extern char **environ;
+
+namespace warpwise {
+
+/// A CUDA binary tool: the toolkit's, the one on PATH, or the copy
+/// scripts/setup puts beside the build when the toolkit lacks it.
+static std::string findTool(const CudaToolkit &T, const char *Name) {
+  std::string InKit = T.Path + "/bin/" + Name;
+  if (T.Found && llvm::sys::fs::can_execute(InKit))
+    return InKit;
+  if (auto P = llvm::sys::findProgramByName(Name))
+    return *P;
+  std::string Tools = std::string(WARPWISE_TOOLS_DIR) + "/" + Name;
+  if (llvm::sys::fs::can_execute(Tools))
+    return Tools;
+  return "";
+}
+
+CompileFeedback::CompileFeedback(const CudaToolkit &T,
+                                 std::vector<std::string> F)
+    : Toolkit(T), Flags(std::move(F)) {
+  Cuobjdump = findTool(T, "cuobjdump");
+  Nvdisasm = findTool(T, "nvdisasm");
+  Available = T.Found && llvm::sys::fs::can_execute(T.Path + "/bin/nvcc") &&
+              !Cuobjdump.empty() && !Nvdisasm.empty();
+}
+
+std::map<std::string, KernelStats> parseSass(const std::string &Text) {
+  std::map<std::string, KernelStats> Out;
+  KernelStats *Cur = nullptr;
+  llvm::SmallVector<llvm::StringRef> Lines;
+  llvm::StringRef(Text).split(Lines, '\n');
+  for (llvm::StringRef L : Lines) {
+    llvm::StringRef T = L.trim();
+    if (T.consume_front("Function : ")) {
+      Cur = &Out[T.trim().str()];
+      continue;
+    }
+    if (!Cur || !T.starts_with("/*"))
+      continue;
+    // "/*0040*/   @!P0 BRA `(.L_x_1) ;   /* 0x... */"
+    size_t Close = T.find("*/");
+    if (Close == llvm::StringRef::npos || Close < 3)
+      continue;
+    llvm::StringRef Addr = T.substr(2, Close - 2);
+    if (Addr.empty() || !llvm::all_of(Addr, llvm::isHexDigit))
+      continue;
+    llvm::StringRef Ins = T.substr(Close + 2).trim();
+    if (Ins.empty() || Ins.starts_with("/*"))
+      continue;
+    bool Pred = Ins.starts_with("@");
+    if (Pred)
+      Ins = Ins.drop_until([](char C) { return C == ' '; }).trim();
+    llvm::StringRef Op = Ins.take_until([](char C) { return C == ' ' || C == ';'; });
+    if (Op == "NOP")
+      continue;
+    ++Cur->Instructions;
+    if (Pred)
+      ++Cur->Predicated;
+    if (Op.starts_with("BRA") || Op.starts_with("BRX") || Op.starts_with("JMP"))
+      ++Cur->Branches;
+  }
+  return Out;
+}
+
+static bool runTool(const std::string &Program,
+                    const std::vector<std::string> &Args, std::string &Output,
+                    std::string &Error,
+                    std::optional<llvm::ArrayRef<llvm::StringRef>> Env =
+                        std::nullopt) {
+  llvm::SmallString<128> Log;
+  llvm::sys::fs::createTemporaryFile("warpwise-tool", "log", Log);
+  std::vector<llvm::StringRef> Refs(Args.begin(), Args.end());
+  std::optional<llvm::StringRef> Redirects[] = {std::nullopt, Log.str(),
+                                                Log.str()};
+  int RC = llvm::sys::ExecuteAndWait(Program, Refs, Env, Redirects, 300, 0,
+                                     &Error);
+  auto Buf = llvm::MemoryBuffer::getFile(Log);
+  Output = Buf ? (*Buf)->getBuffer().str() : "";
+  llvm::sys::fs::remove(Log);
+  if (RC != 0 && Error.empty()) {
+    llvm::StringRef First = llvm::StringRef(Output).trim();
+    Error = First.take_until([](char C) { return C == '\n'; }).str();
+  }
+  return RC == 0;
+}
+
+std::optional<std::map<std::string, KernelStats>>
+CompileFeedback::measure(const std::string &Source,
+                         const std::string &OriginalPath,
+                         const std::string &Arch, std::string &Error) {
+  if (!Available) {
+    Error = "no nvcc/cuobjdump";
+    return std::nullopt;
+  }
+  llvm::SHA256 Hash;
+  Hash.update(Source);
+  Hash.update(Arch);
+  Hash.update(OriginalPath);
+  for (const std::string &F : Flags)
+    Hash.update(F);
+  std::string Key = llvm::toHex(Hash.final(), true);
+  auto Hit = Cache.find(Key);
+  if (Hit != Cache.end())
+    return Hit->second;
+
+  llvm::SmallString<128> Dir;
+  if (llvm::sys::fs::createUniqueDirectory("warpwise-candidate", Dir)) {
+    Error = "cannot create a temporary directory";
+    return std::nullopt;
+  }
+  std::string Src = (Dir + "/" + llvm::sys::path::filename(OriginalPath)).str();
+  std::string Cubin = (Dir + "/candidate.cubin").str();
+  {
+    std::error_code EC;
+    llvm::raw_fd_ostream OS(Src, EC);
+    OS << Source;
+  }
+  std::vector<std::string> Args = {Toolkit.Path + "/bin/nvcc", "-arch=" + Arch,
+                                   "-cubin", "-o", Cubin, "-Xptxas", "-v",
+                                   "-I" + llvm::sys::path::parent_path(OriginalPath).str()};
+  Args.insert(Args.end(), Flags.begin(), Flags.end());
+  Args.push_back(Src);
+  std::string PtxasOut, SassOut;
+  bool OK = runTool(Args[0], Args, PtxasOut, Error);
+  if (OK) {
+    // cuobjdump finds nvdisasm through NVDISASM_PATH.
+    std::vector<std::string> EnvStrings;
+    for (char **E = environ; *E; ++E)
+      if (!llvm::StringRef(*E).starts_with("NVDISASM_PATH="))
+        EnvStrings.push_back(*E);
+    EnvStrings.push_back("NVDISASM_PATH=" +
+                         llvm::sys::path::parent_path(Nvdisasm).str());
+    std::vector<llvm::StringRef> Env(EnvStrings.begin(), EnvStrings.end());
+    OK = runTool(Cuobjdump, {Cuobjdump, "-sass", Cubin}, SassOut, Error,
+                 llvm::ArrayRef<llvm::StringRef>(Env));
+  }
+  llvm::sys::fs::remove_directories(Dir);
+  if (!OK)
+    return std::nullopt;
+  std::map<std::string, PtxasInfo> Regs = parsePtxasOutput(PtxasOut);
+  std::map<std::string, KernelStats> Sass = parseSass(SassOut);
+  std::map<std::string, KernelStats> Out;
+  for (auto &[Mangled, Stats] : Sass) {
+    KernelStats S = Stats;
+    auto R = Regs.find(Mangled);
+    if (R != Regs.end()) {
+      S.Registers = R->second.Registers;
+      S.SpillBytes = R->second.SpillStores + R->second.SpillLoads;
+    }
+    KernelStats &Slot = Out[kernelBaseName(Mangled)];
+    // Several instantiations of one template: keep the largest.
+    if (S.Instructions >= Slot.Instructions)
+      Slot = S;
+  }
+  Cache[Key] = Out;
+  return Out;
+}
+
+} // namespace warpwise

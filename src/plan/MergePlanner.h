@@ -1,0 +1,30 @@
+//===- MergePlanner.h - Deciding fusion and melding -------------*- C++ -*-===//
+#ifndef WARPWISE_MERGE_PLANNER_H
+#define WARPWISE_MERGE_PLANNER_H
+
+#include "warpwise/Transform.h"
+
+#include "../transform/Merge.h"
+
+namespace clang {
+class IfStmt;
+class FunctionDecl;
+} // namespace clang
+
+namespace warpwise {
+
+struct MergeCandidate {
+  const clang::IfStmt *If = nullptr;
+  const clang::FunctionDecl *FD = nullptr;
+  const BranchInfo *Branch = nullptr; ///< The analysis' verdict.
+  unsigned Begin = 0, End = 0;        ///< Byte range replaced.
+};
+
+/// Legality and profitability of merging one divergent if-else, with the
+/// reason a person reads. \p Merged is the rewriting (when legal).
+Decision planMerge(TransformContext &TC, const MergeCandidate &C,
+                   const MergeOutcome &Merged, const char *Transform);
+
+} // namespace warpwise
+
+#endif

@@ -1,0 +1,121 @@
+//===- BranchMerge.cpp - Shared driver of fusion and melding --------------===//
+#include "BranchMerge.h"
+
+#include "Merge.h"
+#include "../plan/MergePlanner.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Attr.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Lex/Lexer.h"
+
+namespace warpwise {
+
+using namespace clang;
+
+namespace {
+
+bool hasControlFlow(const Stmt *S) {
+  if (!S)
+    return false;
+  if (isa<IfStmt>(S) || isa<ForStmt>(S) || isa<WhileStmt>(S) ||
+      isa<DoStmt>(S) || isa<SwitchStmt>(S) || isa<CXXForRangeStmt>(S))
+    return true;
+  for (const Stmt *C : S->children())
+    if (hasControlFlow(C))
+      return true;
+  return false;
+}
+
+class CandidateFinder : public RecursiveASTVisitor<CandidateFinder> {
+public:
+  CandidateFinder(ASTContext &Ctx) : Ctx(Ctx) {}
+  bool shouldVisitTemplateInstantiations() const { return false; }
+
+  bool TraverseFunctionDecl(FunctionDecl *FD) {
+    const SourceManager &SM = Ctx.getSourceManager();
+    bool Device = FD->hasAttr<CUDAGlobalAttr>() || FD->hasAttr<CUDADeviceAttr>();
+    if (!Device || !FD->doesThisDeclarationHaveABody() ||
+        !SM.isInMainFile(SM.getExpansionLoc(FD->getLocation())))
+      return true;
+    Current = FD;
+    RecursiveASTVisitor::TraverseStmt(FD->getBody());
+    Current = nullptr;
+    return true;
+  }
+  bool VisitIfStmt(IfStmt *If) {
+    if (Current && If->getElse())
+      Found.push_back({If, Current});
+    return true;
+  }
+
+  ASTContext &Ctx;
+  const FunctionDecl *Current = nullptr;
+  std::vector<std::pair<const IfStmt *, const FunctionDecl *>> Found;
+};
+
+} // namespace
+
+void BranchMergeTransform::run(TransformContext &TC,
+                               std::vector<Decision> &Decisions,
+                               std::vector<Change> &Changes) {
+  ASTContext &Ctx = TC.Ctx;
+  const SourceManager &SM = Ctx.getSourceManager();
+  CandidateFinder Finder(Ctx);
+  Finder.TraverseDecl(Ctx.getTranslationUnitDecl());
+  for (auto [If, FD] : Finder.Found) {
+    bool CF = hasControlFlow(If->getThen()) || hasControlFlow(If->getElse());
+    if (CF != allowsControlFlow())
+      continue; // The other transformation's candidate.
+    if (If->getBeginLoc().isMacroID())
+      continue;
+    unsigned Begin = SM.getFileOffset(SM.getExpansionLoc(If->getBeginLoc()));
+    SourceLocation EndLoc = Lexer::getLocForEndOfToken(
+        SM.getExpansionLoc(If->getEndLoc()), 0, SM, Ctx.getLangOpts());
+    if (!isa<CompoundStmt>(If->getElse())) {
+      // `else x = y;`: the semicolon belongs to the statement.
+      SourceLocation Semi = Lexer::findLocationAfterToken(
+          SM.getExpansionLoc(If->getEndLoc()), tok::semi, SM,
+          Ctx.getLangOpts(), false);
+      if (Semi.isValid())
+        EndLoc = Semi;
+    }
+    unsigned End = SM.getFileOffset(EndLoc);
+    bool Inside = false;
+    for (auto [B, E] : TC.Claimed)
+      Inside |= Begin < E && B < End;
+    if (Inside)
+      continue; // An enclosing branch was rewritten already.
+    MergeCandidate C;
+    C.If = If;
+    C.FD = FD;
+    C.Begin = Begin;
+    C.End = End;
+    unsigned Line = SM.getExpansionLineNumber(If->getBeginLoc());
+    unsigned Col = SM.getExpansionColumnNumber(If->getBeginLoc());
+    std::string Fn = FD->getNameAsString();
+    for (const KernelInfo &K : TC.Analysis.Kernels)
+      for (const BranchInfo &B : K.Branches)
+        if (B.Line == Line && B.Column == Col && B.Function == Fn)
+          C.Branch = &B;
+    for (const DeviceFunctionInfo &F : TC.Analysis.DeviceFunctions)
+      for (const BranchInfo &B : F.Branches)
+        if (B.Line == Line && B.Column == Col && B.Function == Fn)
+          C.Branch = &B;
+    MergeOutcome M = mergeBranch(Ctx, FD, If, TC.Costs, allowsControlFlow());
+    Decision D = planMerge(TC, C, M, name());
+    if (D.Applied) {
+      Changes.push_back(
+          {std::string(name()) + " of the if-else at line " +
+               std::to_string(Line),
+           {tooling::Replacement(TC.File, Begin, End - Begin, M.Text)}});
+      TC.Claimed.push_back({Begin, End});
+    }
+    TC.Log.report(D.Applied ? "WW4001" : "WW3001", Severity::Remark,
+                  TC.Display, Line, Col, std::string(name()) + ": " + D.Reason);
+    Decisions.push_back(std::move(D));
+  }
+}
+
+} // namespace warpwise
