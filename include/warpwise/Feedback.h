@@ -30,13 +30,14 @@ struct KernelStats {
 class CompileFeedback {
 public:
   CompileFeedback(const CudaToolkit &Toolkit, std::vector<std::string> Flags);
+  virtual ~CompileFeedback() = default;
 
-  bool available() const { return Available; }
+  virtual bool available() const { return Available; }
 
   /// Compiles \p Source as if it were the file \p OriginalPath (its
   /// directory is searched for includes) for \p Arch ("sm_90"). Keys are the
   /// kernels' plain names; std::nullopt with \p Error on failure.
-  std::optional<std::map<std::string, KernelStats>>
+  virtual std::optional<std::map<std::string, KernelStats>>
   measure(const std::string &Source, const std::string &OriginalPath,
           const std::string &Arch, std::string &Error);
 

@@ -36,6 +36,7 @@ struct Options {
   std::string Report;
   std::vector<std::string> Transforms;
   bool TransformsGiven = false;
+  bool ForceTransforms = false;
 
   // occupancy
   std::optional<unsigned> Registers;

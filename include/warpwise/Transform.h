@@ -49,6 +49,9 @@ struct TransformContext {
   /// Byte ranges already rewritten by an earlier decision; a candidate
   /// inside one is left to that decision.
   std::vector<std::pair<unsigned, unsigned>> &Claimed;
+  /// --force-transforms: apply every legal candidate, skipping the
+  /// profitability checks (never the legality ones).
+  bool Force = false;
 };
 
 class Transform {

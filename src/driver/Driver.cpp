@@ -160,9 +160,10 @@ public:
   FileProcessor(InputFile &F, const ArchLimits &Arch, const CostTable &Costs,
                 CompileFeedback *Feedback,
                 const std::vector<std::string> &Transforms,
-                std::optional<unsigned> BlockSize, DiagnosticLog &Log)
+                std::optional<unsigned> BlockSize, bool Force,
+                DiagnosticLog &Log)
       : F(F), Arch(Arch), Costs(Costs), Feedback(Feedback),
-        Transforms(Transforms), BlockSize(BlockSize), Log(Log) {}
+        Transforms(Transforms), BlockSize(BlockSize), Force(Force), Log(Log) {}
 
   void handleTranslationUnit(clang::ASTContext &Ctx,
                              const std::string &File) override {
@@ -171,7 +172,8 @@ public:
     computeKernelOccupancy(F.Analysis, Arch, BlockSize, Log, F.Given);
     std::vector<std::pair<unsigned, unsigned>> Claimed;
     TransformContext TC{Ctx,   File,     F.Given, F.Contents, F.Analysis,
-                        Arch,  Costs,    Feedback, Log,       Claimed};
+                        Arch,  Costs,    Feedback, Log,       Claimed,
+                        Force};
     for (const std::string &Name : Transforms) {
       std::unique_ptr<Transform> T = createTransform(Name);
       std::vector<Change> Changes;
@@ -190,6 +192,7 @@ private:
   CompileFeedback *Feedback;
   const std::vector<std::string> &Transforms;
   std::optional<unsigned> BlockSize;
+  bool Force;
   DiagnosticLog &Log;
 };
 
@@ -329,7 +332,7 @@ int runWarpwise(const std::vector<std::string> &Args) {
     if (!F.Readable)
       continue;
     FileProcessor Processor(F, *Arch, *Costs, FeedbackPtr, Transforms,
-                            Opts.BlockSize, Log);
+                            Opts.BlockSize, Opts.ForceTransforms, Log);
     F.Parsed = Front.parse(F.Absolute, F.Given, F.Contents, Processor);
     if (!F.Parsed)
       continue;

@@ -55,6 +55,9 @@ REWRITE
   --report FILE         write a JSON report of analyses and decisions
   --transforms LIST     comma-separated transformations to consider:
                         meld, fuse (default: all; 'none' for none)
+  --force-transforms    apply every legal candidate without the
+                        profitability checks (for exploring; the legality
+                        checks and the uniform-branch rule still hold)
   Without -o, --out-dir, -i, --diff, --export-fixes or --report, the
   rewritten source of the one input is printed on standard output.
   Nothing is written for any file when an input has errors.
@@ -207,6 +210,8 @@ ParseOutcome parseCommandLine(const std::vector<std::string> &Args,
       llvm::StringRef(V).split(Parts, ',', -1, /*KeepEmpty=*/false);
       for (llvm::StringRef P : Parts)
         Opts.Transforms.push_back(P.trim().str());
+    } else if (Arg == "--force-transforms") {
+      Opts.ForceTransforms = true;
     } else if (R.valueOf(Arg, "--regs", V, Err)) {
       unsigned long N;
       if (!parseUnsigned(V, N) || N > 1024)

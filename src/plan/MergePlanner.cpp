@@ -67,6 +67,15 @@ Decision planMerge(TransformContext &TC, const MergeCandidate &C,
   std::string Sim = "similarity " + fmt(M.similarity()) + " (saves " +
                     fmt(M.Saved, "%.0f") + " of " + fmt(M.Total, "%.0f") +
                     " cost units)";
+  if (TC.Force) {
+    D.Applied = true;
+    D.Form = M.MeldedRegions ? "meld"
+                             : (M.GuardedA + M.GuardedB ? "partial" : "full");
+    D.Reason = Where + " is divergent; " + Sim + "; " + Shape +
+               "; applied because of --force-transforms (profitability was "
+               "not checked)";
+    return D;
+  }
   if (M.similarity() < TC.Costs.SimilarityThreshold) {
     D.Reason = Where + " is divergent; " + Sim + " is below the threshold " +
                fmt(TC.Costs.SimilarityThreshold) + " (rules/costs.json); " +

@@ -139,19 +139,73 @@ private:
                      unsigned Depth, std::string &Out,
                      const std::set<const VarDecl *> &UsedLater);
   std::string fresh(const std::string &Base);
+  /// Moves the continuation lines of \p Text (the source of \p S) from S's
+  /// original column to the indentation of \p Depth.
+  std::string reindent(const std::string &Text, const Stmt *S,
+                       unsigned Depth) const {
+    unsigned Col = SM.getExpansionColumnNumber(S->getBeginLoc());
+    std::string Out;
+    size_t Pos = 0;
+    bool First = true;
+    while (Pos <= Text.size()) {
+      size_t NL = Text.find('\n', Pos);
+      std::string Line =
+          Text.substr(Pos, NL == std::string::npos ? std::string::npos : NL - Pos);
+      if (!First) {
+        size_t Strip = 0;
+        while (Strip < Line.size() && Strip + 1 < Col && Line[Strip] == ' ')
+          ++Strip;
+        Line = indent(Depth) + Line.substr(Strip);
+        Out += "\n";
+      }
+      Out += Line;
+      First = false;
+      if (NL == std::string::npos)
+        break;
+      Pos = NL + 1;
+    }
+    return Out;
+  }
   std::string indent(unsigned Depth) const {
     return BaseIndent + std::string(2 * Depth, ' ');
   }
-  std::vector<const Stmt *> body(const Stmt *S) const {
+  std::vector<const Stmt *> body(const Stmt *S) {
     std::vector<const Stmt *> Out;
     if (!S)
       return Out;
-    if (auto *CS = dyn_cast<CompoundStmt>(S))
-      for (const Stmt *Child : CS->body())
+    if (auto *CS = dyn_cast<CompoundStmt>(S)) {
+      // Comments between statements travel with the statement after them.
+      unsigned Prev = SM.getFileOffset(SM.getExpansionLoc(CS->getLBracLoc())) + 1;
+      llvm::StringRef File = SM.getBufferData(
+          SM.getFileID(SM.getExpansionLoc(CS->getLBracLoc())));
+      for (const Stmt *Child : CS->body()) {
         Out.push_back(Child);
-    else
+        CharSourceRange R = fileRange(Child->getSourceRange());
+        if (!R.isValid())
+          continue;
+        unsigned Begin = SM.getFileOffset(R.getBegin());
+        if (Begin > Prev) {
+          llvm::SmallVector<llvm::StringRef> Lines;
+          File.substr(Prev, Begin - Prev).split(Lines, '\n');
+          for (llvm::StringRef L : Lines) {
+            L = L.trim();
+            if (L.starts_with("//") || L.starts_with("/*") ||
+                L.starts_with("*"))
+              Comments[Child].push_back(L.str());
+          }
+        }
+        Prev = SM.getFileOffset(R.getEnd());
+      }
+    } else {
       Out.push_back(S);
+    }
     return Out;
+  }
+  void emitComments(const Stmt *S, unsigned Depth, std::string &Text) {
+    auto It = Comments.find(S);
+    if (It != Comments.end())
+      for (const std::string &C : It->second)
+        Text += indent(Depth) + C + "\n";
   }
 
   ASTContext &Ctx;
@@ -167,6 +221,7 @@ private:
   std::map<const VarDecl *, std::string> Rename;
   std::set<std::string> Taken;
   std::vector<std::string> Hoisted; ///< Declarations for the top of the block.
+  std::map<const Stmt *, std::vector<std::string>> Comments;
   MergeOutcome Out;
 };
 
@@ -863,6 +918,7 @@ bool Merger::renderGuarded(const std::vector<const Stmt *> &Run, Side Sd,
   Text += In + "if (" + (Sd == SideA ? Cond : "!" + Cond) + ") {\n";
   std::string In2 = indent(Depth + 1);
   for (const Stmt *S : Run) {
+    emitComments(S, Depth + 1, Text);
     auto *DS = dyn_cast<DeclStmt>(S);
     bool Hoist = false;
     if (DS)
@@ -870,7 +926,7 @@ bool Merger::renderGuarded(const std::vector<const Stmt *> &Run, Side Sd,
         if (UsedLater.count(cast<VarDecl>(D)))
           Hoist = true;
     if (!Hoist) {
-      std::string T = render(S, Sd, {});
+      std::string T = reindent(render(S, Sd, {}), S, Depth + 1);
       if (!isa<CompoundStmt>(S) && !isa<IfStmt>(S) && !isa<ForStmt>(S) &&
           !isa<WhileStmt>(S) && !isa<DeclStmt>(S) && !isa<NullStmt>(S))
         T += ";";
@@ -971,6 +1027,9 @@ bool Merger::renderSeq(const std::vector<const Stmt *> &A,
   for (size_t I = 0; I < Steps.size(); ++I) {
     Step &S = Steps[I];
     if (S.K == Step::Match) {
+      emitComments(S.A, Depth, Text);
+      if (Comments[S.A] != Comments[S.B])
+        emitComments(S.B, Depth, Text);
       if (!renderPair(S.A, S.B, Depth, Text))
         return false;
       ++Out.Matched;

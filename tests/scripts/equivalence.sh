@@ -30,6 +30,13 @@ for args in "${runs[@]}"; do
   fi
   echo "equivalent: $name $args ($(grep -c '^checksum' "$outdir/orig.out") checksums)"
 done
+# Idempotence: rewriting the rewritten file changes nothing more.
+"$warpwise" rewrite "$rewritten" -o "$outdir/$name.again.cu" "$@" 2>/dev/null
+if ! cmp -s "$rewritten" "$outdir/$name.again.cu"; then
+  echo "not idempotent: rewriting $rewritten again changed it:"
+  diff -u "$rewritten" "$outdir/$name.again.cu" | head -40
+  exit 1
+fi
 if ! cmp -s "$sample" "$rewritten"; then
   echo "(the rewritten $name differs from the original: $(diff "$sample" "$rewritten" | grep -c '^[<>]') changed lines)"
 fi

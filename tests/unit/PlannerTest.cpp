@@ -1,0 +1,123 @@
+// The fuse/meld planner's gates, with a stand-in for nvcc so the register
+// guard's refusal is tested independently of what a given nvcc emits.
+#include "warpwise/Analysis.h"
+#include "warpwise/Costs.h"
+#include "warpwise/Feedback.h"
+#include "warpwise/Transform.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/Frontend/ASTUnit.h"
+#include "clang/Tooling/Tooling.h"
+
+#include <catch2/catch.hpp>
+
+using namespace warpwise;
+
+namespace {
+/// Reports fixed register and instruction counts for the original text and
+/// for any candidate (recognised by warpwise's condition variable).
+class FakeFeedback : public CompileFeedback {
+public:
+  FakeFeedback(unsigned RegsBefore, unsigned RegsAfter, unsigned InsBefore,
+               unsigned InsAfter)
+      : CompileFeedback(Kit, {}), RB(RegsBefore), RA(RegsAfter),
+        IB(InsBefore), IA(InsAfter) {}
+  bool available() const override { return true; }
+  std::optional<std::map<std::string, KernelStats>>
+  measure(const std::string &Source, const std::string &, const std::string &,
+          std::string &) override {
+    bool Candidate = Source.find("ww_cond_") != std::string::npos;
+    KernelStats S;
+    S.Registers = Candidate ? RA : RB;
+    S.Instructions = Candidate ? IA : IB;
+    return std::map<std::string, KernelStats>{{"k", S}};
+  }
+
+private:
+  static inline CudaToolkit Kit;
+  unsigned RB, RA, IB, IA;
+};
+
+const char *Kernel = R"(
+__global__ void k(const float *in, float *out, float s) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  float v = in[t];
+  float r;
+  if (t % 2) {
+    float a = v * v;
+    float b = a * 1.5f;
+    r = b / s + a;
+  } else {
+    float a = v * v;
+    float b = a * 2.5f;
+    r = b / (s + 1.0f) + a;
+  }
+  out[t] = r;
+}
+void go(const float *in, float *out) { k<<<64, 256>>>(in, out, 2.0f); }
+)";
+
+std::vector<Decision> plan(unsigned RB, unsigned RA, unsigned IB, unsigned IA,
+                           std::vector<Change> &Changes) {
+  std::vector<std::string> Args = {
+      "-x", "cuda", "--cuda-host-only", "--cuda-gpu-arch=sm_90",
+      "-nocudainc", "-nocudalib", "-Wno-unknown-cuda-version",
+      "-resource-dir", WARPWISE_CLANG_RESOURCE_DIR, "-include",
+      std::string(WARPWISE_SOURCE_DIR) + "/src/frontend/warpwise_cuda_stub.h"};
+  std::unique_ptr<clang::ASTUnit> AST =
+      clang::tooling::buildASTFromCodeWithArgs(Kernel, Args, "k.cu");
+  REQUIRE(AST);
+  REQUIRE_FALSE(AST->getDiagnostics().hasErrorOccurred());
+  clang::ASTContext &Ctx = AST->getASTContext();
+  FileAnalysis A = analyzeTranslationUnit(Ctx, "k.cu");
+  REQUIRE(A.Kernels.size() == 1);
+  A.Kernels[0].BlockSize = 256;
+  auto Table = ArchTable::load();
+  REQUIRE(static_cast<bool>(Table));
+  auto Costs = CostTable::load();
+  REQUIRE(static_cast<bool>(Costs));
+  FakeFeedback FB(RB, RA, IB, IA);
+  DiagnosticLog Log;
+  std::vector<std::pair<unsigned, unsigned>> Claimed;
+  std::string File = "k.cu", Display = "k.cu";
+  TransformContext TC{Ctx, File, Display, Kernel, A, *Table->find("sm_90"),
+                      *Costs, &FB, Log, Claimed};
+  std::vector<Decision> Decisions;
+  createTransform("fuse")->run(TC, Decisions, Changes);
+  return Decisions;
+}
+} // namespace
+
+TEST_CASE("fusion is applied when nvcc's code shrinks", "[planner]") {
+  std::vector<Change> Changes;
+  auto D = plan(30, 30, 200, 150, Changes);
+  REQUIRE(D.size() == 1);
+  CHECK(D[0].Applied);
+  CHECK(D[0].Form == "full");
+  CHECK(D[0].Reason.find("SASS instructions 200 -> 150") != std::string::npos);
+  REQUIRE(Changes.size() == 1);
+  CHECK(Changes[0].Edits[0].getReplacementText().contains(
+      "float b = a * (ww_cond_6 ? 1.5f : 2.5f);"));
+}
+
+TEST_CASE("fusion is declined when it would cross an occupancy step",
+          "[planner]") {
+  // sm_90 at 256 threads: 32 registers give 100%, 33 only 75%.
+  std::vector<Change> Changes;
+  auto D = plan(32, 33, 200, 150, Changes);
+  REQUIRE(D.size() == 1);
+  CHECK_FALSE(D[0].Applied);
+  CHECK(D[0].Reason.find("registers 32 -> 33, occupancy 100.0% -> 75.0%") !=
+        std::string::npos);
+  CHECK(D[0].Reason.find("occupancy step") != std::string::npos);
+  CHECK(Changes.empty());
+}
+
+TEST_CASE("fusion is declined when nvcc's code does not shrink", "[planner]") {
+  std::vector<Change> Changes;
+  auto D = plan(30, 30, 200, 200, Changes);
+  REQUIRE(D.size() == 1);
+  CHECK_FALSE(D[0].Applied);
+  CHECK(D[0].Reason.find("does not shrink") != std::string::npos);
+  CHECK(Changes.empty());
+}
