@@ -3,6 +3,7 @@
 
 #include "BranchFusion.h"
 #include "ControlFlowMeld.h"
+#include "LoopFission.h"
 
 namespace warpwise {
 
@@ -10,13 +11,17 @@ Transform::~Transform() = default;
 
 // In the order they run: an outer branch melded first claims its range, so
 // fusion leaves the branches inside it alone.
-std::vector<std::string> availableTransforms() { return {"meld", "fuse"}; }
+std::vector<std::string> availableTransforms() {
+  return {"meld", "fuse", "fission"};
+}
 
 std::unique_ptr<Transform> createTransform(const std::string &Name) {
   if (Name == "fuse")
     return std::make_unique<BranchFusion>();
   if (Name == "meld")
     return std::make_unique<ControlFlowMeld>();
+  if (Name == "fission")
+    return std::make_unique<LoopFission>();
   return nullptr;
 }
 

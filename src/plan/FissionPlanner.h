@@ -1,0 +1,28 @@
+//===- FissionPlanner.h - Deciding loop fission -----------------*- C++ -*-===//
+#ifndef WARPWISE_FISSION_PLANNER_H
+#define WARPWISE_FISSION_PLANNER_H
+
+#include "warpwise/Transform.h"
+
+namespace clang {
+class FunctionDecl;
+}
+
+namespace warpwise {
+
+struct FissionCandidate {
+  const clang::FunctionDecl *Kernel;
+  unsigned Line;
+  unsigned Begin, End; ///< Byte range of the loop.
+  unsigned Loops;      ///< How many loops it becomes.
+};
+
+/// Applies a legal fission only when ptxas shows the kernel reaching a higher
+/// occupancy step without new spills (issue #4: fission that crossed no step
+/// lost 3-7% on an H100).
+Decision planFission(TransformContext &TC, const FissionCandidate &C,
+                     const std::string &Replacement, const char *Transform);
+
+} // namespace warpwise
+
+#endif

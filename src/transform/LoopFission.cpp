@@ -1,0 +1,567 @@
+//===- LoopFission.cpp - Loop splitting -----------------------------------===//
+#include "LoopFission.h"
+
+#include "../plan/FissionPlanner.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Attr.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Lex/Lexer.h"
+
+#include <map>
+#include <numeric>
+#include <set>
+
+namespace warpwise {
+
+using namespace clang;
+
+namespace {
+
+/// What one statement of the loop body reads and writes.
+struct Effects {
+  std::set<const VarDecl *> Defs, Uses;
+  std::set<const VarDecl *> MemWrites, MemReads; ///< Base pointers/arrays.
+  bool UnknownWrite = false; ///< A store whose base we cannot name.
+  std::string Forbidden;     ///< Why the loop cannot be split at all.
+};
+
+const VarDecl *baseVar(const Expr *E) {
+  E = E->IgnoreParenImpCasts();
+  while (true) {
+    if (auto *A = dyn_cast<ArraySubscriptExpr>(E))
+      E = A->getBase()->IgnoreParenImpCasts();
+    else if (auto *U = dyn_cast<UnaryOperator>(E);
+             U && U->getOpcode() == UO_Deref)
+      E = U->getSubExpr()->IgnoreParenImpCasts();
+    else if (auto *B = dyn_cast<BinaryOperator>(E);
+             B && B->isAdditiveOp() && B->getType()->isPointerType())
+      E = (B->getLHS()->getType()->isPointerType() ? B->getLHS() : B->getRHS())
+              ->IgnoreParenImpCasts();
+    else if (auto *M = dyn_cast<MemberExpr>(E))
+      E = M->getBase()->IgnoreParenImpCasts();
+    else
+      break;
+  }
+  if (auto *R = dyn_cast<DeclRefExpr>(E))
+    return dyn_cast<VarDecl>(R->getDecl());
+  return nullptr;
+}
+
+class EffectCollector : public RecursiveASTVisitor<EffectCollector> {
+public:
+  EffectCollector(Effects &E, const SourceManager &SM) : E(E), SM(SM) {}
+  bool VisitDeclRefExpr(DeclRefExpr *R) {
+    if (auto *V = dyn_cast<VarDecl>(R->getDecl()))
+      E.Uses.insert(V);
+    return true;
+  }
+  bool VisitVarDecl(VarDecl *V) {
+    E.Defs.insert(V);
+    return true;
+  }
+  void write(const Expr *Target) {
+    const Expr *T = Target->IgnoreParenImpCasts();
+    if (auto *R = dyn_cast<DeclRefExpr>(T)) {
+      if (auto *V = dyn_cast<VarDecl>(R->getDecl()))
+        E.Defs.insert(V);
+      return;
+    }
+    if (auto *M = dyn_cast<MemberExpr>(T); M && !M->isArrow()) {
+      write(M->getBase());
+      return;
+    }
+    const VarDecl *B = baseVar(T);
+    if (B && B->hasLocalStorage() && B->getType()->isArrayType())
+      E.Defs.insert(B); // A local array is a variable.
+    else if (B)
+      E.MemWrites.insert(B);
+    else
+      E.UnknownWrite = true;
+  }
+  bool VisitBinaryOperator(BinaryOperator *B) {
+    if (B->isAssignmentOp())
+      write(B->getLHS());
+    return true;
+  }
+  bool VisitUnaryOperator(UnaryOperator *U) {
+    if (U->isIncrementDecrementOp())
+      write(U->getSubExpr());
+    return true;
+  }
+  bool VisitArraySubscriptExpr(ArraySubscriptExpr *A) {
+    if (const VarDecl *B = baseVar(A))
+      if (!(B->hasLocalStorage() && B->getType()->isArrayType()))
+        E.MemReads.insert(B);
+    return true;
+  }
+  bool VisitCallExpr(CallExpr *C) {
+    const FunctionDecl *F = C->getDirectCallee();
+    std::string N = F ? F->getNameAsString() : "";
+    llvm::StringRef NR(N);
+    if (NR.starts_with("__fetch_builtin") || !E.Forbidden.empty())
+      return true; // threadIdx.x and friends; or already refused.
+    if (NR.starts_with("__syncthreads") || NR.starts_with("__syncwarp") ||
+        NR.contains("_sync") || NR.starts_with("atomic") ||
+        NR.starts_with("__threadfence"))
+      E.Forbidden = "the loop calls `" + N + "` (line " +
+                    std::to_string(SM.getExpansionLineNumber(C->getBeginLoc())) +
+                    "), whose order across threads must not change";
+    else if (F && F->hasBody())
+      E.Forbidden = "the loop calls `" + N + "`, whose effects are not analysed";
+    return true;
+  }
+  bool VisitStmt(Stmt *S) {
+    if (E.Forbidden.empty() &&
+        (isa<BreakStmt>(S) || isa<ContinueStmt>(S) || isa<ReturnStmt>(S) ||
+         isa<GotoStmt>(S) || isa<CUDAKernelCallExpr>(S)))
+      E.Forbidden = std::string("the loop contains a `") +
+                    S->getStmtClassName() + "` (line " +
+                    std::to_string(SM.getExpansionLineNumber(S->getBeginLoc())) +
+                    ")";
+    return true;
+  }
+
+private:
+  Effects &E;
+  const SourceManager &SM;
+};
+
+Effects effectsOf(const Stmt *S, const SourceManager &SM) {
+  Effects E;
+  EffectCollector C(E, SM);
+  C.TraverseStmt(const_cast<Stmt *>(S));
+  return E;
+}
+
+/// Two pointers may refer to the same memory unless both are __restrict__
+/// parameters or they are different arrays we can see.
+bool mayAlias(const VarDecl *A, const VarDecl *B) {
+  if (A == B)
+    return true;
+  // Constant memory is never written by a kernel.
+  if (A->hasAttr<CUDAConstantAttr>() || B->hasAttr<CUDAConstantAttr>())
+    return false;
+  // A kernel's pointer parameters come from the host: they cannot point into
+  // the block's shared memory or a thread's local arrays.
+  auto KernelParam = [](const VarDecl *V) {
+    if (!isa<ParmVarDecl>(V))
+      return false;
+    auto *F = dyn_cast<FunctionDecl>(V->getDeclContext());
+    return F && F->hasAttr<CUDAGlobalAttr>();
+  };
+  auto OnChip = [](const VarDecl *V) {
+    return V->getType()->isArrayType() &&
+           (V->hasAttr<CUDASharedAttr>() || V->hasLocalStorage());
+  };
+  if ((KernelParam(A) && OnChip(B)) || (KernelParam(B) && OnChip(A)))
+    return false;
+  auto Restricted = [](const VarDecl *V) {
+    return isa<ParmVarDecl>(V) && V->getType().isRestrictQualified();
+  };
+  if (Restricted(A) && Restricted(B))
+    return false;
+  auto Array = [](const VarDecl *V) { return V->getType()->isArrayType(); };
+  if (Array(A) && Array(B))
+    return false; // Two distinct arrays.
+  return true;
+}
+
+struct UnionFind {
+  std::vector<unsigned> P;
+  explicit UnionFind(unsigned N) : P(N) { std::iota(P.begin(), P.end(), 0); }
+  unsigned find(unsigned X) { return P[X] == X ? X : P[X] = find(P[X]); }
+  void unite(unsigned A, unsigned B) { P[find(A)] = find(B); }
+};
+
+class LoopFinder : public RecursiveASTVisitor<LoopFinder> {
+public:
+  explicit LoopFinder(ASTContext &C) : Ctx(C) {}
+  bool shouldVisitTemplateInstantiations() const { return false; }
+  bool TraverseFunctionDecl(FunctionDecl *FD) {
+    const SourceManager &SM = Ctx.getSourceManager();
+    if (!FD->hasAttr<CUDAGlobalAttr>() || !FD->doesThisDeclarationHaveABody() ||
+        !SM.isInMainFile(SM.getExpansionLoc(FD->getLocation())))
+      return true;
+    Current = FD;
+    RecursiveASTVisitor::TraverseStmt(FD->getBody());
+    Current = nullptr;
+    return true;
+  }
+  bool VisitForStmt(ForStmt *F) {
+    if (Current)
+      Found.push_back({F, Current});
+    return true;
+  }
+  ASTContext &Ctx;
+  const FunctionDecl *Current = nullptr;
+  std::vector<std::pair<const ForStmt *, const FunctionDecl *>> Found;
+};
+
+} // namespace
+
+void LoopFission::run(TransformContext &TC, std::vector<Decision> &Decisions,
+                      std::vector<Change> &Changes) {
+  ASTContext &Ctx = TC.Ctx;
+  const SourceManager &SM = Ctx.getSourceManager();
+  const LangOptions &LO = Ctx.getLangOpts();
+  LoopFinder Finder(Ctx);
+  Finder.TraverseDecl(Ctx.getTranslationUnitDecl());
+  for (auto [Loop, FD] : Finder.Found) {
+    auto *Body = dyn_cast<CompoundStmt>(Loop->getBody());
+    if (!Body || Body->size() < 2)
+      continue; // Nothing to split.
+    unsigned Line = SM.getExpansionLineNumber(Loop->getBeginLoc());
+    Decision D;
+    D.Transform = name();
+    D.Kernel = FD->getNameAsString();
+    D.Line = Line;
+    std::string Where = "loop at line " + std::to_string(Line);
+    auto Decline = [&](const std::string &Why) {
+      D.Reason = Where + ": " + Why + "; not split";
+      TC.Log.report("WW3002", Severity::Remark, TC.Display, Line,
+                    SM.getExpansionColumnNumber(Loop->getBeginLoc()),
+                    std::string(name()) + ": " + D.Reason);
+      Decisions.push_back(D);
+    };
+    CharSourceRange Range = Lexer::makeFileCharRange(
+        CharSourceRange::getTokenRange(Loop->getSourceRange()), SM, LO);
+    if (!Range.isValid() || Loop->getBeginLoc().isMacroID()) {
+      Decline("the loop is written with a macro");
+      continue;
+    }
+    unsigned Begin = SM.getFileOffset(Range.getBegin());
+    unsigned End = SM.getFileOffset(Range.getEnd());
+    bool Inside = false;
+    for (auto [B, E] : TC.Claimed)
+      Inside |= Begin < E && B < End;
+    if (Inside)
+      continue;
+
+    // The header must be re-executable: the same trip count in every copy.
+    Effects Header;
+    for (const Stmt *H : {static_cast<const Stmt *>(Loop->getInit()),
+                          static_cast<const Stmt *>(Loop->getCond()),
+                          static_cast<const Stmt *>(Loop->getInc())})
+      if (H) {
+        Effects E = effectsOf(H, SM);
+        Header.Uses.insert(E.Uses.begin(), E.Uses.end());
+        Header.Defs.insert(E.Defs.begin(), E.Defs.end());
+        if (!E.Forbidden.empty() || !E.MemWrites.empty() || E.UnknownWrite) {
+          Header.Forbidden = "its header has side effects beyond the counter";
+        }
+      }
+    std::vector<const Stmt *> Stmts(Body->body_begin(), Body->body_end());
+    std::vector<Effects> Eff;
+    std::string Forbidden = Header.Forbidden;
+    for (const Stmt *S : Stmts) {
+      Eff.push_back(effectsOf(S, SM));
+      if (Forbidden.empty() && !Eff.back().Forbidden.empty())
+        Forbidden = Eff.back().Forbidden;
+      if (Forbidden.empty() && Eff.back().UnknownWrite)
+        Forbidden = "a store at line " +
+                    std::to_string(SM.getExpansionLineNumber(S->getBeginLoc())) +
+                    " writes through an expression warpwise cannot name";
+      for (const VarDecl *V : Eff.back().Defs)
+        if (Forbidden.empty() && Header.Uses.count(V))
+          Forbidden = "the body changes `" + V->getNameAsString() +
+                      "`, which the loop header reads";
+      if (Forbidden.empty() &&
+          !Lexer::makeFileCharRange(
+               CharSourceRange::getTokenRange(S->getSourceRange()), SM, LO)
+               .isValid())
+        Forbidden = "a statement at line " +
+                    std::to_string(SM.getExpansionLineNumber(S->getBeginLoc())) +
+                    " is only partly inside a macro";
+    }
+    if (!Forbidden.empty()) {
+      Decline(Forbidden);
+      continue;
+    }
+    // Declarations that only read what the loop never writes can be
+    // recomputed in every copy: they do not tie statements together.
+    std::set<const VarDecl *> WrittenInBody;
+    for (const Effects &E : Eff)
+      WrittenInBody.insert(E.Defs.begin(), E.Defs.end());
+    std::vector<bool> Replicable(Stmts.size(), false);
+    std::map<const VarDecl *, unsigned> DeclaredBy;
+    for (unsigned I = 0; I < Stmts.size(); ++I) {
+      auto *DS = dyn_cast<DeclStmt>(Stmts[I]);
+      if (!DS || !DS->isSingleDecl())
+        continue;
+      auto *V = dyn_cast<VarDecl>(DS->getSingleDecl());
+      if (!V || !V->getInit() || V->getType()->isArrayType())
+        continue;
+      bool OK = Eff[I].MemReads.empty();
+      for (const VarDecl *U : Eff[I].Uses)
+        if (U != V && WrittenInBody.count(U) &&
+            !(DeclaredBy.count(U) && Replicable[DeclaredBy[U]]))
+          OK = false;
+      for (unsigned J = 0; J < Stmts.size(); ++J)
+        if (J != I && Eff[J].Defs.count(V))
+          OK = false;
+      Replicable[I] = OK;
+      DeclaredBy[V] = I;
+    }
+    // Group the other statements: shared variables and possibly aliasing
+    // memory (a write against any access) tie statements together.
+    UnionFind UF(Stmts.size());
+    std::string Tie;
+    for (unsigned I = 0; I < Stmts.size(); ++I)
+      for (unsigned J = I + 1; J < Stmts.size(); ++J) {
+        if (Replicable[I] || Replicable[J])
+          continue;
+        std::string Why;
+        for (const VarDecl *V : Eff[I].Defs)
+          if (Eff[J].Uses.count(V) || Eff[J].Defs.count(V))
+            Why = "`" + V->getNameAsString() + "`";
+        for (const VarDecl *V : Eff[J].Defs)
+          if (Why.empty() && (Eff[I].Uses.count(V) || Eff[I].Defs.count(V)))
+            Why = "`" + V->getNameAsString() + "`";
+        auto MemConflict = [&](const Effects &W, const Effects &O) {
+          for (const VarDecl *A : W.MemWrites) {
+            for (const VarDecl *B : O.MemReads)
+              if (mayAlias(A, B))
+                return "memory through `" + A->getNameAsString() + "` and `" +
+                       B->getNameAsString() + "`";
+            for (const VarDecl *B : O.MemWrites)
+              if (mayAlias(A, B))
+                return "memory through `" + A->getNameAsString() + "` and `" +
+                       B->getNameAsString() + "`";
+          }
+          return std::string();
+        };
+        if (Why.empty())
+          Why = MemConflict(Eff[I], Eff[J]);
+        if (Why.empty())
+          Why = MemConflict(Eff[J], Eff[I]);
+        if (!Why.empty() && UF.find(I) != UF.find(J)) {
+          UF.unite(I, J);
+          Tie = "statements at lines " +
+                std::to_string(SM.getExpansionLineNumber(Stmts[I]->getBeginLoc())) +
+                " and " +
+                std::to_string(SM.getExpansionLineNumber(Stmts[J]->getBeginLoc())) +
+                " share " + Why;
+        }
+      }
+    // Groups that read the same arrays stay together: splitting them would
+    // load the same data twice (the paper splits by input arrays too).
+    for (unsigned I = 0; I < Stmts.size(); ++I)
+      for (unsigned J = I + 1; J < Stmts.size(); ++J)
+        if (!Replicable[I] && !Replicable[J])
+          for (const VarDecl *V : Eff[I].MemReads)
+            if (Eff[J].MemReads.count(V))
+              UF.unite(I, J);
+    std::map<unsigned, std::vector<unsigned>> Groups; // root -> members
+    std::vector<unsigned> Order;
+    for (unsigned I = 0; I < Stmts.size(); ++I) {
+      if (Replicable[I])
+        continue;
+      unsigned R = UF.find(I);
+      if (!Groups.count(R))
+        Order.push_back(R);
+      Groups[R].push_back(I);
+    }
+    if (Groups.size() < 2) {
+      Decline("its body is one dependence group (" +
+              (Tie.empty() ? std::string("nothing to separate") : Tie) + ")");
+      continue;
+    }
+    // Statements right after the loop that consume one group's results can
+    // move up behind that group's loop, so its values die before the next
+    // loop starts; that is what lowers the pressure. A statement moves only if
+    // it touches nothing (variables or possibly aliasing memory) that a later
+    // group or a statement it would jump over touches.
+    std::vector<const Stmt *> After;
+    std::vector<Effects> AfterEff;
+    {
+      // With `#pragma unroll` the loop sits in an AttributedStmt.
+      const Stmt *Self = Loop;
+      DynTypedNodeList Parents = Ctx.getParents(*Loop);
+      if (!Parents.empty())
+        if (const auto *Attributed = Parents[0].get<AttributedStmt>()) {
+          Self = Attributed;
+          Parents = Ctx.getParents(*Attributed);
+        }
+      const CompoundStmt *Parent =
+          Parents.empty() ? nullptr : Parents[0].get<CompoundStmt>();
+      bool Seen = false;
+      if (Parent)
+        for (const Stmt *S : Parent->body()) {
+          if (Seen) {
+            if (!Lexer::makeFileCharRange(
+                     CharSourceRange::getTokenRange(S->getSourceRange()), SM, LO)
+                     .isValid())
+              break;
+            After.push_back(S);
+            AfterEff.push_back(effectsOf(S, SM));
+          }
+          Seen |= S == Self;
+        }
+    }
+    auto Conflict = [&](const Effects &X, const Effects &Y) {
+      for (const VarDecl *V : X.Defs)
+        if (Y.Uses.count(V) || Y.Defs.count(V))
+          return true;
+      for (const VarDecl *V : Y.Defs)
+        if (X.Uses.count(V))
+          return true;
+      for (const VarDecl *A : X.MemWrites) {
+        for (const VarDecl *B : Y.MemReads)
+          if (mayAlias(A, B))
+            return true;
+        for (const VarDecl *B : Y.MemWrites)
+          if (mayAlias(A, B))
+            return true;
+      }
+      for (const VarDecl *A : Y.MemWrites)
+        for (const VarDecl *B : X.MemReads)
+          if (mayAlias(A, B))
+            return true;
+      return X.UnknownWrite || Y.UnknownWrite || !X.Forbidden.empty() ||
+             !Y.Forbidden.empty();
+    };
+
+    // Write one loop per group, with the replicated declarations it needs.
+    auto Text = [&](const Stmt *S) {
+      return Lexer::getSourceText(
+                 Lexer::makeFileCharRange(
+                     CharSourceRange::getTokenRange(S->getSourceRange()), SM,
+                     LO),
+                 SM, LO)
+          .str();
+    };
+    unsigned Col = SM.getExpansionColumnNumber(Loop->getBeginLoc());
+    std::string Indent(Col > 0 ? Col - 1 : 0, ' ');
+    std::string Head(SM.getCharacterData(Range.getBegin()),
+                     SM.getFileOffset(SM.getExpansionLoc(Body->getLBracLoc())) -
+                         Begin);
+    // `#pragma unroll` lines right above the loop belong to every copy: the
+    // replaced range starts at the first of them.
+    llvm::StringRef Buffer = SM.getBufferData(SM.getFileID(Range.getBegin()));
+    std::vector<std::string> Pragmas;
+    unsigned ReplaceBegin = Begin;
+    {
+      size_t LineStart = Buffer.rfind('\n', Begin ? Begin - 1 : 0);
+      LineStart = LineStart == llvm::StringRef::npos ? 0 : LineStart + 1;
+      bool OnlySpace = Buffer.substr(LineStart, Begin - LineStart).trim().empty();
+      while (OnlySpace && LineStart > 0) {
+        size_t Prev = Buffer.rfind('\n', LineStart - 2);
+        Prev = Prev == llvm::StringRef::npos ? 0 : Prev + 1;
+        llvm::StringRef L = Buffer.substr(Prev, LineStart - 1 - Prev).trim();
+        if (!L.starts_with("#pragma"))
+          break;
+        Pragmas.insert(Pragmas.begin(), L.str());
+        ReplaceBegin = Prev;
+        LineStart = Prev;
+      }
+    }
+    std::string Out = (ReplaceBegin != Begin ? Indent : "") +
+                      "// warpwise: the loop at line " + std::to_string(Line) +
+                      " split into " + std::to_string(Groups.size()) +
+                      " loops with no dependence between them [WW4002]\n";
+    bool First = true;
+    std::vector<bool> Moved(After.size(), false);
+    unsigned LastMoved = 0; // One past the last statement of After moved.
+    for (size_t GI = 0; GI < Order.size(); ++GI) {
+      unsigned R = Order[GI];
+      std::set<unsigned> Members(Groups[R].begin(), Groups[R].end());
+      // Replicated declarations used by the group (and by those).
+      for (bool Grew = true; Grew;) {
+        Grew = false;
+        for (unsigned I : std::set<unsigned>(Members))
+          for (const VarDecl *U : Eff[I].Uses)
+            if (DeclaredBy.count(U) && Replicable[DeclaredBy[U]] &&
+                Members.insert(DeclaredBy[U]).second)
+              Grew = true;
+      }
+      for (const std::string &P : Pragmas)
+        Out += Indent + P + "\n";
+      Out += Indent + Head + "{\n";
+      for (unsigned I : Members) {
+        std::string T = Text(Stmts[I]);
+        unsigned SCol = SM.getExpansionColumnNumber(Stmts[I]->getBeginLoc());
+        bool NeedsSemi = isa<Expr>(Stmts[I]);
+        (void)First;
+        Out += std::string(SCol > 0 ? SCol - 1 : 0, ' ') + T +
+               (NeedsSemi ? ";" : "") + "\n";
+      }
+      Out += Indent + "}";
+      Out += "\n";
+      First = false;
+      if (GI + 1 == Order.size())
+        break;
+      // What this group defines, and what the later groups do.
+      Effects Mine, Later;
+      for (unsigned I : Members)
+        Mine.Defs.insert(Eff[I].Defs.begin(), Eff[I].Defs.end());
+      for (size_t GJ = GI + 1; GJ < Order.size(); ++GJ)
+        for (unsigned I : Groups[Order[GJ]]) {
+          const Effects &E = Eff[I];
+          Later.Defs.insert(E.Defs.begin(), E.Defs.end());
+          Later.Uses.insert(E.Uses.begin(), E.Uses.end());
+          Later.MemReads.insert(E.MemReads.begin(), E.MemReads.end());
+          Later.MemWrites.insert(E.MemWrites.begin(), E.MemWrites.end());
+        }
+      for (size_t A = 0; A < After.size(); ++A) {
+        if (Moved[A])
+          continue;
+        bool Consumer = false;
+        for (const VarDecl *V : AfterEff[A].Uses)
+          Consumer |= Mine.Defs.count(V) > 0;
+        if (!Consumer || Conflict(AfterEff[A], Later))
+          continue;
+        bool Blocked = false;
+        for (size_t J = 0; J < A; ++J)
+          if (!Moved[J] && Conflict(AfterEff[A], AfterEff[J]))
+            Blocked = true;
+        if (Blocked || isa<DeclStmt>(After[A]))
+          continue;
+        Moved[A] = true;
+        LastMoved = std::max<unsigned>(LastMoved, A + 1);
+        unsigned SCol = SM.getExpansionColumnNumber(After[A]->getBeginLoc());
+        Out += std::string(SCol > 0 ? SCol - 1 : 0, ' ') + Text(After[A]) +
+               (isa<Expr>(After[A]) ? ";" : "") + "\n";
+      }
+    }
+    // The statements jumped over keep their order after the last loop.
+    for (unsigned A = 0; A < LastMoved; ++A)
+      if (!Moved[A]) {
+        unsigned SCol = SM.getExpansionColumnNumber(After[A]->getBeginLoc());
+        Out += std::string(SCol > 0 ? SCol - 1 : 0, ' ') + Text(After[A]) +
+               (isa<Expr>(After[A]) ? ";" : "") + "\n";
+      }
+    Out.pop_back();
+    if (LastMoved > 0) {
+      // The replaced range now ends with the last statement moved.
+      const Stmt *LastS = After[LastMoved - 1];
+      CharSourceRange LR = Lexer::makeFileCharRange(
+          CharSourceRange::getTokenRange(LastS->getSourceRange()), SM, LO);
+      End = SM.getFileOffset(LR.getEnd());
+      if (isa<Expr>(LastS)) {
+        // Take the statement's semicolon too.
+        SourceLocation Semi = Lexer::findLocationAfterToken(
+            LR.getEnd().getLocWithOffset(-1), tok::semi, SM, LO, false);
+        if (Semi.isValid())
+          End = SM.getFileOffset(Semi);
+      }
+    }
+    std::string Replacement = Out;
+    Begin = ReplaceBegin;
+    FissionCandidate C{FD, Line, Begin, End, static_cast<unsigned>(Groups.size())};
+    D = planFission(TC, C, Replacement, name());
+    if (D.Applied) {
+      Changes.push_back({"fission of the loop at line " + std::to_string(Line),
+                         {tooling::Replacement(TC.File, Begin, End - Begin,
+                                               Replacement)}});
+      TC.Claimed.push_back({Begin, End});
+    }
+    TC.Log.report(D.Applied ? "WW4002" : "WW3002", Severity::Remark, TC.Display,
+                  Line, Col, std::string(name()) + ": " + D.Reason);
+    Decisions.push_back(D);
+  }
+}
+
+} // namespace warpwise

@@ -1,0 +1,48 @@
+// Loop fission: two independent reductions become two loops; the first one's
+// consumer moves up between them, the loop pragma goes to both copies, the
+// shared index declaration is recomputed in each.
+// REQUIRES: nvcc
+// RUN: %warpwise rewrite %s --transforms fission --force-transforms -o %t.cu 2> %t.err
+// RUN: sed '/^\/\/ [A-Z-]*:/d' %t.cu > %t.code
+// RUN: FileCheck %s --input-file %t.code
+// RUN: %nvcc -arch=sm_75 -c %t.cu -o %t.75.o
+// RUN: %nvcc -arch=sm_90 -c %t.cu -o %t.90.o
+// Without --force-transforms the planner decides from ptxas, per target:
+// RUN: %warpwise rewrite %s --transforms fission --arch sm_90 -o %t.90.cu 2> %t.90.err
+// RUN: FileCheck %s --check-prefix=DECIDE --input-file %t.90.err
+
+__global__ void reduce2(const float *__restrict__ a, const float *__restrict__ b,
+                        float *__restrict__ sum, float *__restrict__ sq, int n,
+                        int rows) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  float s0 = 0, s1 = 0, q0 = 0, q1 = 0;
+#pragma unroll 1
+  for (int r = 0; r < rows; r += 2) {
+    const int o = r * n + i;
+    s0 += a[o];
+    s1 += a[o + n];
+    q0 += b[o] * b[o];
+    q1 += b[o + n] * b[o + n];
+  }
+  sum[i] = s0 + s1;
+  sq[i] = q0 + q1;
+}
+
+// CHECK:      // warpwise: the loop at line 20 split into 2 loops with no dependence between them [WW4002]
+// CHECK-NEXT: #pragma unroll 1
+// CHECK-NEXT: for (int r = 0; r < rows; r += 2) {
+// CHECK-NEXT:   const int o = r * n + i;
+// CHECK-NEXT:   s0 += a[o];
+// CHECK-NEXT:   s1 += a[o + n];
+// CHECK-NEXT: }
+// CHECK-NEXT: sum[i] = s0 + s1;
+// CHECK-NEXT: #pragma unroll 1
+// CHECK-NEXT: for (int r = 0; r < rows; r += 2) {
+// CHECK-NEXT:   const int o = r * n + i;
+// CHECK-NEXT:   q0 += b[o] * b[o];
+// CHECK-NEXT:   q1 += b[o + n] * b[o + n];
+// CHECK-NEXT: }
+// CHECK-NEXT: sq[i] = q0 + q1;
+// CHECK-NEXT: }
+
+// DECIDE: remark: fission: loop at line 20 splits into 2 independent loops; registers {{[0-9]+}} -> {{[0-9]+}}, occupancy {{.*}} at 256 threads on sm_90{{.*}}[WW{{3|4}}002]
