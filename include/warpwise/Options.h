@@ -37,6 +37,7 @@ struct Options {
   std::vector<std::string> Transforms;
   bool TransformsGiven = false;
   bool ForceTransforms = false;
+  std::string SplitForm; ///< --split-form literal: force that form.
 
   // occupancy
   std::optional<unsigned> Registers;

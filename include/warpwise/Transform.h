@@ -52,6 +52,8 @@ struct TransformContext {
   /// --force-transforms: apply every legal candidate, skipping the
   /// profitability checks (never the legality ones).
   bool Force = false;
+  /// --split-form: "" (the planner chooses), "literal", "none".
+  std::string SplitForm;
 };
 
 class Transform {

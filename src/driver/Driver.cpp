@@ -161,9 +161,10 @@ public:
                 CompileFeedback *Feedback,
                 const std::vector<std::string> &Transforms,
                 std::optional<unsigned> BlockSize, bool Force,
-                DiagnosticLog &Log)
+                std::string SplitForm, DiagnosticLog &Log)
       : F(F), Arch(Arch), Costs(Costs), Feedback(Feedback),
-        Transforms(Transforms), BlockSize(BlockSize), Force(Force), Log(Log) {}
+        Transforms(Transforms), BlockSize(BlockSize), Force(Force),
+        SplitForm(std::move(SplitForm)), Log(Log) {}
 
   void handleTranslationUnit(clang::ASTContext &Ctx,
                              const std::string &File) override {
@@ -173,7 +174,7 @@ public:
     std::vector<std::pair<unsigned, unsigned>> Claimed;
     TransformContext TC{Ctx,   File,     F.Given, F.Contents, F.Analysis,
                         Arch,  Costs,    Feedback, Log,       Claimed,
-                        Force};
+                        Force,  SplitForm};
     for (const std::string &Name : Transforms) {
       std::unique_ptr<Transform> T = createTransform(Name);
       std::vector<Change> Changes;
@@ -193,6 +194,7 @@ private:
   const std::vector<std::string> &Transforms;
   std::optional<unsigned> BlockSize;
   bool Force;
+  std::string SplitForm;
   DiagnosticLog &Log;
 };
 
@@ -332,7 +334,8 @@ int runWarpwise(const std::vector<std::string> &Args) {
     if (!F.Readable)
       continue;
     FileProcessor Processor(F, *Arch, *Costs, FeedbackPtr, Transforms,
-                            Opts.BlockSize, Opts.ForceTransforms, Log);
+                            Opts.BlockSize, Opts.ForceTransforms,
+                            Opts.SplitForm, Log);
     F.Parsed = Front.parse(F.Absolute, F.Given, F.Contents, Processor);
     if (!F.Parsed)
       continue;

@@ -54,7 +54,10 @@ REWRITE
   --export-fixes FILE   write the edits as clang-apply-replacements YAML
   --report FILE         write a JSON report of analyses and decisions
   --transforms LIST     comma-separated transformations to consider:
-                        meld, fuse (default: all; 'none' for none)
+                        meld, fuse, fission, split (default: all;
+                        'none' for none)
+  --split-form FORM     force branch splitting in this form (literal; the
+                        efficient and compact forms are not implemented)
   --force-transforms    apply every legal candidate without the
                         profitability checks (for exploring; the legality
                         checks and the uniform-branch rule still hold)
@@ -210,6 +213,11 @@ ParseOutcome parseCommandLine(const std::vector<std::string> &Args,
       llvm::StringRef(V).split(Parts, ',', -1, /*KeepEmpty=*/false);
       for (llvm::StringRef P : Parts)
         Opts.Transforms.push_back(P.trim().str());
+    } else if (R.valueOf(Arg, "--split-form", V, Err)) {
+      if (V != "literal" && V != "efficient" && V != "compact" && V != "none")
+        Err = "--split-form must be literal, efficient, compact or none, not '" +
+              V + "'";
+      Opts.SplitForm = V;
     } else if (Arg == "--force-transforms") {
       Opts.ForceTransforms = true;
     } else if (R.valueOf(Arg, "--regs", V, Err)) {

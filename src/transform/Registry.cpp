@@ -2,6 +2,7 @@
 #include "warpwise/Transform.h"
 
 #include "BranchFusion.h"
+#include "BranchSplit.h"
 #include "ControlFlowMeld.h"
 #include "LoopFission.h"
 
@@ -12,7 +13,7 @@ Transform::~Transform() = default;
 // In the order they run: an outer branch melded first claims its range, so
 // fusion leaves the branches inside it alone.
 std::vector<std::string> availableTransforms() {
-  return {"meld", "fuse", "fission"};
+  return {"meld", "fuse", "fission", "split"};
 }
 
 std::unique_ptr<Transform> createTransform(const std::string &Name) {
@@ -22,6 +23,8 @@ std::unique_ptr<Transform> createTransform(const std::string &Name) {
     return std::make_unique<ControlFlowMeld>();
   if (Name == "fission")
     return std::make_unique<LoopFission>();
+  if (Name == "split")
+    return std::make_unique<BranchSplit>();
   return nullptr;
 }
 

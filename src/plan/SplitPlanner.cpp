@@ -1,0 +1,128 @@
+//===- SplitPlanner.cpp - Deciding branch splitting -----------------------===//
+#include "SplitPlanner.h"
+
+#include "warpwise/Embedded.h"
+#include "warpwise/Feedback.h"
+#include "warpwise/Occupancy.h"
+#include "warpwise/Ptxas.h"
+
+#include "clang/AST/Decl.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+#include <nlohmann/json.hpp>
+
+namespace warpwise {
+
+static std::string fmt(double V, const char *F) {
+  std::string S;
+  llvm::raw_string_ostream OS(S);
+  OS << llvm::format(F, V);
+  return OS.str();
+}
+
+Decision planSplit(TransformContext &TC, const SplitCandidate &C,
+                   const char *Transform) {
+  Decision D;
+  D.Transform = Transform;
+  D.Kernel = C.Kernel->getNameAsString();
+  D.Line = C.Line;
+  D.Form = "literal";
+  std::string Where = "if-else at line " + std::to_string(C.Line) + " of `" +
+                      D.Kernel + "` is divergent (" +
+                      (C.Branch ? C.Branch->Reason : std::string("?")) + ")";
+  if (TC.SplitForm == "efficient" || TC.SplitForm == "compact") {
+    D.Form = TC.SplitForm;
+    D.Reason = Where + "; the " + TC.SplitForm +
+               " form is not implemented yet; not split";
+    return D;
+  }
+  nlohmann::json Rules =
+      nlohmann::json::parse(findEmbeddedFile("split.json"), nullptr, false);
+  std::string MaxCc = Rules.value("literal_profitable_up_to_cc", "3.7");
+  double MinSpeedup = Rules.value("min_predicted_speedup", 1.05);
+  unsigned MaxMajor = std::stoi(MaxCc.substr(0, MaxCc.find('.')));
+  unsigned MaxMinor = std::stoi(MaxCc.substr(MaxCc.find('.') + 1));
+  bool OldTarget = TC.Arch.Major < MaxMajor ||
+                   (TC.Arch.Major == MaxMajor && TC.Arch.Minor <= MaxMinor);
+
+  // The CF'09 formula, with each side's run time taken as equal (the
+  // paper's worked example): S = (2 / rho_min) / (1 / rho_if + 1 / rho_else).
+  std::string Formula;
+  double Predicted = 0;
+  if (TC.Feedback && TC.Feedback->available()) {
+    std::string Candidate = TC.Contents.str();
+    clang::tooling::Replacements R;
+    llvm::consumeError(R.add(clang::tooling::Replacement(
+        TC.File, C.InsertAt, 0, C.Kernels)));
+    for (const auto &L : C.Launches)
+      llvm::consumeError(R.add(L));
+    auto Applied = clang::tooling::applyAllReplacements(Candidate, R);
+    std::string Arch = PtxasRunner::nvccArchFor(TC.Arch), Error;
+    auto Stats = Applied ? TC.Feedback->measure(*Applied, TC.File, Arch, Error)
+                         : std::nullopt;
+    if (!Applied)
+      llvm::consumeError(Applied.takeError());
+    if (Stats && Stats->count(D.Kernel) && Stats->count(D.Kernel + "_ww_then") &&
+        Stats->count(D.Kernel + "_ww_else")) {
+      unsigned Threads = 256;
+      for (const KernelInfo &K : TC.Analysis.Kernels)
+        if (K.Name == D.Kernel && K.BlockSize)
+          Threads = K.BlockSize;
+      auto Occ = [&](const std::string &K) {
+        return computeOccupancy(TC.Arch, {Stats->at(K).Registers, Threads, 0})
+                   .Percent /
+               100.0;
+      };
+      double Rmin = Occ(D.Kernel), R1 = Occ(D.Kernel + "_ww_then"),
+             R2 = Occ(D.Kernel + "_ww_else");
+      if (Rmin > 0 && R1 > 0 && R2 > 0)
+        Predicted = (2 / Rmin) / (1 / R1 + 1 / R2);
+      Formula = "registers " + std::to_string(Stats->at(D.Kernel).Registers) +
+                " -> " + std::to_string(Stats->at(D.Kernel + "_ww_then").Registers) +
+                " (if-kernel) and " +
+                std::to_string(Stats->at(D.Kernel + "_ww_else").Registers) +
+                " (else-kernel) on " + Arch + ", occupancy on " +
+                TC.Arch.smName() + " " + fmt(100 * Rmin, "%.1f") + "% -> " +
+                fmt(100 * R1, "%.1f") + "% and " + fmt(100 * R2, "%.1f") +
+                "% at " + std::to_string(Threads) +
+                " threads; CF'09 formula (equal side times, launch overhead "
+                "ignored) predicts " + fmt(Predicted, "%.2f") + "x";
+      if (Arch != TC.Arch.smName())
+        Formula += " (registers measured for " + Arch +
+                   ", the oldest target nvcc 13 compiles)";
+    } else {
+      Formula = "nvcc could not measure the split kernels (" + Error + ")";
+    }
+  } else {
+    Formula = "no ptxas feedback (no CUDA toolkit)";
+  }
+  if (TC.SplitForm == "literal" || TC.Force) {
+    D.Applied = true;
+    D.Reason = Where + "; " + Formula +
+               "; literal split applied because it was forced "
+               "(--split-form literal)";
+    return D;
+  }
+  if (!OldTarget) {
+    D.Reason = Where + "; " + Formula +
+               "; but on this generation the literal split loses (measured "
+               "0.72x-0.99x on H100: the else-kernel's early-exit pass over "
+               "the mask runs at the heavy kernel's occupancy), and the "
+               "efficient and compact forms that win there are not "
+               "implemented yet; not split";
+    return D;
+  }
+  if (Predicted < MinSpeedup) {
+    D.Reason = Where + "; " + Formula + ", below the " +
+               fmt(MinSpeedup, "%.2f") + "x that rules/split.json asks; not "
+               "split";
+    return D;
+  }
+  D.Applied = true;
+  D.Reason = Where + "; " + Formula + "; CC " + TC.Arch.Cc +
+             " is a generation where the literal split paid (CF'09: +6% to "
+             "+14% on a G80); applied";
+  return D;
+}
+
+} // namespace warpwise

@@ -1,0 +1,32 @@
+//===- SplitPlanner.h - Deciding branch splitting ---------------*- C++ -*-===//
+#ifndef WARPWISE_SPLIT_PLANNER_H
+#define WARPWISE_SPLIT_PLANNER_H
+
+#include "warpwise/Transform.h"
+
+#include "clang/Tooling/Core/Replacement.h"
+
+namespace clang {
+class FunctionDecl;
+}
+
+namespace warpwise {
+
+struct SplitCandidate {
+  const clang::FunctionDecl *Kernel;
+  const BranchInfo *Branch;
+  unsigned Line;
+  unsigned InsertAt;   ///< Where the two new kernels go (after the original).
+  std::string Kernels; ///< Their text.
+  std::vector<clang::tooling::Replacement> Launches;
+};
+
+/// The literal form pays where CF'09 measured it (G80-class targets) and
+/// loses on an H100 (issue #4); the decision uses the CF'09 formula with
+/// ptxas's registers for the original and the two new kernels.
+Decision planSplit(TransformContext &TC, const SplitCandidate &C,
+                   const char *Transform);
+
+} // namespace warpwise
+
+#endif

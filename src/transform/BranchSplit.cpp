@@ -1,0 +1,499 @@
+//===- BranchSplit.cpp - Branch splitting with launch rewriting -----------===//
+#include "BranchSplit.h"
+
+#include "../plan/SplitPlanner.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Attr.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Lex/Lexer.h"
+
+#include <set>
+
+namespace warpwise {
+
+using namespace clang;
+
+namespace {
+
+/// Finds what makes threads depend on each other, or the prefix re-run in
+/// both kernels unsafe: the first reason found wins.
+class ThreadIndependence : public RecursiveASTVisitor<ThreadIndependence> {
+public:
+  ThreadIndependence(const SourceManager &SM, std::set<const FunctionDecl *> &Seen)
+      : SM(SM), Seen(Seen) {}
+  std::string Why;
+
+  std::string at(SourceLocation L) const {
+    return " (line " + std::to_string(SM.getExpansionLineNumber(L)) + ")";
+  }
+  bool VisitVarDecl(VarDecl *V) {
+    if (Why.empty() && V->hasAttr<CUDASharedAttr>())
+      Why = "it uses shared memory `" + V->getNameAsString() + "`" +
+            at(V->getLocation());
+    if (Why.empty() && V->getType().isVolatileQualified())
+      Why = "it uses the volatile `" + V->getNameAsString() + "`";
+    return true;
+  }
+  bool VisitCallExpr(CallExpr *C) {
+    const FunctionDecl *F = C->getDirectCallee();
+    std::string N = F ? F->getNameAsString() : "";
+    llvm::StringRef NR(N);
+    if (!Why.empty() || NR.starts_with("__fetch_builtin"))
+      return true;
+    if (NR.starts_with("__syncthreads") || NR.starts_with("__syncwarp") ||
+        NR.contains("_sync") || NR.starts_with("atomic") ||
+        NR.starts_with("__threadfence") || NR == "__activemask" ||
+        NR.starts_with("clock")) {
+      Why = "it calls `" + N + "`" + at(C->getBeginLoc()) +
+            ", so its threads are not independent";
+      return true;
+    }
+    if (!F && !isa<CUDAKernelCallExpr>(C)) {
+      Why = "it makes an indirect call" + at(C->getBeginLoc());
+      return true;
+    }
+    if (F && F->getDefinition() && F->getDefinition()->hasBody() &&
+        Seen.insert(F->getDefinition()).second)
+      TraverseDecl(const_cast<FunctionDecl *>(F->getDefinition()));
+    return true;
+  }
+
+private:
+  const SourceManager &SM;
+  std::set<const FunctionDecl *> &Seen;
+};
+
+/// Base variables of the memory an expression reads and writes.
+struct MemoryUse {
+  std::set<const VarDecl *> Reads, Writes;
+  bool Unknown = false;
+  std::string PrefixEffect; ///< A side effect that must not run twice.
+};
+
+const VarDecl *baseOf(const Expr *E) {
+  E = E->IgnoreParenImpCasts();
+  for (;;) {
+    if (auto *A = dyn_cast<ArraySubscriptExpr>(E))
+      E = A->getBase()->IgnoreParenImpCasts();
+    else if (auto *U = dyn_cast<UnaryOperator>(E);
+             U && U->getOpcode() == UO_Deref)
+      E = U->getSubExpr()->IgnoreParenImpCasts();
+    else if (auto *B = dyn_cast<BinaryOperator>(E);
+             B && B->isAdditiveOp() && B->getType()->isPointerType())
+      E = (B->getLHS()->getType()->isPointerType() ? B->getLHS() : B->getRHS())
+              ->IgnoreParenImpCasts();
+    else if (auto *M = dyn_cast<MemberExpr>(E))
+      E = M->getBase()->IgnoreParenImpCasts();
+    else
+      break;
+  }
+  if (auto *R = dyn_cast<DeclRefExpr>(E))
+    return dyn_cast<VarDecl>(R->getDecl());
+  return nullptr;
+}
+
+class MemoryCollector : public RecursiveASTVisitor<MemoryCollector> {
+public:
+  explicit MemoryCollector(MemoryUse &M, const SourceManager &SM)
+      : M(M), SM(SM) {}
+  void write(const Expr *T) {
+    T = T->IgnoreParenImpCasts();
+    if (auto *R = dyn_cast<DeclRefExpr>(T)) {
+      if (auto *V = dyn_cast<VarDecl>(R->getDecl()); V && !V->hasLocalStorage())
+        M.Writes.insert(V);
+      return;
+    }
+    const VarDecl *B = baseOf(T);
+    if (B && B->hasLocalStorage() && B->getType()->isArrayType())
+      return; // Per-thread array.
+    if (B)
+      M.Writes.insert(B);
+    else
+      M.Unknown = true;
+    if (M.PrefixEffect.empty())
+      M.PrefixEffect = "a store" + std::string(" (line ") +
+                       std::to_string(SM.getExpansionLineNumber(T->getBeginLoc())) +
+                       ")";
+  }
+  bool VisitBinaryOperator(BinaryOperator *B) {
+    if (B->isAssignmentOp())
+      write(B->getLHS());
+    return true;
+  }
+  bool VisitUnaryOperator(UnaryOperator *U) {
+    if (U->isIncrementDecrementOp())
+      write(U->getSubExpr());
+    return true;
+  }
+  bool VisitArraySubscriptExpr(ArraySubscriptExpr *A) {
+    if (const VarDecl *B = baseOf(A))
+      if (!(B->hasLocalStorage() && B->getType()->isArrayType()))
+        M.Reads.insert(B);
+    return true;
+  }
+  bool VisitCallExpr(CallExpr *C) {
+    const FunctionDecl *F = C->getDirectCallee();
+    if (F && F->getDefinition() && F->getDefinition()->hasBody() &&
+        !F->getName().starts_with("__fetch_builtin"))
+      M.Unknown = true; // What it touches is not tracked here.
+    return true;
+  }
+
+private:
+  MemoryUse &M;
+  const SourceManager &SM;
+};
+
+MemoryUse memoryOf(const Stmt *S, const SourceManager &SM) {
+  MemoryUse M;
+  if (S) {
+    MemoryCollector C(M, SM);
+    C.TraverseStmt(const_cast<Stmt *>(S));
+  }
+  return M;
+}
+
+/// Pointers may refer to the same memory unless one is `__restrict__` (C's
+/// rule: an object modified through a restrict pointer is reached through
+/// it alone), they are two arrays, or one is constant memory.
+bool mayAlias(const VarDecl *A, const VarDecl *B) {
+  if (A == B)
+    return true;
+  if (A->hasAttr<CUDAConstantAttr>() || B->hasAttr<CUDAConstantAttr>())
+    return false;
+  auto Restricted = [](const VarDecl *V) {
+    return V->getType().isRestrictQualified();
+  };
+  if (Restricted(A) || Restricted(B))
+    return false;
+  if (A->getType()->isArrayType() && B->getType()->isArrayType())
+    return false;
+  return true;
+}
+
+std::string sourceText(const SourceManager &SM, const LangOptions &LO,
+                       SourceRange R) {
+  CharSourceRange FR =
+      Lexer::makeFileCharRange(CharSourceRange::getTokenRange(R), SM, LO);
+  if (!FR.isValid())
+    return "";
+  return Lexer::getSourceText(FR, SM, LO).str();
+}
+
+/// Whether evaluating \p E twice could differ from evaluating it once:
+/// assignments, increments and calls (constructors such as dim3's, and the
+/// conversions they imply, are fine).
+bool changesState(const Stmt *E) {
+  if (!E)
+    return false;
+  if (auto *B = dyn_cast<BinaryOperator>(E); B && B->isAssignmentOp())
+    return true;
+  if (auto *U = dyn_cast<UnaryOperator>(E); U && U->isIncrementDecrementOp())
+    return true;
+  if (isa<CallExpr>(E) && !isa<CXXOperatorCallExpr>(E))
+    return true;
+  if (auto *O = dyn_cast<CXXOperatorCallExpr>(E))
+    if (O->isAssignmentOp() || O->getOperator() == OO_PlusPlus ||
+        O->getOperator() == OO_MinusMinus || O->getOperator() == OO_Call)
+      return true;
+  for (const Stmt *C : E->children())
+    if (changesState(C))
+      return true;
+  return false;
+}
+
+class LaunchFinder : public RecursiveASTVisitor<LaunchFinder> {
+public:
+  LaunchFinder(const FunctionDecl *K) : Kernel(K) {}
+  bool VisitCUDAKernelCallExpr(CUDAKernelCallExpr *C) {
+    const FunctionDecl *F = C->getDirectCallee();
+    if (F && F->getCanonicalDecl() == Kernel->getCanonicalDecl())
+      Launches.push_back(C);
+    return true;
+  }
+  const FunctionDecl *Kernel;
+  std::vector<const CUDAKernelCallExpr *> Launches;
+};
+
+} // namespace
+
+void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
+                      std::vector<Change> &Changes) {
+  if (TC.SplitForm == "none")
+    return;
+  ASTContext &Ctx = TC.Ctx;
+  const SourceManager &SM = Ctx.getSourceManager();
+  const LangOptions &LO = Ctx.getLangOpts();
+  for (Decl *D : Ctx.getTranslationUnitDecl()->decls()) {
+    auto *FD = dyn_cast<FunctionDecl>(D);
+    if (auto *FT = dyn_cast<FunctionTemplateDecl>(D))
+      FD = FT->getTemplatedDecl();
+    if (!FD || !FD->hasAttr<CUDAGlobalAttr>() ||
+        !FD->doesThisDeclarationHaveABody() ||
+        !SM.isInMainFile(SM.getExpansionLoc(FD->getLocation())))
+      continue;
+    auto *Body = dyn_cast<CompoundStmt>(FD->getBody());
+    if (!Body)
+      continue;
+    // The first top-level if-else whose condition diverges inside warps.
+    const IfStmt *If = nullptr;
+    const BranchInfo *Verdict = nullptr;
+    std::vector<const Stmt *> Prefix;
+    for (const Stmt *S : Body->body()) {
+      auto *I = dyn_cast<IfStmt>(S);
+      if (I && I->getElse() && !If) {
+        unsigned Line = SM.getExpansionLineNumber(I->getBeginLoc());
+        unsigned Col = SM.getExpansionColumnNumber(I->getBeginLoc());
+        for (const KernelInfo &K : TC.Analysis.Kernels)
+          for (const BranchInfo &B : K.Branches)
+            if (B.Function == FD->getNameAsString() && B.Line == Line &&
+                B.Column == Col && B.Level == Uniformity::Divergent) {
+              If = I;
+              Verdict = &B;
+            }
+        if (If)
+          break;
+      }
+      Prefix.push_back(S);
+    }
+    if (!If)
+      continue;
+    unsigned Line = SM.getExpansionLineNumber(If->getBeginLoc());
+    unsigned Col = SM.getExpansionColumnNumber(If->getBeginLoc());
+    Decision Dn;
+    Dn.Transform = name();
+    Dn.Kernel = FD->getNameAsString();
+    Dn.Line = Line;
+    std::string Where = "if-else at line " + std::to_string(Line) + " of `" +
+                        Dn.Kernel + "`";
+    auto Decline = [&](const std::string &Why) {
+      Dn.Reason = Where + " is divergent, but it cannot be split: " + Why;
+      TC.Log.report("WW3003", Severity::Remark, TC.Display, Line, Col,
+                    std::string(name()) + ": " + Dn.Reason);
+      Decisions.push_back(Dn);
+    };
+    if (FD->getDescribedFunctionTemplate()) {
+      Decline("template kernels are not split yet");
+      continue;
+    }
+    // Threads must be independent: nothing shared, no barriers, no atomics.
+    std::set<const FunctionDecl *> Seen{FD};
+    ThreadIndependence TI(SM, Seen);
+    TI.TraverseStmt(Body);
+    if (!TI.Why.empty()) {
+      Decline(TI.Why);
+      continue;
+    }
+    // The prefix and the condition run in both kernels: no side effects, and
+    // nothing they read may be written by either side or the suffix.
+    MemoryUse Pre;
+    for (const Stmt *S : Prefix) {
+      MemoryUse M = memoryOf(S, SM);
+      Pre.Reads.insert(M.Reads.begin(), M.Reads.end());
+      if (!M.Writes.empty() || M.Unknown) {
+        Pre.PrefixEffect =
+            M.PrefixEffect.empty() ? "a call whose effects are not tracked"
+                                   : M.PrefixEffect;
+        break;
+      }
+    }
+    if (!Pre.PrefixEffect.empty()) {
+      Decline("the code before the branch has " + Pre.PrefixEffect +
+              ", and it would run in both kernels");
+      continue;
+    }
+    if (If->getCond()->HasSideEffects(Ctx) || If->getConditionVariable() ||
+        If->getInit()) {
+      Decline("its condition has side effects or declares a variable");
+      continue;
+    }
+    MemoryUse CondM = memoryOf(If->getCond(), SM);
+    Pre.Reads.insert(CondM.Reads.begin(), CondM.Reads.end());
+    MemoryUse Rest = memoryOf(If->getThen(), SM);
+    MemoryUse ElseM = memoryOf(If->getElse(), SM);
+    Rest.Writes.insert(ElseM.Writes.begin(), ElseM.Writes.end());
+    Rest.Unknown |= ElseM.Unknown;
+    bool AfterIf = false;
+    for (const Stmt *S : Body->body()) {
+      if (AfterIf) {
+        MemoryUse M = memoryOf(S, SM);
+        Rest.Writes.insert(M.Writes.begin(), M.Writes.end());
+        Rest.Unknown |= M.Unknown;
+      }
+      AfterIf |= S == If;
+    }
+    std::string Alias;
+    for (const VarDecl *R : Pre.Reads)
+      for (const VarDecl *W : Rest.Writes)
+        if (Alias.empty() && mayAlias(R, W))
+          Alias = "the condition's inputs are read through `" +
+                  R->getNameAsString() + "`, which may alias `" +
+                  W->getNameAsString() +
+                  "` that the branch writes (neither is __restrict__); the "
+                  "second kernel could see the first one's writes";
+    if (Alias.empty() && Rest.Unknown)
+      Alias = "the branch writes memory warpwise cannot name";
+    if (!Alias.empty()) {
+      Decline(Alias);
+      continue;
+    }
+    // Every launch in the file must be rewritable.
+    LaunchFinder LF(FD);
+    LF.TraverseDecl(Ctx.getTranslationUnitDecl());
+    if (LF.Launches.empty()) {
+      Decline("no launch of it in this file to rewrite");
+      continue;
+    }
+    unsigned KernelEnd = SM.getFileOffset(
+        Lexer::getLocForEndOfToken(SM.getExpansionLoc(FD->getEndLoc()), 0, SM, LO));
+    std::vector<tooling::Replacement> LaunchEdits;
+    std::string LaunchProblem;
+    unsigned Counter = 0;
+    for (const CUDAKernelCallExpr *Call : LF.Launches) {
+      unsigned LL = SM.getExpansionLineNumber(Call->getBeginLoc());
+      if (Call->getBeginLoc().isMacroID() || Call->getEndLoc().isMacroID()) {
+        llvm::StringRef Macro = Lexer::getImmediateMacroName(
+            Call->getBeginLoc(), SM, LO);
+        LaunchProblem = "the launch at line " + std::to_string(LL) +
+                        " is inside the macro `" + Macro.str() + "`";
+        break;
+      }
+      if (SM.getFileOffset(SM.getExpansionLoc(Call->getBeginLoc())) < KernelEnd) {
+        LaunchProblem = "the launch at line " + std::to_string(LL) +
+                        " comes before the kernel's definition";
+        break;
+      }
+      // The launch must be a statement of its own.
+      DynTypedNodeList Parents = Ctx.getParents(*Call);
+      const Stmt *Top = Call;
+      if (!Parents.empty())
+        if (auto *Cleanups = Parents[0].get<ExprWithCleanups>()) {
+          Top = Cleanups;
+          Parents = Ctx.getParents(*Cleanups);
+        }
+      if (Parents.empty() || Parents[0].get<Expr>()) {
+        LaunchProblem = "the launch at line " + std::to_string(LL) +
+                        " is used inside an expression";
+        break;
+      }
+      SourceLocation Semi = Lexer::findLocationAfterToken(
+          Top->getEndLoc(), tok::semi, SM, LO, /*SkipTrailingWhitespace=*/false);
+      if (Semi.isInvalid()) {
+        LaunchProblem = "the launch at line " + std::to_string(LL) +
+                        " is not followed by ';'";
+        break;
+      }
+      // Configuration and arguments: evaluated once when they have side
+      // effects, in temporaries whose types are spelled out.
+      PrintingPolicy PP(LO);
+      std::string Temps, Config, Args;
+      const CallExpr *Cfg = Call->getConfig();
+      static const char *const CfgType[] = {"dim3", "dim3", "size_t",
+                                            "cudaStream_t"};
+      static const char *const CfgName[] = {"grid", "block", "shared",
+                                            "stream"};
+      for (unsigned I = 0; Cfg && I < Cfg->getNumArgs() && I < 4; ++I) {
+        const Expr *A = Cfg->getArg(I);
+        if (isa<CXXDefaultArgExpr>(A))
+          continue;
+        std::string T = sourceText(SM, LO, A->getSourceRange());
+        if (changesState(A)) {
+          std::string N = "ww_" + std::string(CfgName[I]) + "_" +
+                          std::to_string(LL) + "_" + std::to_string(Counter);
+          Temps += std::string(CfgType[I]) + " const " + N + " = " + T + "; ";
+          T = N;
+        }
+        Config += (Config.empty() ? "" : ", ") + T;
+      }
+      for (unsigned I = 0; I < Call->getNumArgs(); ++I) {
+        const Expr *A = Call->getArg(I);
+        std::string T = sourceText(SM, LO, A->getSourceRange());
+        if (changesState(A)) {
+          std::string N = "ww_arg" + std::to_string(I) + "_" +
+                          std::to_string(LL) + "_" + std::to_string(Counter);
+          Temps += FD->getParamDecl(I)->getType().getAsString(PP) + " const " +
+                   N + " = " + T + "; ";
+          T = N;
+        }
+        Args += (Args.empty() ? "" : ", ") + T;
+      }
+      ++Counter;
+      std::string Text = "{ " + Temps + Dn.Kernel + "_ww_then<<<" + Config +
+                         ">>>(" + Args + "); " + Dn.Kernel + "_ww_else<<<" +
+                         Config + ">>>(" + Args +
+                         "); } /* warpwise: split launch [WW4003] */";
+      unsigned B = SM.getFileOffset(SM.getExpansionLoc(Call->getBeginLoc()));
+      unsigned E = SM.getFileOffset(Semi);
+      LaunchEdits.push_back(tooling::Replacement(TC.File, B, E - B, Text));
+    }
+    if (!LaunchProblem.empty()) {
+      Decline(LaunchProblem);
+      continue;
+    }
+    // The two kernels: the original's text, renamed, with the branch
+    // replaced by an early exit and one side.
+    CharSourceRange KR = Lexer::makeFileCharRange(
+        CharSourceRange::getTokenRange(FD->getSourceRange()), SM, LO);
+    CharSourceRange IR = Lexer::makeFileCharRange(
+        CharSourceRange::getTokenRange(If->getSourceRange()), SM, LO);
+    std::string Cond = sourceText(SM, LO, If->getCond()->getSourceRange());
+    std::string ThenText = sourceText(SM, LO, If->getThen()->getSourceRange());
+    std::string ElseText = sourceText(SM, LO, If->getElse()->getSourceRange());
+    if (!KR.isValid() || !IR.isValid() || Cond.empty() || ThenText.empty() ||
+        ElseText.empty()) {
+      Decline("part of the kernel is written with macros");
+      continue;
+    }
+    if (!isa<CompoundStmt>(If->getThen()))
+      ThenText += ";";
+    if (!isa<CompoundStmt>(If->getElse()))
+      ElseText += ";";
+    unsigned KB = SM.getFileOffset(KR.getBegin());
+    unsigned KE = SM.getFileOffset(KR.getEnd());
+    unsigned IB = SM.getFileOffset(IR.getBegin()) - KB;
+    unsigned IE = SM.getFileOffset(IR.getEnd()) - KB;
+    if (!isa<CompoundStmt>(If->getElse())) {
+      SourceLocation Semi = Lexer::findLocationAfterToken(
+          If->getEndLoc(), tok::semi, SM, LO, false);
+      if (Semi.isValid())
+        IE = SM.getFileOffset(Semi) - KB;
+    }
+    unsigned NameOff = SM.getFileOffset(SM.getExpansionLoc(FD->getLocation())) - KB;
+    std::string Original = TC.Contents.substr(KB, KE - KB).str();
+    std::string Indent(Col > 0 ? Col - 1 : 0, ' ');
+    auto Make = [&](bool ThenSide) {
+      std::string T = Original;
+      std::string Branch =
+          ThenSide ? "if (!(" + Cond + "))\n" + Indent + "  return;\n" +
+                         Indent + ThenText
+                   : "if (" + Cond + ")\n" + Indent + "  return;\n" + Indent +
+                         ElseText;
+      T.replace(IB, IE - IB, Branch);
+      T.replace(NameOff, Dn.Kernel.size(),
+                Dn.Kernel + (ThenSide ? "_ww_then" : "_ww_else"));
+      return "// warpwise: the " + std::string(ThenSide ? "then" : "else") +
+             "-side of `" + Dn.Kernel + "` (if-else at line " +
+             std::to_string(Line) + "), split into a kernel of its own "
+             "[WW4003]\n" + T;
+    };
+    std::string Kernels = "\n\n" + Make(true) + "\n\n" + Make(false);
+    SplitCandidate C{FD, Verdict, Line, KE, Kernels, LaunchEdits};
+    Dn = planSplit(TC, C, name());
+    if (Dn.Applied) {
+      Change Ch;
+      Ch.Description = "split of `" + Dn.Kernel + "` at line " + std::to_string(Line);
+      Ch.Edits.push_back(tooling::Replacement(TC.File, KE, 0, Kernels));
+      Ch.Edits.insert(Ch.Edits.end(), LaunchEdits.begin(), LaunchEdits.end());
+      Changes.push_back(Ch);
+    }
+    TC.Log.report(Dn.Applied ? "WW4003" : "WW3003", Severity::Remark,
+                  TC.Display, Line, Col, std::string(name()) + ": " + Dn.Reason);
+    Decisions.push_back(Dn);
+  }
+}
+
+} // namespace warpwise
