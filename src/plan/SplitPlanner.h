@@ -19,6 +19,11 @@ struct SplitCandidate {
   unsigned InsertAt;   ///< Where the two new kernels go (after the original).
   std::string Kernels; ///< Their text.
   std::vector<clang::tooling::Replacement> Launches;
+  /// The compact form, or why it does not apply.
+  std::string CompactKernels;
+  std::vector<clang::tooling::Replacement> CompactLaunches;
+  std::string CompactProblem;
+  bool HeavyIsElse = true;
 };
 
 /// The literal form pays where CF'09 measured it (G80-class targets) and

@@ -2,6 +2,7 @@
 #include "BranchSplit.h"
 
 #include "../plan/SplitPlanner.h"
+#include "SourceText.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
@@ -11,6 +12,7 @@
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
 
+#include <cstdlib>
 #include <set>
 
 namespace warpwise {
@@ -204,6 +206,89 @@ bool changesState(const Stmt *E) {
     if (changesState(C))
       return true;
   return false;
+}
+
+/// `threadIdx.x`-style references in a statement: (object, component, range).
+struct BuiltinRef {
+  std::string Object, Component;
+  CharSourceRange Range;
+};
+
+class BuiltinFinder : public RecursiveASTVisitor<BuiltinFinder> {
+public:
+  BuiltinFinder(const SourceManager &SM, const LangOptions &LO)
+      : SM(SM), LO(LO) {}
+  bool VisitMSPropertyRefExpr(MSPropertyRefExpr *P) {
+    const Expr *B = P->getBaseExpr()->IgnoreParenImpCasts();
+    if (auto *O = dyn_cast<OpaqueValueExpr>(B))
+      B = O->getSourceExpr()->IgnoreParenImpCasts();
+    auto *R = dyn_cast_or_null<DeclRefExpr>(B);
+    if (!R)
+      return true;
+    std::string Obj = R->getDecl()->getNameAsString();
+    if (Obj != "threadIdx" && Obj != "blockIdx" && Obj != "blockDim" &&
+        Obj != "gridDim")
+      return true;
+    Refs.push_back({Obj, P->getPropertyDecl()->getNameAsString(),
+                    Lexer::makeFileCharRange(
+                        CharSourceRange::getTokenRange(P->getSourceRange()),
+                        SM, LO)});
+    return true;
+  }
+  std::vector<BuiltinRef> Refs;
+
+private:
+  const SourceManager &SM;
+  const LangOptions &LO;
+};
+
+/// The source of \p S with `threadIdx.x` and `blockIdx.x` renamed, and
+/// top-level `return` statements of \p Returns turned into \p ReturnAs.
+std::string renderWith(const Stmt *S, const SourceManager &SM,
+                       const LangOptions &LO, const std::string &Thread,
+                       const std::string &Block,
+                       const std::set<const Stmt *> &Returns = {},
+                       const std::string &ReturnAs = "") {
+  CharSourceRange R = Lexer::makeFileCharRange(
+      CharSourceRange::getTokenRange(S->getSourceRange()), SM, LO);
+  if (!R.isValid())
+    return "";
+  unsigned Begin = SM.getFileOffset(R.getBegin());
+  unsigned End = SM.getFileOffset(R.getEnd());
+  std::vector<std::pair<std::pair<unsigned, unsigned>, std::string>> Edits;
+  BuiltinFinder BF(SM, LO);
+  BF.TraverseStmt(const_cast<Stmt *>(S));
+  for (const BuiltinRef &B : BF.Refs) {
+    if (!B.Range.isValid())
+      return "";
+    std::string To = B.Object == "threadIdx" ? Thread
+                     : B.Object == "blockIdx" ? Block
+                                               : "";
+    if (To.empty())
+      continue;
+    Edits.push_back({{SM.getFileOffset(B.Range.getBegin()),
+                      SM.getFileOffset(B.Range.getEnd())},
+                     To});
+  }
+  for (const Stmt *Ret : Returns) {
+    CharSourceRange RR = Lexer::makeFileCharRange(
+        CharSourceRange::getTokenRange(Ret->getSourceRange()), SM, LO);
+    unsigned RB = SM.getFileOffset(RR.getBegin());
+    if (RB >= Begin && RB < End)
+      Edits.push_back({{RB, SM.getFileOffset(RR.getEnd())}, ReturnAs});
+  }
+  std::sort(Edits.begin(), Edits.end());
+  llvm::StringRef File = SM.getBufferData(SM.getFileID(R.getBegin()));
+  std::string Out;
+  unsigned Pos = Begin;
+  for (auto &[Rg, T] : Edits) {
+    if (Rg.first < Pos)
+      continue;
+    Out += File.substr(Pos, Rg.first - Pos).str() + T;
+    Pos = Rg.second;
+  }
+  Out += File.substr(Pos, End - Pos).str();
+  return withSemicolon(S, Out, SM, LO);
 }
 
 class LaunchFinder : public RecursiveASTVisitor<LaunchFinder> {
@@ -448,10 +533,8 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
       Decline("part of the kernel is written with macros");
       continue;
     }
-    if (!isa<CompoundStmt>(If->getThen()))
-      ThenText += ";";
-    if (!isa<CompoundStmt>(If->getElse()))
-      ElseText += ";";
+    ThenText = withSemicolon(If->getThen(), ThenText, SM, LO);
+    ElseText = withSemicolon(If->getElse(), ElseText, SM, LO);
     unsigned KB = SM.getFileOffset(KR.getBegin());
     unsigned KE = SM.getFileOffset(KR.getEnd());
     unsigned IB = SM.getFileOffset(IR.getBegin()) - KB;
@@ -482,12 +565,208 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
     };
     std::string Kernels = "\n\n" + Make(true) + "\n\n" + Make(false);
     SplitCandidate C{FD, Verdict, Line, KE, Kernels, LaunchEdits};
+
+    // --- The compact form: the light kernel also lists the heavy threads
+    // (warp ballot, block prefix, one atomic per block); the heavy kernel
+    // runs over that dense list.
+    bool HeavyIsElse = !Verdict || Verdict->Else.MaxLive >= Verdict->Then.MaxLive;
+    C.HeavyIsElse = HeavyIsElse;
+    auto CompactRefuse = [&](const std::string &Why) { C.CompactProblem = Why; };
+    {
+      BuiltinFinder BF(SM, LO);
+      BF.TraverseStmt(Body);
+      for (const BuiltinRef &B : BF.Refs)
+        if (C.CompactProblem.empty() && B.Component != "x")
+          CompactRefuse("it uses `" + B.Object + "." + B.Component +
+                        "`; the compact form handles one-dimensional "
+                        "launches only");
+      for (const LaunchInfo &L : TC.Analysis.Launches)
+        if (C.CompactProblem.empty() && L.Kernel == Dn.Kernel &&
+            (!L.BlockDims || (*L.BlockDims)[1] != 1 || (*L.BlockDims)[2] != 1 ||
+             (*L.BlockDims)[0] % 32 != 0))
+          CompactRefuse("the launch at line " + std::to_string(L.Line) +
+                        " does not show a one-dimensional block whose size "
+                        "is a multiple of 32");
+      for (const CUDAKernelCallExpr *Call : LF.Launches)
+        if (C.CompactProblem.empty() &&
+            !Call->getConfig()->getArg(0)->IgnoreImpCasts()->getType()->isIntegerType() &&
+            !Call->getConfig()->getArg(0)->IgnoreParenImpCasts()->getType()->isIntegerType()) {
+          const Expr *G = Call->getConfig()->getArg(0)->IgnoreImplicit();
+          if (auto *CE = dyn_cast<CXXConstructExpr>(G);
+              !(CE && CE->getNumArgs() >= 1 &&
+                CE->getArg(0)->getType()->isIntegerType()))
+            CompactRefuse("the grid of the launch at line " +
+                          std::to_string(SM.getExpansionLineNumber(
+                              Call->getBeginLoc())) +
+                          " is not shown to be one-dimensional");
+        }
+      if (FD->getNumParams() == 0)
+        CompactRefuse("the kernel has no parameters to extend");
+    }
+    // Early exits of the prefix must be top-level `if (...) return;`.
+    std::set<const Stmt *> PrefixReturns;
+    for (const Stmt *S : Prefix) {
+      std::function<void(const Stmt *, bool)> Scan = [&](const Stmt *N,
+                                                          bool TopIfThen) {
+        if (!N)
+          return;
+        if (isa<ReturnStmt>(N)) {
+          if (TopIfThen)
+            PrefixReturns.insert(N);
+          else if (C.CompactProblem.empty())
+            CompactRefuse("the code before the branch returns from inside a "
+                          "nested statement (line " +
+                          std::to_string(SM.getExpansionLineNumber(N->getBeginLoc())) +
+                          ")");
+          return;
+        }
+        for (const Stmt *Child : N->children())
+          Scan(Child, false);
+      };
+      if (auto *I = dyn_cast<IfStmt>(S); I && !I->getElse()) {
+        const Stmt *T = I->getThen();
+        if (auto *CS = dyn_cast<CompoundStmt>(T); CS && CS->size() == 1)
+          T = CS->body_front();
+        Scan(I->getCond(), false);
+        Scan(T, true);
+      } else {
+        Scan(S, isa<ReturnStmt>(S));
+      }
+    }
+    if (C.CompactProblem.empty()) {
+      std::vector<const Stmt *> Suffix;
+      bool After = false;
+      for (const Stmt *S : Body->body()) {
+        if (After)
+          Suffix.push_back(S);
+        After |= S == If;
+      }
+      std::string HeavyCond = HeavyIsElse ? "!(" + Cond + ")" : "(" + Cond + ")";
+      std::string In = "  ";
+      const Stmt *LightSide = HeavyIsElse ? If->getThen() : If->getElse();
+      const Stmt *HeavySide = HeavyIsElse ? If->getElse() : If->getThen();
+      std::string Light, Heavy;
+      // Light kernel.
+      Light += "{\n" + In + "// warpwise: the light side of `" + Dn.Kernel +
+               "` (if-else at line " + std::to_string(Line) +
+               "), which also lists the threads of the heavy side [WW4003]\n";
+      Light += In + "__shared__ int ww_warp_base[32];\n" + In +
+               "__shared__ int ww_block_base;\n" + In + "bool ww_heavy = false;\n" +
+               In + "do {\n";
+      for (const Stmt *S : Prefix)
+        Light += In + "  " + renderWith(S, SM, LO, "threadIdx.x", "blockIdx.x",
+                                        PrefixReturns, "break") + "\n";
+      Light += In + "  ww_heavy = " + HeavyCond + ";\n" + In + "} while (0);\n";
+      Light += In + "const unsigned ww_lane = threadIdx.x % 32u;\n" + In +
+               "const unsigned ww_warp = threadIdx.x / 32u;\n" + In +
+               "const unsigned ww_votes = __ballot_sync(0xffffffffu, ww_heavy);\n" +
+               In + "if (ww_lane == 0)\n" + In +
+               "  ww_warp_base[ww_warp] = __popc(ww_votes);\n" + In +
+               "__syncthreads();\n" + In + "if (threadIdx.x == 0) {\n" + In +
+               "  int ww_total = 0;\n" + In +
+               "  for (unsigned ww_w = 0; ww_w < (blockDim.x + 31u) / 32u; ++ww_w) {\n" +
+               In + "    const int ww_n = ww_warp_base[ww_w];\n" + In +
+               "    ww_warp_base[ww_w] = ww_total;\n" + In + "    ww_total += ww_n;\n" +
+               In + "  }\n" + In +
+               "  ww_block_base = ww_total ? atomicAdd(ww_count, ww_total) : 0;\n" +
+               In + "}\n" + In + "__syncthreads();\n" + In + "if (ww_heavy) {\n" +
+               In + "  ww_list[ww_block_base + ww_warp_base[ww_warp] +\n" + In +
+               "          __popc(ww_votes & ((1u << ww_lane) - 1u))] =\n" + In +
+               "      blockIdx.x * blockDim.x + threadIdx.x;\n" + In + "  return;\n" +
+               In + "}\n";
+      for (const Stmt *S : Prefix)
+        Light += In + renderWith(S, SM, LO, "threadIdx.x", "blockIdx.x") + "\n";
+      Light += In + renderWith(LightSide, SM, LO, "threadIdx.x", "blockIdx.x") + "\n";
+      for (const Stmt *S : Suffix)
+        Light += In + renderWith(S, SM, LO, "threadIdx.x", "blockIdx.x") + "\n";
+      Light += "}";
+      // Heavy kernel.
+      Heavy += "{\n" + In + "// warpwise: the heavy side of `" + Dn.Kernel +
+               "` (if-else at line " + std::to_string(Line) +
+               "), run over the threads the light kernel listed [WW4003]\n";
+      Heavy += In + "const unsigned ww_slot = blockIdx.x * blockDim.x + threadIdx.x;\n" +
+               In + "if (ww_slot >= (unsigned)*ww_count)\n" + In + "  return;\n" +
+               In + "const unsigned ww_id = ww_list[ww_slot];\n" + In +
+               "const unsigned ww_block = ww_id / blockDim.x;\n" + In +
+               "const unsigned ww_thread = ww_id % blockDim.x;\n";
+      for (const Stmt *S : Prefix)
+        Heavy += In + renderWith(S, SM, LO, "ww_thread", "ww_block") + "\n";
+      Heavy += In + renderWith(HeavySide, SM, LO, "ww_thread", "ww_block") + "\n";
+      for (const Stmt *S : Suffix)
+        Heavy += In + renderWith(S, SM, LO, "ww_thread", "ww_block") + "\n";
+      Heavy += "}";
+      // Headers: renamed, with the list and the counter appended.
+      unsigned BodyOff =
+          SM.getFileOffset(SM.getExpansionLoc(Body->getLBracLoc())) - KB;
+      unsigned RParenOff =
+          SM.getFileOffset(SM.getExpansionLoc(
+              FD->getFunctionTypeLoc().getRParenLoc())) - KB;
+      auto Header = [&](const std::string &Suffix, const char *Extra) {
+        std::string H = Original.substr(0, BodyOff);
+        H.insert(RParenOff, Extra);
+        H.replace(NameOff, Dn.Kernel.size(), Dn.Kernel + Suffix);
+        return H;
+      };
+      C.CompactKernels =
+          "\n\n" + Header("_ww_light", ", int *__restrict__ ww_list, int *__restrict__ ww_count") +
+          Light + "\n\n" +
+          Header("_ww_heavy",
+                 ", const int *__restrict__ ww_list, const int *__restrict__ ww_count") +
+          Heavy;
+      // Launches.
+      unsigned N = 0;
+      for (const CUDAKernelCallExpr *Call : LF.Launches) {
+        unsigned LL = SM.getExpansionLineNumber(Call->getBeginLoc());
+        std::string Tag = std::to_string(LL) + "_" + std::to_string(N++);
+        const CallExpr *Cfg = Call->getConfig();
+        std::string CfgText[4] = {"", "", "0", "0"};
+        std::string Temps;
+        for (unsigned I = 0; I < Cfg->getNumArgs() && I < 4; ++I)
+          if (!isa<CXXDefaultArgExpr>(Cfg->getArg(I)))
+            CfgText[I] = sourceText(SM, LO, Cfg->getArg(I)->getSourceRange());
+        std::string Args;
+        for (unsigned I = 0; I < Call->getNumArgs(); ++I) {
+          std::string T = sourceText(SM, LO, Call->getArg(I)->getSourceRange());
+          if (changesState(Call->getArg(I))) {
+            std::string V = "ww_arg" + std::to_string(I) + "_" + Tag;
+            Temps += FD->getParamDecl(I)->getType().getAsString(PrintingPolicy(LO)) +
+                     " const " + V + " = " + T + "; ";
+            T = V;
+          }
+          Args += T + ", ";
+        }
+        if (changesState(Cfg->getArg(2)) || changesState(Cfg->getArg(3))) {
+          C.CompactProblem = "the shared-memory or stream argument of the "
+                             "launch at line " + std::to_string(LL) +
+                             " has side effects";
+          break;
+        }
+        std::string G = "ww_grid_" + Tag, B = "ww_block_" + Tag,
+                    Lst = "ww_list_" + Tag, St = CfgText[3];
+        std::string Text =
+            "{ " + Temps + "dim3 const " + G + "(" + CfgText[0] + "); dim3 const " +
+            B + "(" + CfgText[1] + "); int *" + Lst + " = 0; cudaMallocAsync((void **)&" +
+            Lst + ", ((size_t)" + G + ".x * " + B + ".x + 1) * sizeof(int), " + St +
+            "); cudaMemsetAsync(" + Lst + ", 0, sizeof(int), " + St + "); " +
+            Dn.Kernel + "_ww_light<<<" + G + ", " + B + ", " + CfgText[2] + ", " +
+            St + ">>>(" + Args + Lst + " + 1, " + Lst + "); " + Dn.Kernel +
+            "_ww_heavy<<<" + G + ", " + B + ", " + CfgText[2] + ", " + St +
+            ">>>(" + Args + Lst + " + 1, " + Lst + "); cudaFreeAsync(" + Lst +
+            ", " + St + "); } /* warpwise: split launch, compact form [WW4003] */";
+        C.CompactLaunches.push_back(tooling::Replacement(
+            TC.File, LaunchEdits[N - 1].getOffset(),
+            LaunchEdits[N - 1].getLength(), Text));
+      }
+    }
     Dn = planSplit(TC, C, name());
     if (Dn.Applied) {
+      bool Compact = Dn.Form == "compact";
       Change Ch;
       Ch.Description = "split of `" + Dn.Kernel + "` at line " + std::to_string(Line);
-      Ch.Edits.push_back(tooling::Replacement(TC.File, KE, 0, Kernels));
-      Ch.Edits.insert(Ch.Edits.end(), LaunchEdits.begin(), LaunchEdits.end());
+      Ch.Edits.push_back(tooling::Replacement(
+          TC.File, KE, 0, Compact ? C.CompactKernels : Kernels));
+      const auto &L = Compact ? C.CompactLaunches : LaunchEdits;
+      Ch.Edits.insert(Ch.Edits.end(), L.begin(), L.end());
       Changes.push_back(Ch);
     }
     TC.Log.report(Dn.Applied ? "WW4003" : "WW3003", Severity::Remark,

@@ -2,6 +2,7 @@
 #include "LoopFission.h"
 
 #include "../plan/FissionPlanner.h"
+#include "SourceText.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
@@ -481,12 +482,10 @@ void LoopFission::run(TransformContext &TC, std::vector<Decision> &Decisions,
         Out += Indent + P + "\n";
       Out += Indent + Head + "{\n";
       for (unsigned I : Members) {
-        std::string T = Text(Stmts[I]);
+        std::string T = withSemicolon(Stmts[I], Text(Stmts[I]), SM, LO);
         unsigned SCol = SM.getExpansionColumnNumber(Stmts[I]->getBeginLoc());
-        bool NeedsSemi = isa<Expr>(Stmts[I]);
         (void)First;
-        Out += std::string(SCol > 0 ? SCol - 1 : 0, ' ') + T +
-               (NeedsSemi ? ";" : "") + "\n";
+        Out += std::string(SCol > 0 ? SCol - 1 : 0, ' ') + T + "\n";
       }
       Out += Indent + "}";
       Out += "\n";
@@ -522,16 +521,16 @@ void LoopFission::run(TransformContext &TC, std::vector<Decision> &Decisions,
         Moved[A] = true;
         LastMoved = std::max<unsigned>(LastMoved, A + 1);
         unsigned SCol = SM.getExpansionColumnNumber(After[A]->getBeginLoc());
-        Out += std::string(SCol > 0 ? SCol - 1 : 0, ' ') + Text(After[A]) +
-               (isa<Expr>(After[A]) ? ";" : "") + "\n";
+        Out += std::string(SCol > 0 ? SCol - 1 : 0, ' ') +
+               withSemicolon(After[A], Text(After[A]), SM, LO) + "\n";
       }
     }
     // The statements jumped over keep their order after the last loop.
     for (unsigned A = 0; A < LastMoved; ++A)
       if (!Moved[A]) {
         unsigned SCol = SM.getExpansionColumnNumber(After[A]->getBeginLoc());
-        Out += std::string(SCol > 0 ? SCol - 1 : 0, ' ') + Text(After[A]) +
-               (isa<Expr>(After[A]) ? ";" : "") + "\n";
+        Out += std::string(SCol > 0 ? SCol - 1 : 0, ' ') +
+               withSemicolon(After[A], Text(After[A]), SM, LO) + "\n";
       }
     Out.pop_back();
     if (LastMoved > 0) {

@@ -1,5 +1,6 @@
 //===- Merge.cpp - Aligning and merging the two sides of a branch ---------===//
 #include "Merge.h"
+#include "SourceText.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
@@ -926,10 +927,8 @@ bool Merger::renderGuarded(const std::vector<const Stmt *> &Run, Side Sd,
         if (UsedLater.count(cast<VarDecl>(D)))
           Hoist = true;
     if (!Hoist) {
-      std::string T = reindent(render(S, Sd, {}), S, Depth + 1);
-      if (!isa<CompoundStmt>(S) && !isa<IfStmt>(S) && !isa<ForStmt>(S) &&
-          !isa<WhileStmt>(S) && !isa<DeclStmt>(S) && !isa<NullStmt>(S))
-        T += ";";
+      std::string T =
+          reindent(withSemicolon(S, render(S, Sd, {}), SM, LO), S, Depth + 1);
       Text += In2 + T + "\n";
       continue;
     }

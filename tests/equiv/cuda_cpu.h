@@ -431,6 +431,15 @@ inline cudaError_t cudaMemcpy(void *D, const void *S, size_t N,
   memmove(D, S, N);
   return cudaSuccess;
 }
+inline cudaError_t cudaMallocAsync(void **P, size_t N, cudaStream_t) {
+  return cudaMalloc(P, N);
+}
+inline cudaError_t cudaFreeAsync(void *P, cudaStream_t) { return cudaFree(P); }
+inline cudaError_t cudaMemsetAsync(void *D, int V, size_t N,
+                                   cudaStream_t = 0) {
+  memset(D, V, N);
+  return cudaSuccess;
+}
 inline cudaError_t cudaMemset(void *D, int V, size_t N) {
   memset(D, V, N);
   return cudaSuccess;

@@ -1,0 +1,33 @@
+//===- SourceText.h - Statement text for rewriting --------------*- C++ -*-===//
+#ifndef WARPWISE_SOURCE_TEXT_H
+#define WARPWISE_SOURCE_TEXT_H
+
+#include "clang/AST/Stmt.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Lex/Lexer.h"
+
+#include <string>
+
+namespace warpwise {
+
+/// A statement's token range stops before a trailing `;` when the statement
+/// ends in an expression (`x = 1;`, `if (c) return;`). Appends it to \p Text
+/// when the source has it and the text does not end a block already.
+inline std::string withSemicolon(const clang::Stmt *S, std::string Text,
+                                 const clang::SourceManager &SM,
+                                 const clang::LangOptions &LO) {
+  while (!Text.empty() && (Text.back() == ' ' || Text.back() == '\t'))
+    Text.pop_back();
+  if (Text.empty() || Text.back() == ';' || Text.back() == '}')
+    return Text;
+  clang::SourceLocation Semi = clang::Lexer::findLocationAfterToken(
+      SM.getExpansionLoc(S->getEndLoc()), clang::tok::semi, SM, LO,
+      /*SkipTrailingWhitespaceAndNewLine=*/false);
+  if (Semi.isValid() || llvm::isa<clang::Expr>(S))
+    Text += ";";
+  return Text;
+}
+
+} // namespace warpwise
+
+#endif

@@ -1,0 +1,70 @@
+// Branch splitting, compact form: the light kernel runs the light side and
+// lists the heavy side's threads (warp ballot, block prefix, one atomic per
+// block); the heavy kernel runs over the list, with threadIdx.x and
+// blockIdx.x recomputed from each entry. The launch allocates the list in
+// stream order and frees it after the heavy kernel.
+// REQUIRES: nvcc
+// RUN: %warpwise rewrite %s --transforms split --split-form compact -o %t.cu 2> %t.err
+// RUN: sed '/^\/\/ [A-Z-]*:/d' %t.cu > %t.code
+// RUN: FileCheck %s --input-file %t.code
+// RUN: %nvcc -arch=sm_75 -c %t.cu -o %t.75.o
+// RUN: %nvcc -arch=sm_90 -c %t.cu -o %t.90.o
+// A two-dimensional launch is refused:
+// RUN: %warpwise rewrite %s --transforms split --split-form compact -o %t.2d.cu 2> %t.2d.err -- -DTWO_D
+// RUN: FileCheck %s --check-prefix=TWO-D --input-file %t.2d.err
+
+__global__ void heavy_tail(const int *__restrict__ mask, const float *__restrict__ in,
+                           float *__restrict__ out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  float x = in[i];
+  if (mask[i] == 0) {
+    out[i] = x + 1.0f;
+  } else {
+    float v[16];
+    for (int k = 0; k < 16; ++k)
+      v[k] = in[(i + 31 * k) % n];
+    float s = 0.0f;
+    for (int k = 0; k < 16; ++k)
+      s += v[k] * v[(k + 3) % 16];
+    out[i] = s;
+  }
+}
+
+void run(const int *m, const float *in, float *out, int n, cudaStream_t st) {
+  #ifdef TWO_D
+  heavy_tail<<<(n + 255) / 256, dim3(32, 8), 0, st>>>(m, in, out, n);
+#else
+  heavy_tail<<<(n + 255) / 256, 256, 0, st>>>(m, in, out, n);
+#endif
+}
+
+// CHECK:      __global__ void heavy_tail_ww_light({{.*}}
+// CHECK-NEXT: {{.*}}float *__restrict__ out, int n, int *__restrict__ ww_list, int *__restrict__ ww_count) {
+// CHECK:        bool ww_heavy = false;
+// CHECK-NEXT:   do {
+// CHECK-NEXT:     int i = blockIdx.x * blockDim.x + threadIdx.x;
+// CHECK-NEXT:     if (i >= n)
+// CHECK-NEXT:     break;
+// CHECK-NEXT:     float x = in[i];
+// CHECK-NEXT:     ww_heavy = !(mask[i] == 0);
+// CHECK-NEXT:   } while (0);
+// CHECK:        const unsigned ww_votes = __ballot_sync(0xffffffffu, ww_heavy);
+// CHECK:          ww_block_base = ww_total ? atomicAdd(ww_count, ww_total) : 0;
+// CHECK:        if (ww_heavy) {
+// CHECK-NEXT:     ww_list[ww_block_base + ww_warp_base[ww_warp] +
+// CHECK:        {
+// CHECK-NEXT:     out[i] = x + 1.0f;
+// CHECK-NEXT:   }
+// CHECK-NEXT: }
+// CHECK:      __global__ void heavy_tail_ww_heavy(
+// CHECK:        if (ww_slot >= (unsigned)*ww_count)
+// CHECK-NEXT:     return;
+// CHECK-NEXT:   const unsigned ww_id = ww_list[ww_slot];
+// CHECK-NEXT:   const unsigned ww_block = ww_id / blockDim.x;
+// CHECK-NEXT:   const unsigned ww_thread = ww_id % blockDim.x;
+// CHECK-NEXT:   int i = ww_block * blockDim.x + ww_thread;
+// CHECK:      { dim3 const ww_grid_[[L:[0-9]+]]_0((n + 255) / 256); dim3 const ww_block_[[L]]_0(256); int *ww_list_[[L]]_0 = 0; cudaMallocAsync((void **)&ww_list_[[L]]_0, ((size_t)ww_grid_[[L]]_0.x * ww_block_[[L]]_0.x + 1) * sizeof(int), st); cudaMemsetAsync(ww_list_[[L]]_0, 0, sizeof(int), st); heavy_tail_ww_light<<<ww_grid_[[L]]_0, ww_block_[[L]]_0, 0, st>>>(m, in, out, n, ww_list_[[L]]_0 + 1, ww_list_[[L]]_0); heavy_tail_ww_heavy<<<ww_grid_[[L]]_0, ww_block_[[L]]_0, 0, st>>>(m, in, out, n, ww_list_[[L]]_0 + 1, ww_list_[[L]]_0); cudaFreeAsync(ww_list_[[L]]_0, st); } /* warpwise: split launch, compact form [WW4003] */
+
+// TWO-D: the compact form does not apply: the launch at line {{[0-9]+}} does not show a one-dimensional block whose size is a multiple of 32; not split [WW3003]
