@@ -150,6 +150,12 @@ Decision planSplit(TransformContext &TC, const SplitCandidate &C,
                  "was forced (--split-form compact)";
       return K;
     }
+    if (!Rules.value("compact_apply_automatically", false)) {
+      K.Reason = Where + "; " + Facts + "; the compact form is legal here, "
+                 "but it is applied only on request (--split-form compact): " +
+                 Rules.value("compact_measured", std::string()) + "; not split";
+      return K;
+    }
     if (Light <= Orig) {
       K.Reason = Where + "; " + Facts + "; the light side gains no occupancy "
                  "by leaving the heavy one, so the compact form has nothing to "
