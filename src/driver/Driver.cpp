@@ -330,10 +330,14 @@ int runWarpwise(const std::vector<std::string> &Args) {
   CompileFeedback Feedback(Front.toolkit(), nvccFlags(Opts.Front));
   CompileFeedback *FeedbackPtr =
       Front.usingStubHeaders() ? nullptr : &Feedback;
+  // analyze reports facts; only rewrite plans and transforms.
+  const std::vector<std::string> NoTransforms;
+  const std::vector<std::string> &Active =
+      Opts.Cmd == Command::Rewrite ? Transforms : NoTransforms;
   for (InputFile &F : Inputs) {
     if (!F.Readable)
       continue;
-    FileProcessor Processor(F, *Arch, *Costs, FeedbackPtr, Transforms,
+    FileProcessor Processor(F, *Arch, *Costs, FeedbackPtr, Active,
                             Opts.BlockSize, Opts.ForceTransforms,
                             Opts.SplitForm, Log);
     F.Parsed = Front.parse(F.Absolute, F.Given, F.Contents, Processor);
