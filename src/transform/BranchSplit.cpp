@@ -2,6 +2,7 @@
 #include "BranchSplit.h"
 
 #include "../plan/SplitPlanner.h"
+#include "MemoryAccess.h"
 #include "SourceText.h"
 
 #include "clang/AST/ASTContext.h"
@@ -76,27 +77,6 @@ struct MemoryUse {
   std::string PrefixEffect; ///< A side effect that must not run twice.
 };
 
-const VarDecl *baseOf(const Expr *E) {
-  E = E->IgnoreParenImpCasts();
-  for (;;) {
-    if (auto *A = dyn_cast<ArraySubscriptExpr>(E))
-      E = A->getBase()->IgnoreParenImpCasts();
-    else if (auto *U = dyn_cast<UnaryOperator>(E);
-             U && U->getOpcode() == UO_Deref)
-      E = U->getSubExpr()->IgnoreParenImpCasts();
-    else if (auto *B = dyn_cast<BinaryOperator>(E);
-             B && B->isAdditiveOp() && B->getType()->isPointerType())
-      E = (B->getLHS()->getType()->isPointerType() ? B->getLHS() : B->getRHS())
-              ->IgnoreParenImpCasts();
-    else if (auto *M = dyn_cast<MemberExpr>(E))
-      E = M->getBase()->IgnoreParenImpCasts();
-    else
-      break;
-  }
-  if (auto *R = dyn_cast<DeclRefExpr>(E))
-    return dyn_cast<VarDecl>(R->getDecl());
-  return nullptr;
-}
 
 class MemoryCollector : public RecursiveASTVisitor<MemoryCollector> {
 public:
@@ -109,7 +89,7 @@ public:
         M.Writes.insert(V);
       return;
     }
-    const VarDecl *B = baseOf(T);
+    const VarDecl *B = accessBase(T);
     if (B && B->hasLocalStorage() && B->getType()->isArrayType())
       return; // Per-thread array.
     if (B)
@@ -132,7 +112,7 @@ public:
     return true;
   }
   bool VisitArraySubscriptExpr(ArraySubscriptExpr *A) {
-    if (const VarDecl *B = baseOf(A))
+    if (const VarDecl *B = accessBase(A))
       if (!(B->hasLocalStorage() && B->getType()->isArrayType()))
         M.Reads.insert(B);
     return true;
@@ -159,23 +139,6 @@ MemoryUse memoryOf(const Stmt *S, const SourceManager &SM) {
   return M;
 }
 
-/// Pointers may refer to the same memory unless one is `__restrict__` (C's
-/// rule: an object modified through a restrict pointer is reached through
-/// it alone), they are two arrays, or one is constant memory.
-bool mayAlias(const VarDecl *A, const VarDecl *B) {
-  if (A == B)
-    return true;
-  if (A->hasAttr<CUDAConstantAttr>() || B->hasAttr<CUDAConstantAttr>())
-    return false;
-  auto Restricted = [](const VarDecl *V) {
-    return V->getType().isRestrictQualified();
-  };
-  if (Restricted(A) || Restricted(B))
-    return false;
-  if (A->getType()->isArrayType() && B->getType()->isArrayType())
-    return false;
-  return true;
-}
 
 std::string sourceText(const SourceManager &SM, const LangOptions &LO,
                        SourceRange R) {

@@ -2,6 +2,7 @@
 #include "LoopFission.h"
 
 #include "../plan/FissionPlanner.h"
+#include "MemoryAccess.h"
 #include "SourceText.h"
 
 #include "clang/AST/ASTContext.h"
@@ -29,27 +30,6 @@ struct Effects {
   std::string Forbidden;     ///< Why the loop cannot be split at all.
 };
 
-const VarDecl *baseVar(const Expr *E) {
-  E = E->IgnoreParenImpCasts();
-  while (true) {
-    if (auto *A = dyn_cast<ArraySubscriptExpr>(E))
-      E = A->getBase()->IgnoreParenImpCasts();
-    else if (auto *U = dyn_cast<UnaryOperator>(E);
-             U && U->getOpcode() == UO_Deref)
-      E = U->getSubExpr()->IgnoreParenImpCasts();
-    else if (auto *B = dyn_cast<BinaryOperator>(E);
-             B && B->isAdditiveOp() && B->getType()->isPointerType())
-      E = (B->getLHS()->getType()->isPointerType() ? B->getLHS() : B->getRHS())
-              ->IgnoreParenImpCasts();
-    else if (auto *M = dyn_cast<MemberExpr>(E))
-      E = M->getBase()->IgnoreParenImpCasts();
-    else
-      break;
-  }
-  if (auto *R = dyn_cast<DeclRefExpr>(E))
-    return dyn_cast<VarDecl>(R->getDecl());
-  return nullptr;
-}
 
 class EffectCollector : public RecursiveASTVisitor<EffectCollector> {
 public:
@@ -74,7 +54,7 @@ public:
       write(M->getBase());
       return;
     }
-    const VarDecl *B = baseVar(T);
+    const VarDecl *B = accessBase(T);
     if (B && B->hasLocalStorage() && B->getType()->isArrayType())
       E.Defs.insert(B); // A local array is a variable.
     else if (B)
@@ -93,7 +73,7 @@ public:
     return true;
   }
   bool VisitArraySubscriptExpr(ArraySubscriptExpr *A) {
-    if (const VarDecl *B = baseVar(A))
+    if (const VarDecl *B = accessBase(A))
       if (!(B->hasLocalStorage() && B->getType()->isArrayType()))
         E.MemReads.insert(B);
     return true;
@@ -137,38 +117,6 @@ Effects effectsOf(const Stmt *S, const SourceManager &SM) {
   return E;
 }
 
-/// Two pointers may refer to the same memory unless both are __restrict__
-/// parameters or they are different arrays we can see.
-bool mayAlias(const VarDecl *A, const VarDecl *B) {
-  if (A == B)
-    return true;
-  // Constant memory is never written by a kernel.
-  if (A->hasAttr<CUDAConstantAttr>() || B->hasAttr<CUDAConstantAttr>())
-    return false;
-  // A kernel's pointer parameters come from the host: they cannot point into
-  // the block's shared memory or a thread's local arrays.
-  auto KernelParam = [](const VarDecl *V) {
-    if (!isa<ParmVarDecl>(V))
-      return false;
-    auto *F = dyn_cast<FunctionDecl>(V->getDeclContext());
-    return F && F->hasAttr<CUDAGlobalAttr>();
-  };
-  auto OnChip = [](const VarDecl *V) {
-    return V->getType()->isArrayType() &&
-           (V->hasAttr<CUDASharedAttr>() || V->hasLocalStorage());
-  };
-  if ((KernelParam(A) && OnChip(B)) || (KernelParam(B) && OnChip(A)))
-    return false;
-  auto Restricted = [](const VarDecl *V) {
-    return isa<ParmVarDecl>(V) && V->getType().isRestrictQualified();
-  };
-  if (Restricted(A) && Restricted(B))
-    return false;
-  auto Array = [](const VarDecl *V) { return V->getType()->isArrayType(); };
-  if (Array(A) && Array(B))
-    return false; // Two distinct arrays.
-  return true;
-}
 
 struct UnionFind {
   std::vector<unsigned> P;
