@@ -56,8 +56,8 @@ REWRITE
   --transforms LIST     comma-separated transformations to consider:
                         meld, fuse, fission, split (default: all;
                         'none' for none)
-  --split-form FORM     force branch splitting in this form (literal; the
-                        efficient and compact forms are not implemented)
+  --split-form FORM     force branch splitting in this form: literal,
+                        compact or efficient ('none' disables splitting)
   --force-transforms    apply every legal candidate without the
                         profitability checks (for exploring; the legality
                         checks and the uniform-branch rule still hold)

@@ -30,13 +30,22 @@ Decision planSplit(TransformContext &TC, const SplitCandidate &C,
   std::string Where = "if-else at line " + std::to_string(C.Line) + " of `" +
                       D.Kernel + "` is divergent (" +
                       (C.Branch ? C.Branch->Reason : std::string("?")) + ")";
-  if (TC.SplitForm == "efficient") {
-    D.Form = TC.SplitForm;
-    D.Reason = Where + "; the efficient form is not implemented yet; not split";
-    return D;
-  }
   nlohmann::json Rules =
       nlohmann::json::parse(findEmbeddedFile("split.json"), nullptr, false);
+  if (TC.SplitForm == "efficient") {
+    D.Form = "efficient";
+    if (!C.EfficientProblem.empty()) {
+      D.Reason = Where + "; the efficient form does not apply: " +
+                 C.EfficientProblem + "; not split";
+      return D;
+    }
+    D.Applied = true;
+    D.Reason = Where + "; efficient split applied because it was forced "
+               "(--split-form efficient): the light side in a kernel of its "
+               "own, the heavy side in one persistent wave of blocks (" +
+               Rules.value("efficient_measured", std::string()) + ")";
+    return D;
+  }
   std::string MaxCc = Rules.value("literal_profitable_up_to_cc", "3.7");
   double MinSpeedup = Rules.value("min_predicted_speedup", 1.05);
   unsigned MaxMajor = std::stoi(MaxCc.substr(0, MaxCc.find('.')));

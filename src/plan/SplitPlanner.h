@@ -23,6 +23,10 @@ struct SplitCandidate {
   std::string CompactKernels;
   std::vector<clang::tooling::Replacement> CompactLaunches;
   std::string CompactProblem;
+  /// The efficient form, or why it does not apply.
+  std::string EfficientKernels;
+  std::vector<clang::tooling::Replacement> EfficientLaunches;
+  std::string EfficientProblem;
   bool HeavyIsElse = true;
 };
 

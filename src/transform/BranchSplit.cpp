@@ -721,14 +721,148 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
             LaunchEdits[N - 1].getLength(), Text));
       }
     }
+
+    // --- The efficient form: the light side as in the literal form, the
+    // heavy side in a persistent kernel (one wave of blocks) that walks the
+    // original threads, so its scan of the decision runs at full width.
+    if (C.CompactProblem.empty()) {
+      std::vector<const Stmt *> Suffix;
+      bool After = false;
+      for (const Stmt *S : Body->body()) {
+        if (After)
+          Suffix.push_back(S);
+        After |= S == If;
+      }
+      // `return` becomes `continue`: only where no loop or switch of its own
+      // would take the `continue`.
+      std::set<const Stmt *> Returns;
+      std::string Problem;
+      std::function<void(const Stmt *, bool)> Scan = [&](const Stmt *N,
+                                                          bool InLoop) {
+        if (!N)
+          return;
+        if (isa<ReturnStmt>(N)) {
+          if (InLoop && Problem.empty())
+            Problem = "a return inside a loop or switch (line " +
+                      std::to_string(SM.getExpansionLineNumber(N->getBeginLoc())) +
+                      ")";
+          Returns.insert(N);
+          return;
+        }
+        bool Loop = isa<ForStmt>(N) || isa<WhileStmt>(N) || isa<DoStmt>(N) ||
+                    isa<SwitchStmt>(N) || isa<CXXForRangeStmt>(N);
+        for (const Stmt *Child : N->children())
+          Scan(Child, InLoop || Loop);
+      };
+      const Stmt *HeavySide = HeavyIsElse ? If->getElse() : If->getThen();
+      for (const Stmt *S : Prefix)
+        Scan(S, false);
+      Scan(HeavySide, false);
+      for (const Stmt *S : Suffix)
+        Scan(S, false);
+      {
+        BuiltinFinder BF(SM, LO);
+        BF.TraverseStmt(Body);
+        for (const BuiltinRef &B : BF.Refs)
+          if (B.Object == "gridDim" && Problem.empty())
+            Problem = "it reads gridDim";
+      }
+      if (!Problem.empty()) {
+        C.EfficientProblem = Problem;
+      } else {
+        std::string HeavyCond =
+            HeavyIsElse ? "!(" + Cond + ")" : "(" + Cond + ")";
+        std::string In = "    ";
+        std::string Heavy =
+            "{\n  // warpwise: the heavy side of `" + Dn.Kernel +
+            "` (if-else at line " + std::to_string(Line) +
+            "), one persistent wave walking the original threads [WW4003]\n"
+            "#pragma unroll 4\n"
+            "  for (unsigned ww_id = blockIdx.x * blockDim.x + threadIdx.x;\n"
+            "       ww_id < ww_threads; ww_id += gridDim.x * blockDim.x) {\n" +
+            In + "const unsigned ww_block = ww_id / blockDim.x;\n" + In +
+            "const unsigned ww_thread = ww_id % blockDim.x;\n";
+        for (const Stmt *S : Prefix)
+          Heavy += In + renderWith(S, SM, LO, "ww_thread", "ww_block", Returns,
+                                   "continue") + "\n";
+        Heavy += In + "if (!(" + HeavyCond + "))\n" + In + "  continue;\n";
+        Heavy += In + renderWith(HeavySide, SM, LO, "ww_thread", "ww_block",
+                                 Returns, "continue") + "\n";
+        for (const Stmt *S : Suffix)
+          Heavy += In + renderWith(S, SM, LO, "ww_thread", "ww_block", Returns,
+                                   "continue") + "\n";
+        Heavy += "  }\n}";
+        unsigned BodyOff =
+            SM.getFileOffset(SM.getExpansionLoc(Body->getLBracLoc())) - KB;
+        unsigned RParenOff =
+            SM.getFileOffset(SM.getExpansionLoc(
+                FD->getFunctionTypeLoc().getRParenLoc())) - KB;
+        std::string H = Original.substr(0, BodyOff);
+        H.insert(RParenOff, ", unsigned ww_threads");
+        H.replace(NameOff, Dn.Kernel.size(), Dn.Kernel + "_ww_wave");
+        // Make(true) is the then-side kernel: the light one when the heavy
+        // side is the else-side.
+        std::string LightKernel = Make(HeavyIsElse);
+        C.EfficientKernels = "\n\n" + LightKernel + "\n\n" + H + Heavy;
+        std::string LightName =
+            Dn.Kernel + (HeavyIsElse ? "_ww_then" : "_ww_else");
+        unsigned N = 0;
+        for (const CUDAKernelCallExpr *Call : LF.Launches) {
+          unsigned LL = SM.getExpansionLineNumber(Call->getBeginLoc());
+          std::string Tag = std::to_string(LL) + "_" + std::to_string(N++);
+          const CallExpr *Cfg = Call->getConfig();
+          std::string CfgText[4] = {"", "", "0", "0"};
+          for (unsigned I = 0; I < Cfg->getNumArgs() && I < 4; ++I)
+            if (!isa<CXXDefaultArgExpr>(Cfg->getArg(I)))
+              CfgText[I] = sourceText(SM, LO, Cfg->getArg(I)->getSourceRange());
+          std::string Temps, Args;
+          for (unsigned I = 0; I < Call->getNumArgs(); ++I) {
+            std::string T = sourceText(SM, LO, Call->getArg(I)->getSourceRange());
+            if (changesState(Call->getArg(I))) {
+              std::string V = "ww_arg" + std::to_string(I) + "_" + Tag;
+              Temps += FD->getParamDecl(I)->getType().getAsString(PrintingPolicy(LO)) +
+                       " const " + V + " = " + T + "; ";
+              T = V;
+            }
+            Args += (Args.empty() ? "" : ", ") + T;
+          }
+          std::string G = "ww_grid_" + Tag, B = "ww_block_" + Tag,
+                      W = "ww_wave_" + Tag, St = CfgText[3];
+          std::string Text =
+              "{ " + Temps + "dim3 const " + G + "(" + CfgText[0] +
+              "); dim3 const " + B + "(" + CfgText[1] + "); " + LightName +
+              "<<<" + G + ", " + B + ", " + CfgText[2] + ", " + St + ">>>(" +
+              Args + "); int ww_dev_" + Tag + " = 0, ww_sms_" + Tag +
+              " = 1, ww_per_sm_" + Tag + " = 1; cudaGetDevice(&ww_dev_" + Tag +
+              "); cudaDeviceGetAttribute(&ww_sms_" + Tag +
+              ", cudaDevAttrMultiProcessorCount, ww_dev_" + Tag +
+              "); cudaOccupancyMaxActiveBlocksPerMultiprocessor(&ww_per_sm_" +
+              Tag + ", " + Dn.Kernel + "_ww_wave, " + B + ".x, " + CfgText[2] +
+              "); unsigned const " + W + " = (unsigned)(ww_sms_" + Tag +
+              " * (ww_per_sm_" + Tag + " > 0 ? ww_per_sm_" + Tag +
+              " : 1)); " + Dn.Kernel + "_ww_wave<<<" + G + ".x < " + W + " ? " +
+              G + ".x : " + W + ", " + B + ", " + CfgText[2] + ", " + St +
+              ">>>(" + Args + (Args.empty() ? "" : ", ") + G + ".x * " + B +
+              ".x); } /* warpwise: split launch, efficient form [WW4003] */";
+          C.EfficientLaunches.push_back(tooling::Replacement(
+              TC.File, LaunchEdits[N - 1].getOffset(),
+              LaunchEdits[N - 1].getLength(), Text));
+        }
+      }
+    } else {
+      C.EfficientProblem = C.CompactProblem;
+    }
     Dn = planSplit(TC, C, name());
     if (Dn.Applied) {
-      bool Compact = Dn.Form == "compact";
+      bool Compact = Dn.Form == "compact", Efficient = Dn.Form == "efficient";
       Change Ch;
       Ch.Description = "split of `" + Dn.Kernel + "` at line " + std::to_string(Line);
       Ch.Edits.push_back(tooling::Replacement(
-          TC.File, KE, 0, Compact ? C.CompactKernels : Kernels));
-      const auto &L = Compact ? C.CompactLaunches : LaunchEdits;
+          TC.File, KE, 0,
+          Compact ? C.CompactKernels : Efficient ? C.EfficientKernels : Kernels));
+      const auto &L = Compact     ? C.CompactLaunches
+                      : Efficient ? C.EfficientLaunches
+                                  : LaunchEdits;
       Ch.Edits.insert(Ch.Edits.end(), L.begin(), L.end());
       Changes.push_back(Ch);
     }

@@ -471,6 +471,21 @@ inline cudaError_t cudaEventDestroy(cudaEvent_t E) {
   delete E;
   return cudaSuccess;
 }
+enum cudaDeviceAttr { cudaDevAttrMultiProcessorCount = 16 };
+inline cudaError_t cudaGetDevice(int *D) {
+  *D = 0;
+  return cudaSuccess;
+}
+inline cudaError_t cudaDeviceGetAttribute(int *V, cudaDeviceAttr, int) {
+  *V = 4; // A small pretend GPU: persistent kernels loop several times.
+  return cudaSuccess;
+}
+template <class K>
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *N, K, int,
+                                                          size_t) {
+  *N = 1;
+  return cudaSuccess;
+}
 inline cudaError_t cudaFuncSetAttribute(const void *, int, int) {
   return cudaSuccess;
 }
