@@ -31,10 +31,6 @@ public:
 void analyzeKernelBody(ASTContext &Ctx, const FunctionDecl *FD,
                        const BlockShape &Shape, DivergenceAnalysis &DA,
                        KernelInfo &K) {
-  if (FD->isDependentContext()) {
-    // Templates are analysed as written; sizes that depend on template
-    // parameters are unknown, so only divergence is reported.
-  }
   RegisterEstimator Regs(Ctx, FD);
   K.Registers = Regs.whole();
   FunctionVerdicts V = DA.analyzeKernel(FD, Shape);

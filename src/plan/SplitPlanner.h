@@ -13,10 +13,10 @@ class FunctionDecl;
 namespace warpwise {
 
 struct SplitCandidate {
-  const clang::FunctionDecl *Kernel;
-  const BranchInfo *Branch;
-  unsigned Line;
-  unsigned InsertAt;   ///< Where the two new kernels go (after the original).
+  const clang::FunctionDecl *Kernel = nullptr;
+  const BranchInfo *Branch = nullptr;
+  unsigned Line = 0;
+  unsigned InsertAt = 0; ///< Where the two new kernels go (after the original).
   std::string Kernels; ///< Their text.
   std::vector<clang::tooling::Replacement> Launches;
   /// The compact form, or why it does not apply.

@@ -527,7 +527,13 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
              "[WW4003]\n" + T;
     };
     std::string Kernels = "\n\n" + Make(true) + "\n\n" + Make(false);
-    SplitCandidate C{FD, Verdict, Line, KE, Kernels, LaunchEdits};
+    SplitCandidate C;
+    C.Kernel = FD;
+    C.Branch = Verdict;
+    C.Line = Line;
+    C.InsertAt = KE;
+    C.Kernels = Kernels;
+    C.Launches = LaunchEdits;
 
     // --- The compact form: the light kernel also lists the heavy threads
     // (warp ballot, block prefix, one atomic per block); the heavy kernel

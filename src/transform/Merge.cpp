@@ -60,30 +60,6 @@ bool hasEffects(const Stmt *S) {
   return false;
 }
 
-/// True when evaluating \p S may write memory or synchronise: stores through
-/// pointers, calls that are not known pure, atomics, barriers.
-bool writesMemory(const Stmt *S) {
-  if (!S)
-    return false;
-  if (auto *B = dyn_cast<BinaryOperator>(S)) {
-    if (B->isAssignmentOp()) {
-      const Expr *L = B->getLHS()->IgnoreParenImpCasts();
-      if (!isa<DeclRefExpr>(L))
-        return true;
-    }
-  }
-  if (auto *U = dyn_cast<UnaryOperator>(S))
-    if (U->isIncrementDecrementOp() &&
-        !isa<DeclRefExpr>(U->getSubExpr()->IgnoreParenImpCasts()))
-      return true;
-  if (auto *C = dyn_cast<CallExpr>(S))
-    if (!isPureCallee(C->getDirectCallee()))
-      return true;
-  for (const Stmt *Child : S->children())
-    if (writesMemory(Child))
-      return true;
-  return false;
-}
 
 class Merger {
 public:
@@ -587,8 +563,7 @@ double Merger::pairScore(const Stmt *A, const Stmt *B, bool Optimistic) {
     if (FA->getInc() &&
         !matchExpr(FA->getInc(), FB->getInc(), S, Optimistic, false))
       return -1;
-    for (auto &P : S.Points)
-      Saved -= C.Select;
+    Saved -= S.Points.size() * C.Select;
     Saved += 0.5 * std::min(cost(FA->getBody()), cost(FB->getBody()));
     return std::max(Saved, 0.001);
   }
@@ -659,8 +634,8 @@ std::vector<Merger::Step> Merger::align(const std::vector<const Stmt *> &A,
       continue;
     }
     std::vector<Step> As, Bs;
-    while (K < Rev.size() && Rev[K].K != Step::Match)
-      (Rev[K].K == Step::OnlyA ? As : Bs).push_back(Rev[K++]);
+    for (; K < Rev.size() && Rev[K].K != Step::Match; ++K)
+      (Rev[K].K == Step::OnlyA ? As : Bs).push_back(Rev[K]);
     Steps.insert(Steps.end(), As.begin(), As.end());
     Steps.insert(Steps.end(), Bs.begin(), Bs.end());
   }
