@@ -16,8 +16,8 @@ llvm::Expected<CostTable> CostTable::load(const std::string &OverridePath) {
     auto Buf = llvm::MemoryBuffer::getFile(OverridePath);
     if (!Buf)
       return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                     "cannot read cost table '" +
-                                         OverridePath + "'");
+                                     "cannot read cost table '" + OverridePath +
+                                         "'");
     Text = (*Buf)->getBuffer().str();
   }
   nlohmann::json J = nlohmann::json::parse(Text, nullptr, false);

@@ -64,7 +64,8 @@ std::map<std::string, KernelStats> parseSass(const std::string &Text) {
     bool Pred = Ins.starts_with("@");
     if (Pred)
       Ins = Ins.drop_until([](char C) { return C == ' '; }).trim();
-    llvm::StringRef Op = Ins.take_until([](char C) { return C == ' ' || C == ';'; });
+    llvm::StringRef Op =
+        Ins.take_until([](char C) { return C == ' ' || C == ';'; });
     if (Op == "NOP")
       continue;
     ++Cur->Instructions;
@@ -76,18 +77,17 @@ std::map<std::string, KernelStats> parseSass(const std::string &Text) {
   return Out;
 }
 
-static bool runTool(const std::string &Program,
-                    const std::vector<std::string> &Args, std::string &Output,
-                    std::string &Error,
-                    std::optional<llvm::ArrayRef<llvm::StringRef>> Env =
-                        std::nullopt) {
+static bool
+runTool(const std::string &Program, const std::vector<std::string> &Args,
+        std::string &Output, std::string &Error,
+        std::optional<llvm::ArrayRef<llvm::StringRef>> Env = std::nullopt) {
   llvm::SmallString<128> Log;
   llvm::sys::fs::createTemporaryFile("warpwise-tool", "log", Log);
   std::vector<llvm::StringRef> Refs(Args.begin(), Args.end());
   std::optional<llvm::StringRef> Redirects[] = {std::nullopt, Log.str(),
                                                 Log.str()};
-  int RC = llvm::sys::ExecuteAndWait(Program, Refs, Env, Redirects, 300, 0,
-                                     &Error);
+  int RC =
+      llvm::sys::ExecuteAndWait(Program, Refs, Env, Redirects, 300, 0, &Error);
   auto Buf = llvm::MemoryBuffer::getFile(Log);
   Output = Buf ? (*Buf)->getBuffer().str() : "";
   llvm::sys::fs::remove(Log);
@@ -129,9 +129,15 @@ CompileFeedback::measure(const std::string &Source,
     llvm::raw_fd_ostream OS(Src, EC);
     OS << Source;
   }
-  std::vector<std::string> Args = {Toolkit.Path + "/bin/nvcc", "-arch=" + Arch,
-                                   "-cubin", "-o", Cubin, "-Xptxas", "-v",
-                                   "-I" + llvm::sys::path::parent_path(OriginalPath).str()};
+  std::vector<std::string> Args = {
+      Toolkit.Path + "/bin/nvcc",
+      "-arch=" + Arch,
+      "-cubin",
+      "-o",
+      Cubin,
+      "-Xptxas",
+      "-v",
+      "-I" + llvm::sys::path::parent_path(OriginalPath).str()};
   Args.insert(Args.end(), Flags.begin(), Flags.end());
   Args.push_back(Src);
   std::string PtxasOut, SassOut;

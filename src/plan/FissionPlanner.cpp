@@ -1,22 +1,14 @@
 //===- FissionPlanner.cpp - Deciding loop fission -------------------------===//
 #include "FissionPlanner.h"
+#include "PlanText.h"
 
 #include "warpwise/Feedback.h"
 #include "warpwise/Occupancy.h"
 #include "warpwise/Ptxas.h"
 
 #include "clang/AST/Decl.h"
-#include "llvm/Support/Format.h"
-#include "llvm/Support/raw_ostream.h"
 
 namespace warpwise {
-
-static std::string pct(double V) {
-  std::string S;
-  llvm::raw_string_ostream OS(S);
-  OS << llvm::format("%.1f%%", V);
-  return OS.str();
-}
 
 Decision planFission(TransformContext &TC, const FissionCandidate &C,
                      const std::string &Replacement, const char *Transform) {
@@ -25,8 +17,9 @@ Decision planFission(TransformContext &TC, const FissionCandidate &C,
   D.Kernel = C.Kernel->getNameAsString();
   D.Line = C.Line;
   D.Form = "loops";
-  std::string Where = "loop at line " + std::to_string(C.Line) + " splits into " +
-                      std::to_string(C.Loops) + " independent loops";
+  std::string Where = "loop at line " + std::to_string(C.Line) +
+                      " splits into " + std::to_string(C.Loops) +
+                      " independent loops";
   const KernelInfo *K = nullptr;
   for (const KernelInfo &I : TC.Analysis.Kernels)
     if (I.Name == D.Kernel)
@@ -49,20 +42,21 @@ Decision planFission(TransformContext &TC, const FissionCandidate &C,
   auto Before = TC.Feedback->measure(TC.Contents.str(), TC.File, Arch, Error);
   auto After = Before ? TC.Feedback->measure(Candidate, TC.File, Arch, Error)
                       : std::nullopt;
-  if (!Before || !After || !Before->count(D.Kernel) || !After->count(D.Kernel)) {
-    D.Reason = Where + ", but nvcc could not measure it (" + Error +
-               "); not split";
+  if (!Before || !After || !Before->count(D.Kernel) ||
+      !After->count(D.Kernel)) {
+    D.Reason =
+        Where + ", but nvcc could not measure it (" + Error + "); not split";
     return D;
   }
   const KernelStats &B = Before->at(D.Kernel), &A = After->at(D.Kernel);
   unsigned long Smem = K ? K->StaticShared : 0;
   OccupancyResult OB = computeOccupancy(TC.Arch, {B.Registers, Threads, Smem});
   OccupancyResult OA = computeOccupancy(TC.Arch, {A.Registers, Threads, Smem});
-  std::string Facts = "registers " + std::to_string(B.Registers) + " -> " +
-                      std::to_string(A.Registers) + ", occupancy " +
-                      pct(OB.Percent) + " -> " + pct(OA.Percent) + " at " +
-                      std::to_string(Threads) + " threads on " +
-                      TC.Arch.smName();
+  std::string Facts =
+      "registers " + std::to_string(B.Registers) + " -> " +
+      std::to_string(A.Registers) + ", occupancy " + formatPercent(OB.Percent) +
+      " -> " + formatPercent(OA.Percent) + " at " + std::to_string(Threads) +
+      " threads on " + TC.Arch.smName();
   if (A.SpillBytes > B.SpillBytes) {
     D.Reason = Where + "; " + Facts + ", but it would spill; not split";
     return D;
@@ -74,7 +68,8 @@ Decision planFission(TransformContext &TC, const FissionCandidate &C,
     return D;
   }
   D.Applied = true;
-  D.Reason = Where + "; " + Facts + " (an occupancy step gained: +8% to +21% "
+  D.Reason = Where + "; " + Facts +
+             " (an occupancy step gained: +8% to +21% "
              "measured on H100 for such splits); applied";
   return D;
 }

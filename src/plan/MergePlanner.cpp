@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "MergePlanner.h"
+#include "PlanText.h"
 
 #include "warpwise/Costs.h"
 #include "warpwise/Feedback.h"
@@ -17,17 +18,8 @@
 #include "warpwise/Ptxas.h"
 
 #include "clang/AST/Decl.h"
-#include "llvm/Support/Format.h"
-#include "llvm/Support/raw_ostream.h"
 
 namespace warpwise {
-
-static std::string fmt(double V, const char *F = "%.2f") {
-  std::string S;
-  llvm::raw_string_ostream OS(S);
-  OS << llvm::format(F, V);
-  return OS.str();
-}
 
 Decision planMerge(TransformContext &TC, const MergeCandidate &C,
                    const MergeOutcome &M, const char *Transform) {
@@ -43,8 +35,8 @@ Decision planMerge(TransformContext &TC, const MergeCandidate &C,
     return D;
   }
   if (C.Branch->Level != Uniformity::Divergent) {
-    D.Reason = Where + " is " + uniformityName(C.Branch->Level) +
-               " (" + C.Branch->Reason +
+    D.Reason = Where + " is " + uniformityName(C.Branch->Level) + " (" +
+               C.Branch->Reason +
                "): each warp runs one side only, so merging would add "
                "selects without saving issue slots (measured 0.76x-0.90x on "
                "H100); declined";
@@ -54,19 +46,18 @@ Decision planMerge(TransformContext &TC, const MergeCandidate &C,
     D.Reason = Where + " is divergent, but cannot be merged: " + M.Refusal;
     return D;
   }
-  std::string Shape = std::to_string(M.Matched) + " statement pair" +
-                      (M.Matched == 1 ? "" : "s") + " merged" +
-                      (M.MeldedRegions
-                           ? " (" + std::to_string(M.MeldedRegions) +
-                                 " of them control-flow regions)"
-                           : "") +
-                      ", " + std::to_string(M.GuardedA) + " then- and " +
-                      std::to_string(M.GuardedB) +
-                      " else-statements kept under guards, " +
-                      std::to_string(M.Selects) + " operand selects";
-  std::string Sim = "similarity " + fmt(M.similarity()) + " (saves " +
-                    fmt(M.Saved, "%.0f") + " of " + fmt(M.Total, "%.0f") +
-                    " cost units)";
+  std::string Shape =
+      std::to_string(M.Matched) + " statement pair" +
+      (M.Matched == 1 ? "" : "s") + " merged" +
+      (M.MeldedRegions ? " (" + std::to_string(M.MeldedRegions) +
+                             " of them control-flow regions)"
+                       : "") +
+      ", " + std::to_string(M.GuardedA) + " then- and " +
+      std::to_string(M.GuardedB) + " else-statements kept under guards, " +
+      std::to_string(M.Selects) + " operand selects";
+  std::string Sim = "similarity " + formatNumber(M.similarity()) + " (saves " +
+                    formatNumber(M.Saved, "%.0f") + " of " +
+                    formatNumber(M.Total, "%.0f") + " cost units)";
   if (TC.Force) {
     D.Applied = true;
     D.Form = M.MeldedRegions ? "meld"
@@ -78,12 +69,13 @@ Decision planMerge(TransformContext &TC, const MergeCandidate &C,
   }
   if (M.similarity() < TC.Costs.SimilarityThreshold) {
     D.Reason = Where + " is divergent; " + Sim + " is below the threshold " +
-               fmt(TC.Costs.SimilarityThreshold) + " (rules/costs.json); " +
-               Shape + "; declined";
+               formatNumber(TC.Costs.SimilarityThreshold) +
+               " (rules/costs.json); " + Shape + "; declined";
     return D;
   }
   if (!TC.Feedback || !TC.Feedback->available()) {
-    D.Reason = Where + " is divergent; " + Sim + "; declined because the "
+    D.Reason = Where + " is divergent; " + Sim +
+               "; declined because the "
                "register guard needs ptxas and no CUDA toolkit was found";
     return D;
   }
@@ -122,16 +114,15 @@ Decision planMerge(TransformContext &TC, const MergeCandidate &C,
     BraBefore += B->second.Branches;
     BraAfter += A->second.Branches;
     unsigned Threads = K->BlockSize ? K->BlockSize : 256;
-    OccupancyResult OB =
-        computeOccupancy(TC.Arch, {B->second.Registers, Threads, K->StaticShared});
-    OccupancyResult OA =
-        computeOccupancy(TC.Arch, {A->second.Registers, Threads, K->StaticShared});
-    std::string R = "`" + K->Name + "` registers " +
-                    std::to_string(B->second.Registers) + " -> " +
-                    std::to_string(A->second.Registers) + ", occupancy " +
-                    fmt(OB.Percent, "%.1f") + "% -> " +
-                    fmt(OA.Percent, "%.1f") + "% at " +
-                    std::to_string(Threads) + " threads on " + TC.Arch.smName();
+    OccupancyResult OB = computeOccupancy(
+        TC.Arch, {B->second.Registers, Threads, K->StaticShared});
+    OccupancyResult OA = computeOccupancy(
+        TC.Arch, {A->second.Registers, Threads, K->StaticShared});
+    std::string R =
+        "`" + K->Name + "` registers " + std::to_string(B->second.Registers) +
+        " -> " + std::to_string(A->second.Registers) + ", occupancy " +
+        formatPercent(OB.Percent) + " -> " + formatPercent(OA.Percent) +
+        " at " + std::to_string(Threads) + " threads on " + TC.Arch.smName();
     Regs += (Regs.empty() ? "" : "; ") + R;
     if (OA.Percent < OB.Percent) {
       D.Reason = Where + " is divergent; " + Sim + "; but " + R +
@@ -152,12 +143,15 @@ Decision planMerge(TransformContext &TC, const MergeCandidate &C,
                      std::to_string(BraBefore) + " -> " +
                      std::to_string(BraAfter);
   if (InsAfter >= InsBefore) {
-    D.Reason = Where + " is divergent; " + Sim + "; but nvcc's code does not "
-               "shrink (" + Sass + "): it already shares that work; declined";
+    D.Reason = Where + " is divergent; " + Sim +
+               "; but nvcc's code does not "
+               "shrink (" +
+               Sass + "): it already shares that work; declined";
     return D;
   }
   D.Applied = true;
-  D.Form = M.MeldedRegions ? "meld" : (M.GuardedA + M.GuardedB ? "partial" : "full");
+  D.Form =
+      M.MeldedRegions ? "meld" : (M.GuardedA + M.GuardedB ? "partial" : "full");
   D.Reason = Where + " is divergent (" + C.Branch->Reason + "); " + Sim + "; " +
              Shape + "; " + Regs + "; " + Sass + "; applied";
   return D;

@@ -1,5 +1,6 @@
 //===- SplitPlanner.cpp - Deciding branch splitting -----------------------===//
 #include "SplitPlanner.h"
+#include "PlanText.h"
 
 #include "warpwise/Embedded.h"
 #include "warpwise/Feedback.h"
@@ -7,18 +8,9 @@
 #include "warpwise/Ptxas.h"
 
 #include "clang/AST/Decl.h"
-#include "llvm/Support/Format.h"
-#include "llvm/Support/raw_ostream.h"
 #include <nlohmann/json.hpp>
 
 namespace warpwise {
-
-static std::string fmt(double V, const char *F) {
-  std::string S;
-  llvm::raw_string_ostream OS(S);
-  OS << llvm::format(F, V);
-  return OS.str();
-}
 
 Decision planSplit(TransformContext &TC, const SplitCandidate &C,
                    const char *Transform) {
@@ -35,12 +27,14 @@ Decision planSplit(TransformContext &TC, const SplitCandidate &C,
   if (TC.SplitForm == "efficient") {
     D.Form = "efficient";
     if (!C.EfficientProblem.empty()) {
-      D.Reason = Where + "; the efficient form does not apply: " +
-                 C.EfficientProblem + "; not split";
+      D.Reason = Where +
+                 "; the efficient form does not apply: " + C.EfficientProblem +
+                 "; not split";
       return D;
     }
     D.Applied = true;
-    D.Reason = Where + "; efficient split applied because it was forced "
+    D.Reason = Where +
+               "; efficient split applied because it was forced "
                "(--split-form efficient): the light side in a kernel of its "
                "own, the heavy side in one persistent wave of blocks (" +
                Rules.value("efficient_measured", std::string()) + ")";
@@ -60,8 +54,8 @@ Decision planSplit(TransformContext &TC, const SplitCandidate &C,
   if (TC.Feedback && TC.Feedback->available()) {
     std::string Candidate = TC.Contents.str();
     clang::tooling::Replacements R;
-    llvm::consumeError(R.add(clang::tooling::Replacement(
-        TC.File, C.InsertAt, 0, C.Kernels)));
+    llvm::consumeError(
+        R.add(clang::tooling::Replacement(TC.File, C.InsertAt, 0, C.Kernels)));
     for (const auto &L : C.Launches)
       llvm::consumeError(R.add(L));
     auto Applied = clang::tooling::applyAllReplacements(Candidate, R);
@@ -70,7 +64,8 @@ Decision planSplit(TransformContext &TC, const SplitCandidate &C,
                          : std::nullopt;
     if (!Applied)
       llvm::consumeError(Applied.takeError());
-    if (Stats && Stats->count(D.Kernel) && Stats->count(D.Kernel + "_ww_then") &&
+    if (Stats && Stats->count(D.Kernel) &&
+        Stats->count(D.Kernel + "_ww_then") &&
         Stats->count(D.Kernel + "_ww_else")) {
       unsigned Threads = 256;
       for (const KernelInfo &K : TC.Analysis.Kernels)
@@ -85,16 +80,17 @@ Decision planSplit(TransformContext &TC, const SplitCandidate &C,
              R2 = Occ(D.Kernel + "_ww_else");
       if (Rmin > 0 && R1 > 0 && R2 > 0)
         Predicted = (2 / Rmin) / (1 / R1 + 1 / R2);
-      Formula = "registers " + std::to_string(Stats->at(D.Kernel).Registers) +
-                " -> " + std::to_string(Stats->at(D.Kernel + "_ww_then").Registers) +
-                " (if-kernel) and " +
-                std::to_string(Stats->at(D.Kernel + "_ww_else").Registers) +
-                " (else-kernel) on " + Arch + ", occupancy on " +
-                TC.Arch.smName() + " " + fmt(100 * Rmin, "%.1f") + "% -> " +
-                fmt(100 * R1, "%.1f") + "% and " + fmt(100 * R2, "%.1f") +
-                "% at " + std::to_string(Threads) +
-                " threads; CF'09 formula (equal side times, launch overhead "
-                "ignored) predicts " + fmt(Predicted, "%.2f") + "x";
+      Formula =
+          "registers " + std::to_string(Stats->at(D.Kernel).Registers) +
+          " -> " + std::to_string(Stats->at(D.Kernel + "_ww_then").Registers) +
+          " (if-kernel) and " +
+          std::to_string(Stats->at(D.Kernel + "_ww_else").Registers) +
+          " (else-kernel) on " + Arch + ", occupancy on " + TC.Arch.smName() +
+          " " + formatPercent(100 * Rmin) + " -> " + formatPercent(100 * R1) +
+          " and " + formatPercent(100 * R2) + " at " + std::to_string(Threads) +
+          " threads; CF'09 formula (equal side times, launch overhead "
+          "ignored) predicts " +
+          formatNumber(Predicted, "%.2f") + "x";
       if (Arch != TC.Arch.smName())
         Formula += " (registers measured for " + Arch +
                    ", the oldest target nvcc 13 compiles)";
@@ -109,8 +105,9 @@ Decision planSplit(TransformContext &TC, const SplitCandidate &C,
     Decision K = D;
     K.Form = "compact";
     if (!C.CompactProblem.empty()) {
-      K.Reason = Where + "; the compact form does not apply: " +
-                 C.CompactProblem + "; not split";
+      K.Reason = Where +
+                 "; the compact form does not apply: " + C.CompactProblem +
+                 "; not split";
       return K;
     }
     std::string Facts = "no ptxas feedback";
@@ -123,8 +120,9 @@ Decision planSplit(TransformContext &TC, const SplitCandidate &C,
         llvm::consumeError(R.add(L));
       auto Applied = clang::tooling::applyAllReplacements(TC.Contents, R);
       std::string Arch = PtxasRunner::nvccArchFor(TC.Arch), Error;
-      auto Stats = Applied ? TC.Feedback->measure(*Applied, TC.File, Arch, Error)
-                           : std::nullopt;
+      auto Stats = Applied
+                       ? TC.Feedback->measure(*Applied, TC.File, Arch, Error)
+                       : std::nullopt;
       if (!Applied)
         llvm::consumeError(Applied.takeError());
       if (!Stats || !Stats->count(D.Kernel + "_ww_light") ||
@@ -146,33 +144,38 @@ Decision planSplit(TransformContext &TC, const SplitCandidate &C,
       Light = Occ(D.Kernel + "_ww_light", 132);
       Heavy = Occ(D.Kernel + "_ww_heavy", 0);
       Facts = "registers " + std::to_string(Stats->at(D.Kernel).Registers) +
-              " -> " + std::to_string(Stats->at(D.Kernel + "_ww_light").Registers) +
+              " -> " +
+              std::to_string(Stats->at(D.Kernel + "_ww_light").Registers) +
               " (light kernel, with the compaction) and " +
               std::to_string(Stats->at(D.Kernel + "_ww_heavy").Registers) +
-              " (heavy kernel); occupancy " + fmt(Orig, "%.1f") + "% -> " +
-              fmt(Light, "%.1f") + "% and " + fmt(Heavy, "%.1f") + "% at " +
+              " (heavy kernel); occupancy " + formatPercent(Orig) + " -> " +
+              formatPercent(Light) + " and " + formatPercent(Heavy) + " at " +
               std::to_string(Threads) + " threads on " + TC.Arch.smName();
     }
     if (TC.SplitForm == "compact" || TC.Force) {
       K.Applied = true;
-      K.Reason = Where + "; " + Facts + "; compact split applied because it "
+      K.Reason = Where + "; " + Facts +
+                 "; compact split applied because it "
                  "was forced (--split-form compact)";
       return K;
     }
     if (!Rules.value("compact_apply_automatically", false)) {
-      K.Reason = Where + "; " + Facts + "; the compact form is legal here, "
+      K.Reason = Where + "; " + Facts +
+                 "; the compact form is legal here, "
                  "but it is applied only on request (--split-form compact): " +
                  Rules.value("compact_measured", std::string()) + "; not split";
       return K;
     }
     if (Light <= Orig) {
-      K.Reason = Where + "; " + Facts + "; the light side gains no occupancy "
+      K.Reason = Where + "; " + Facts +
+                 "; the light side gains no occupancy "
                  "by leaving the heavy one, so the compact form has nothing to "
                  "win; not split";
       return K;
     }
     K.Applied = true;
-    K.Reason = Where + "; " + Facts + "; compact split applied: on H100 it "
+    K.Reason = Where + "; " + Facts +
+               "; compact split applied: on H100 it "
                "measured 2x-8x when 1-25% of the threads take the heavy side "
                "and about 1.0x at 75-100% (the share is not known before run "
                "time); the grid is assumed to be at least one wave of blocks, "
@@ -199,7 +202,8 @@ Decision planSplit(TransformContext &TC, const SplitCandidate &C,
   }
   if (Predicted < MinSpeedup) {
     D.Reason = Where + "; " + Formula + ", below the " +
-               fmt(MinSpeedup, "%.2f") + "x that rules/split.json asks; not "
+               formatNumber(MinSpeedup, "%.2f") +
+               "x that rules/split.json asks; not "
                "split";
     return D;
   }

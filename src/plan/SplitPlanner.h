@@ -17,7 +17,7 @@ struct SplitCandidate {
   const BranchInfo *Branch = nullptr;
   unsigned Line = 0;
   unsigned InsertAt = 0; ///< Where the two new kernels go (after the original).
-  std::string Kernels; ///< Their text.
+  std::string Kernels;   ///< Their text.
   std::vector<clang::tooling::Replacement> Launches;
   /// The compact form, or why it does not apply.
   std::string CompactKernels;

@@ -3,6 +3,7 @@
 
 #include "../plan/SplitPlanner.h"
 #include "MemoryAccess.h"
+#include "SideEffects.h"
 #include "SourceText.h"
 
 #include "clang/AST/ASTContext.h"
@@ -26,7 +27,8 @@ namespace {
 /// both kernels unsafe: the first reason found wins.
 class ThreadIndependence : public RecursiveASTVisitor<ThreadIndependence> {
 public:
-  ThreadIndependence(const SourceManager &SM, std::set<const FunctionDecl *> &Seen)
+  ThreadIndependence(const SourceManager &SM,
+                     std::set<const FunctionDecl *> &Seen)
       : SM(SM), Seen(Seen) {}
   std::string Why;
 
@@ -77,68 +79,17 @@ struct MemoryUse {
   std::string PrefixEffect; ///< A side effect that must not run twice.
 };
 
-
-class MemoryCollector : public RecursiveASTVisitor<MemoryCollector> {
-public:
-  explicit MemoryCollector(MemoryUse &M, const SourceManager &SM)
-      : M(M), SM(SM) {}
-  void write(const Expr *T) {
-    T = T->IgnoreParenImpCasts();
-    if (auto *R = dyn_cast<DeclRefExpr>(T)) {
-      if (auto *V = dyn_cast<VarDecl>(R->getDecl()); V && !V->hasLocalStorage())
-        M.Writes.insert(V);
-      return;
-    }
-    const VarDecl *B = accessBase(T);
-    if (B && B->hasLocalStorage() && B->getType()->isArrayType())
-      return; // Per-thread array.
-    if (B)
-      M.Writes.insert(B);
-    else
-      M.Unknown = true;
-    if (M.PrefixEffect.empty())
-      M.PrefixEffect = "a store" + std::string(" (line ") +
-                       std::to_string(SM.getExpansionLineNumber(T->getBeginLoc())) +
-                       ")";
-  }
-  bool VisitBinaryOperator(BinaryOperator *B) {
-    if (B->isAssignmentOp())
-      write(B->getLHS());
-    return true;
-  }
-  bool VisitUnaryOperator(UnaryOperator *U) {
-    if (U->isIncrementDecrementOp())
-      write(U->getSubExpr());
-    return true;
-  }
-  bool VisitArraySubscriptExpr(ArraySubscriptExpr *A) {
-    if (const VarDecl *B = accessBase(A))
-      if (!(B->hasLocalStorage() && B->getType()->isArrayType()))
-        M.Reads.insert(B);
-    return true;
-  }
-  bool VisitCallExpr(CallExpr *C) {
-    const FunctionDecl *F = C->getDirectCallee();
-    if (F && F->getDefinition() && F->getDefinition()->hasBody() &&
-        !F->getName().starts_with("__fetch_builtin"))
-      M.Unknown = true; // What it touches is not tracked here.
-    return true;
-  }
-
-private:
-  MemoryUse &M;
-  const SourceManager &SM;
-};
-
 MemoryUse memoryOf(const Stmt *S, const SourceManager &SM) {
+  Accesses A = collectAccesses(S, SM);
   MemoryUse M;
-  if (S) {
-    MemoryCollector C(M, SM);
-    C.TraverseStmt(const_cast<Stmt *>(S));
-  }
+  M.Reads = A.MemReads;
+  M.Writes = A.MemWrites;
+  // A call to a function with a body touches memory warpwise does not track.
+  M.Unknown = A.UnknownWrite || A.OpaqueCall;
+  if (A.FirstStoreLine)
+    M.PrefixEffect = "a store (line " + std::to_string(A.FirstStoreLine) + ")";
   return M;
 }
-
 
 std::string sourceText(const SourceManager &SM, const LangOptions &LO,
                        SourceRange R) {
@@ -147,28 +98,6 @@ std::string sourceText(const SourceManager &SM, const LangOptions &LO,
   if (!FR.isValid())
     return "";
   return Lexer::getSourceText(FR, SM, LO).str();
-}
-
-/// Whether evaluating \p E twice could differ from evaluating it once:
-/// assignments, increments and calls (constructors such as dim3's, and the
-/// conversions they imply, are fine).
-bool changesState(const Stmt *E) {
-  if (!E)
-    return false;
-  if (auto *B = dyn_cast<BinaryOperator>(E); B && B->isAssignmentOp())
-    return true;
-  if (auto *U = dyn_cast<UnaryOperator>(E); U && U->isIncrementDecrementOp())
-    return true;
-  if (isa<CallExpr>(E) && !isa<CXXOperatorCallExpr>(E))
-    return true;
-  if (auto *O = dyn_cast<CXXOperatorCallExpr>(E))
-    if (O->isAssignmentOp() || O->getOperator() == OO_PlusPlus ||
-        O->getOperator() == OO_MinusMinus || O->getOperator() == OO_Call)
-      return true;
-  for (const Stmt *C : E->children())
-    if (changesState(C))
-      return true;
-  return false;
 }
 
 /// `threadIdx.x`-style references in a statement: (object, component, range).
@@ -192,10 +121,10 @@ public:
     if (Obj != "threadIdx" && Obj != "blockIdx" && Obj != "blockDim" &&
         Obj != "gridDim")
       return true;
-    Refs.push_back({Obj, P->getPropertyDecl()->getNameAsString(),
-                    Lexer::makeFileCharRange(
-                        CharSourceRange::getTokenRange(P->getSourceRange()),
-                        SM, LO)});
+    Refs.push_back(
+        {Obj, P->getPropertyDecl()->getNameAsString(),
+         Lexer::makeFileCharRange(
+             CharSourceRange::getTokenRange(P->getSourceRange()), SM, LO)});
     return true;
   }
   std::vector<BuiltinRef> Refs;
@@ -224,9 +153,9 @@ std::string renderWith(const Stmt *S, const SourceManager &SM,
   for (const BuiltinRef &B : BF.Refs) {
     if (!B.Range.isValid())
       return "";
-    std::string To = B.Object == "threadIdx" ? Thread
+    std::string To = B.Object == "threadIdx"  ? Thread
                      : B.Object == "blockIdx" ? Block
-                                               : "";
+                                              : "";
     if (To.empty())
       continue;
     Edits.push_back({{SM.getFileOffset(B.Range.getBegin()),
@@ -253,6 +182,32 @@ std::string renderWith(const Stmt *S, const SourceManager &SM,
   Out += File.substr(Pos, End - Pos).str();
   return withSemicolon(S, Out, SM, LO);
 }
+
+/// One launch to rewrite, with its configuration and arguments as they will
+/// be spelled: an expression with side effects is evaluated once into a
+/// typed temporary (declared in Temps) and referred to by name.
+struct LaunchSite {
+  unsigned Begin = 0, Length = 0; ///< From the kernel name to the ';'.
+  unsigned Line = 0;
+  std::string Tag;       ///< "<line>_<n>", for unique temporary names.
+  std::string Temps;     ///< Declarations of the temporaries.
+  std::string Config[4]; ///< grid, block, shared bytes, stream.
+  bool Written[4] = {false, false, false, false};
+  std::string Args; ///< "a, b, c".
+
+  std::string configAsWritten() const {
+    std::string Out;
+    for (unsigned I = 0; I < 4; ++I)
+      if (Written[I])
+        Out += (Out.empty() ? "" : ", ") + Config[I];
+    return Out;
+  }
+  std::string shared() const { return Written[2] ? Config[2] : "0"; }
+  std::string stream() const { return Written[3] ? Config[3] : "0"; }
+  std::string argsThen(const std::string &More) const {
+    return Args + (Args.empty() ? "" : ", ") + More;
+  }
+};
 
 class LaunchFinder : public RecursiveASTVisitor<LaunchFinder> {
 public:
@@ -310,14 +265,19 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
     }
     if (!If)
       continue;
+    // The branch is one of the body's statements; what follows it runs in
+    // both kernels.
+    std::vector<const Stmt *> Suffix(
+        std::next(std::find(Body->body_begin(), Body->body_end(), If)),
+        Body->body_end());
     unsigned Line = SM.getExpansionLineNumber(If->getBeginLoc());
     unsigned Col = SM.getExpansionColumnNumber(If->getBeginLoc());
     Decision Dn;
     Dn.Transform = name();
     Dn.Kernel = FD->getNameAsString();
     Dn.Line = Line;
-    std::string Where = "if-else at line " + std::to_string(Line) + " of `" +
-                        Dn.Kernel + "`";
+    std::string Where =
+        "if-else at line " + std::to_string(Line) + " of `" + Dn.Kernel + "`";
     auto Decline = [&](const std::string &Why) {
       Dn.Reason = Where + " is divergent, but it cannot be split: " + Why;
       TC.Log.report("WW3003", Severity::Remark, TC.Display, Line, Col,
@@ -343,9 +303,9 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
       MemoryUse M = memoryOf(S, SM);
       Pre.Reads.insert(M.Reads.begin(), M.Reads.end());
       if (!M.Writes.empty() || M.Unknown) {
-        Pre.PrefixEffect =
-            M.PrefixEffect.empty() ? "a call whose effects are not tracked"
-                                   : M.PrefixEffect;
+        Pre.PrefixEffect = M.PrefixEffect.empty()
+                               ? "a call whose effects are not tracked"
+                               : M.PrefixEffect;
         break;
       }
     }
@@ -365,14 +325,10 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
     MemoryUse ElseM = memoryOf(If->getElse(), SM);
     Rest.Writes.insert(ElseM.Writes.begin(), ElseM.Writes.end());
     Rest.Unknown |= ElseM.Unknown;
-    bool AfterIf = false;
-    for (const Stmt *S : Body->body()) {
-      if (AfterIf) {
-        MemoryUse M = memoryOf(S, SM);
-        Rest.Writes.insert(M.Writes.begin(), M.Writes.end());
-        Rest.Unknown |= M.Unknown;
-      }
-      AfterIf |= S == If;
+    for (const Stmt *S : Suffix) {
+      MemoryUse M = memoryOf(S, SM);
+      Rest.Writes.insert(M.Writes.begin(), M.Writes.end());
+      Rest.Unknown |= M.Unknown;
     }
     std::string Alias;
     for (const VarDecl *R : Pre.Reads)
@@ -396,21 +352,22 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
       Decline("no launch of it in this file to rewrite");
       continue;
     }
-    unsigned KernelEnd = SM.getFileOffset(
-        Lexer::getLocForEndOfToken(SM.getExpansionLoc(FD->getEndLoc()), 0, SM, LO));
+    unsigned KernelEnd = SM.getFileOffset(Lexer::getLocForEndOfToken(
+        SM.getExpansionLoc(FD->getEndLoc()), 0, SM, LO));
     std::vector<tooling::Replacement> LaunchEdits;
+    std::vector<LaunchSite> Sites;
     std::string LaunchProblem;
-    unsigned Counter = 0;
     for (const CUDAKernelCallExpr *Call : LF.Launches) {
       unsigned LL = SM.getExpansionLineNumber(Call->getBeginLoc());
       if (Call->getBeginLoc().isMacroID() || Call->getEndLoc().isMacroID()) {
-        llvm::StringRef Macro = Lexer::getImmediateMacroName(
-            Call->getBeginLoc(), SM, LO);
+        llvm::StringRef Macro =
+            Lexer::getImmediateMacroName(Call->getBeginLoc(), SM, LO);
         LaunchProblem = "the launch at line " + std::to_string(LL) +
                         " is inside the macro `" + Macro.str() + "`";
         break;
       }
-      if (SM.getFileOffset(SM.getExpansionLoc(Call->getBeginLoc())) < KernelEnd) {
+      if (SM.getFileOffset(SM.getExpansionLoc(Call->getBeginLoc())) <
+          KernelEnd) {
         LaunchProblem = "the launch at line " + std::to_string(LL) +
                         " comes before the kernel's definition";
         break;
@@ -428,8 +385,9 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
                         " is used inside an expression";
         break;
       }
-      SourceLocation Semi = Lexer::findLocationAfterToken(
-          Top->getEndLoc(), tok::semi, SM, LO, /*SkipTrailingWhitespace=*/false);
+      SourceLocation Semi =
+          Lexer::findLocationAfterToken(Top->getEndLoc(), tok::semi, SM, LO,
+                                        /*SkipTrailingWhitespace=*/false);
       if (Semi.isInvalid()) {
         LaunchProblem = "the launch at line " + std::to_string(LL) +
                         " is not followed by ';'";
@@ -438,7 +396,9 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
       // Configuration and arguments: evaluated once when they have side
       // effects, in temporaries whose types are spelled out.
       PrintingPolicy PP(LO);
-      std::string Temps, Config, Args;
+      LaunchSite Site;
+      Site.Line = LL;
+      Site.Tag = std::to_string(LL) + "_" + std::to_string(Sites.size());
       const CallExpr *Cfg = Call->getConfig();
       static const char *const CfgType[] = {"dim3", "dim3", "size_t",
                                             "cudaStream_t"};
@@ -449,34 +409,36 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
         if (isa<CXXDefaultArgExpr>(A))
           continue;
         std::string T = sourceText(SM, LO, A->getSourceRange());
-        if (changesState(A)) {
-          std::string N = "ww_" + std::string(CfgName[I]) + "_" +
-                          std::to_string(LL) + "_" + std::to_string(Counter);
-          Temps += std::string(CfgType[I]) + " const " + N + " = " + T + "; ";
+        if (hasEffects(A)) {
+          std::string N = "ww_" + std::string(CfgName[I]) + "_" + Site.Tag;
+          Site.Temps +=
+              std::string(CfgType[I]) + " const " + N + " = " + T + "; ";
           T = N;
         }
-        Config += (Config.empty() ? "" : ", ") + T;
+        Site.Config[I] = T;
+        Site.Written[I] = true;
       }
       for (unsigned I = 0; I < Call->getNumArgs(); ++I) {
         const Expr *A = Call->getArg(I);
         std::string T = sourceText(SM, LO, A->getSourceRange());
-        if (changesState(A)) {
-          std::string N = "ww_arg" + std::to_string(I) + "_" +
-                          std::to_string(LL) + "_" + std::to_string(Counter);
-          Temps += FD->getParamDecl(I)->getType().getAsString(PP) + " const " +
-                   N + " = " + T + "; ";
+        if (hasEffects(A)) {
+          std::string N = "ww_arg" + std::to_string(I) + "_" + Site.Tag;
+          Site.Temps += FD->getParamDecl(I)->getType().getAsString(PP) +
+                        " const " + N + " = " + T + "; ";
           T = N;
         }
-        Args += (Args.empty() ? "" : ", ") + T;
+        Site.Args += (Site.Args.empty() ? "" : ", ") + T;
       }
-      ++Counter;
-      std::string Text = "{ " + Temps + Dn.Kernel + "_ww_then<<<" + Config +
-                         ">>>(" + Args + "); " + Dn.Kernel + "_ww_else<<<" +
-                         Config + ">>>(" + Args +
+      Site.Begin = SM.getFileOffset(SM.getExpansionLoc(Call->getBeginLoc()));
+      Site.Length = SM.getFileOffset(Semi) - Site.Begin;
+      std::string Config = Site.configAsWritten();
+      std::string Text = "{ " + Site.Temps + Dn.Kernel + "_ww_then<<<" +
+                         Config + ">>>(" + Site.Args + "); " + Dn.Kernel +
+                         "_ww_else<<<" + Config + ">>>(" + Site.Args +
                          "); } /* warpwise: split launch [WW4003] */";
-      unsigned B = SM.getFileOffset(SM.getExpansionLoc(Call->getBeginLoc()));
-      unsigned E = SM.getFileOffset(Semi);
-      LaunchEdits.push_back(tooling::Replacement(TC.File, B, E - B, Text));
+      LaunchEdits.push_back(
+          tooling::Replacement(TC.File, Site.Begin, Site.Length, Text));
+      Sites.push_back(std::move(Site));
     }
     if (!LaunchProblem.empty()) {
       Decline(LaunchProblem);
@@ -508,25 +470,40 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
       if (Semi.isValid())
         IE = SM.getFileOffset(Semi) - KB;
     }
-    unsigned NameOff = SM.getFileOffset(SM.getExpansionLoc(FD->getLocation())) - KB;
+    unsigned NameOff =
+        SM.getFileOffset(SM.getExpansionLoc(FD->getLocation())) - KB;
     std::string Original = TC.Contents.substr(KB, KE - KB).str();
     std::string Indent(Col > 0 ? Col - 1 : 0, ' ');
     auto Make = [&](bool ThenSide) {
       std::string T = Original;
-      std::string Branch =
-          ThenSide ? "if (!(" + Cond + "))\n" + Indent + "  return;\n" +
-                         Indent + ThenText
-                   : "if (" + Cond + ")\n" + Indent + "  return;\n" + Indent +
-                         ElseText;
+      std::string Branch = ThenSide ? "if (!(" + Cond + "))\n" + Indent +
+                                          "  return;\n" + Indent + ThenText
+                                    : "if (" + Cond + ")\n" + Indent +
+                                          "  return;\n" + Indent + ElseText;
       T.replace(IB, IE - IB, Branch);
       T.replace(NameOff, Dn.Kernel.size(),
                 Dn.Kernel + (ThenSide ? "_ww_then" : "_ww_else"));
       return "// warpwise: the " + std::string(ThenSide ? "then" : "else") +
              "-side of `" + Dn.Kernel + "` (if-else at line " +
-             std::to_string(Line) + "), split into a kernel of its own "
-             "[WW4003]\n" + T;
+             std::to_string(Line) +
+             "), split into a kernel of its own "
+             "[WW4003]\n" +
+             T;
     };
     std::string Kernels = "\n\n" + Make(true) + "\n\n" + Make(false);
+    // The signature of a new kernel: the original's, renamed, with
+    // parameters appended (the compact and efficient forms need them).
+    unsigned BodyOff =
+        SM.getFileOffset(SM.getExpansionLoc(Body->getLBracLoc())) - KB;
+    unsigned RParenOff = SM.getFileOffset(SM.getExpansionLoc(
+                             FD->getFunctionTypeLoc().getRParenLoc())) -
+                         KB;
+    auto Header = [&](const std::string &NameSuffix, const char *Extra) {
+      std::string H = Original.substr(0, BodyOff);
+      H.insert(RParenOff, Extra);
+      H.replace(NameOff, Dn.Kernel.size(), Dn.Kernel + NameSuffix);
+      return H;
+    };
     SplitCandidate C;
     C.Kernel = FD;
     C.Branch = Verdict;
@@ -538,9 +515,12 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
     // --- The compact form: the light kernel also lists the heavy threads
     // (warp ballot, block prefix, one atomic per block); the heavy kernel
     // runs over that dense list.
-    bool HeavyIsElse = !Verdict || Verdict->Else.MaxLive >= Verdict->Then.MaxLive;
+    bool HeavyIsElse =
+        !Verdict || Verdict->Else.MaxLive >= Verdict->Then.MaxLive;
     C.HeavyIsElse = HeavyIsElse;
-    auto CompactRefuse = [&](const std::string &Why) { C.CompactProblem = Why; };
+    auto CompactRefuse = [&](const std::string &Why) {
+      C.CompactProblem = Why;
+    };
     {
       BuiltinFinder BF(SM, LO);
       BF.TraverseStmt(Body);
@@ -558,16 +538,24 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
                         "is a multiple of 32");
       for (const CUDAKernelCallExpr *Call : LF.Launches)
         if (C.CompactProblem.empty() &&
-            !Call->getConfig()->getArg(0)->IgnoreImpCasts()->getType()->isIntegerType() &&
-            !Call->getConfig()->getArg(0)->IgnoreParenImpCasts()->getType()->isIntegerType()) {
+            !Call->getConfig()
+                 ->getArg(0)
+                 ->IgnoreImpCasts()
+                 ->getType()
+                 ->isIntegerType() &&
+            !Call->getConfig()
+                 ->getArg(0)
+                 ->IgnoreParenImpCasts()
+                 ->getType()
+                 ->isIntegerType()) {
           const Expr *G = Call->getConfig()->getArg(0)->IgnoreImplicit();
           if (auto *CE = dyn_cast<CXXConstructExpr>(G);
               !(CE && CE->getNumArgs() >= 1 &&
                 CE->getArg(0)->getType()->isIntegerType()))
-            CompactRefuse("the grid of the launch at line " +
-                          std::to_string(SM.getExpansionLineNumber(
-                              Call->getBeginLoc())) +
-                          " is not shown to be one-dimensional");
+            CompactRefuse(
+                "the grid of the launch at line " +
+                std::to_string(SM.getExpansionLineNumber(Call->getBeginLoc())) +
+                " is not shown to be one-dimensional");
         }
       if (FD->getNumParams() == 0)
         CompactRefuse("the kernel has no parameters to extend");
@@ -576,17 +564,18 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
     std::set<const Stmt *> PrefixReturns;
     for (const Stmt *S : Prefix) {
       std::function<void(const Stmt *, bool)> Scan = [&](const Stmt *N,
-                                                          bool TopIfThen) {
+                                                         bool TopIfThen) {
         if (!N)
           return;
         if (isa<ReturnStmt>(N)) {
           if (TopIfThen)
             PrefixReturns.insert(N);
           else if (C.CompactProblem.empty())
-            CompactRefuse("the code before the branch returns from inside a "
-                          "nested statement (line " +
-                          std::to_string(SM.getExpansionLineNumber(N->getBeginLoc())) +
-                          ")");
+            CompactRefuse(
+                "the code before the branch returns from inside a "
+                "nested statement (line " +
+                std::to_string(SM.getExpansionLineNumber(N->getBeginLoc())) +
+                ")");
           return;
         }
         for (const Stmt *Child : N->children())
@@ -603,14 +592,8 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
       }
     }
     if (C.CompactProblem.empty()) {
-      std::vector<const Stmt *> Suffix;
-      bool After = false;
-      for (const Stmt *S : Body->body()) {
-        if (After)
-          Suffix.push_back(S);
-        After |= S == If;
-      }
-      std::string HeavyCond = HeavyIsElse ? "!(" + Cond + ")" : "(" + Cond + ")";
+      std::string HeavyCond =
+          HeavyIsElse ? "!(" + Cond + ")" : "(" + Cond + ")";
       std::string In = "  ";
       const Stmt *LightSide = HeavyIsElse ? If->getThen() : If->getElse();
       const Stmt *HeavySide = HeavyIsElse ? If->getElse() : If->getThen();
@@ -620,32 +603,37 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
                "` (if-else at line " + std::to_string(Line) +
                "), which also lists the threads of the heavy side [WW4003]\n";
       Light += In + "__shared__ int ww_warp_base[32];\n" + In +
-               "__shared__ int ww_block_base;\n" + In + "bool ww_heavy = false;\n" +
-               In + "do {\n";
+               "__shared__ int ww_block_base;\n" + In +
+               "bool ww_heavy = false;\n" + In + "do {\n";
       for (const Stmt *S : Prefix)
-        Light += In + "  " + renderWith(S, SM, LO, "threadIdx.x", "blockIdx.x",
-                                        PrefixReturns, "break") + "\n";
+        Light += In + "  " +
+                 renderWith(S, SM, LO, "threadIdx.x", "blockIdx.x",
+                            PrefixReturns, "break") +
+                 "\n";
       Light += In + "  ww_heavy = " + HeavyCond + ";\n" + In + "} while (0);\n";
-      Light += In + "const unsigned ww_lane = threadIdx.x % 32u;\n" + In +
-               "const unsigned ww_warp = threadIdx.x / 32u;\n" + In +
-               "const unsigned ww_votes = __ballot_sync(0xffffffffu, ww_heavy);\n" +
-               In + "if (ww_lane == 0)\n" + In +
-               "  ww_warp_base[ww_warp] = __popc(ww_votes);\n" + In +
-               "__syncthreads();\n" + In + "if (threadIdx.x == 0) {\n" + In +
-               "  int ww_total = 0;\n" + In +
-               "  for (unsigned ww_w = 0; ww_w < (blockDim.x + 31u) / 32u; ++ww_w) {\n" +
-               In + "    const int ww_n = ww_warp_base[ww_w];\n" + In +
-               "    ww_warp_base[ww_w] = ww_total;\n" + In + "    ww_total += ww_n;\n" +
-               In + "  }\n" + In +
-               "  ww_block_base = ww_total ? atomicAdd(ww_count, ww_total) : 0;\n" +
-               In + "}\n" + In + "__syncthreads();\n" + In + "if (ww_heavy) {\n" +
-               In + "  ww_list[ww_block_base + ww_warp_base[ww_warp] +\n" + In +
-               "          __popc(ww_votes & ((1u << ww_lane) - 1u))] =\n" + In +
-               "      blockIdx.x * blockDim.x + threadIdx.x;\n" + In + "  return;\n" +
-               In + "}\n";
+      Light +=
+          In + "const unsigned ww_lane = threadIdx.x % 32u;\n" + In +
+          "const unsigned ww_warp = threadIdx.x / 32u;\n" + In +
+          "const unsigned ww_votes = __ballot_sync(0xffffffffu, ww_heavy);\n" +
+          In + "if (ww_lane == 0)\n" + In +
+          "  ww_warp_base[ww_warp] = __popc(ww_votes);\n" + In +
+          "__syncthreads();\n" + In + "if (threadIdx.x == 0) {\n" + In +
+          "  int ww_total = 0;\n" + In +
+          "  for (unsigned ww_w = 0; ww_w < (blockDim.x + 31u) / 32u; ++ww_w) "
+          "{\n" +
+          In + "    const int ww_n = ww_warp_base[ww_w];\n" + In +
+          "    ww_warp_base[ww_w] = ww_total;\n" + In +
+          "    ww_total += ww_n;\n" + In + "  }\n" + In +
+          "  ww_block_base = ww_total ? atomicAdd(ww_count, ww_total) : 0;\n" +
+          In + "}\n" + In + "__syncthreads();\n" + In + "if (ww_heavy) {\n" +
+          In + "  ww_list[ww_block_base + ww_warp_base[ww_warp] +\n" + In +
+          "          __popc(ww_votes & ((1u << ww_lane) - 1u))] =\n" + In +
+          "      blockIdx.x * blockDim.x + threadIdx.x;\n" + In +
+          "  return;\n" + In + "}\n";
       for (const Stmt *S : Prefix)
         Light += In + renderWith(S, SM, LO, "threadIdx.x", "blockIdx.x") + "\n";
-      Light += In + renderWith(LightSide, SM, LO, "threadIdx.x", "blockIdx.x") + "\n";
+      Light += In + renderWith(LightSide, SM, LO, "threadIdx.x", "blockIdx.x") +
+               "\n";
       for (const Stmt *S : Suffix)
         Light += In + renderWith(S, SM, LO, "threadIdx.x", "blockIdx.x") + "\n";
       Light += "}";
@@ -653,78 +641,48 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
       Heavy += "{\n" + In + "// warpwise: the heavy side of `" + Dn.Kernel +
                "` (if-else at line " + std::to_string(Line) +
                "), run over the threads the light kernel listed [WW4003]\n";
-      Heavy += In + "const unsigned ww_slot = blockIdx.x * blockDim.x + threadIdx.x;\n" +
-               In + "if (ww_slot >= (unsigned)*ww_count)\n" + In + "  return;\n" +
-               In + "const unsigned ww_id = ww_list[ww_slot];\n" + In +
-               "const unsigned ww_block = ww_id / blockDim.x;\n" + In +
-               "const unsigned ww_thread = ww_id % blockDim.x;\n";
+      Heavy +=
+          In +
+          "const unsigned ww_slot = blockIdx.x * blockDim.x + threadIdx.x;\n" +
+          In + "if (ww_slot >= (unsigned)*ww_count)\n" + In + "  return;\n" +
+          In + "const unsigned ww_id = ww_list[ww_slot];\n" + In +
+          "const unsigned ww_block = ww_id / blockDim.x;\n" + In +
+          "const unsigned ww_thread = ww_id % blockDim.x;\n";
       for (const Stmt *S : Prefix)
         Heavy += In + renderWith(S, SM, LO, "ww_thread", "ww_block") + "\n";
-      Heavy += In + renderWith(HeavySide, SM, LO, "ww_thread", "ww_block") + "\n";
+      Heavy +=
+          In + renderWith(HeavySide, SM, LO, "ww_thread", "ww_block") + "\n";
       for (const Stmt *S : Suffix)
         Heavy += In + renderWith(S, SM, LO, "ww_thread", "ww_block") + "\n";
       Heavy += "}";
       // Headers: renamed, with the list and the counter appended.
-      unsigned BodyOff =
-          SM.getFileOffset(SM.getExpansionLoc(Body->getLBracLoc())) - KB;
-      unsigned RParenOff =
-          SM.getFileOffset(SM.getExpansionLoc(
-              FD->getFunctionTypeLoc().getRParenLoc())) - KB;
-      auto Header = [&](const std::string &Suffix, const char *Extra) {
-        std::string H = Original.substr(0, BodyOff);
-        H.insert(RParenOff, Extra);
-        H.replace(NameOff, Dn.Kernel.size(), Dn.Kernel + Suffix);
-        return H;
-      };
       C.CompactKernels =
-          "\n\n" + Header("_ww_light", ", int *__restrict__ ww_list, int *__restrict__ ww_count") +
+          "\n\n" +
+          Header("_ww_light",
+                 ", int *__restrict__ ww_list, int *__restrict__ ww_count") +
           Light + "\n\n" +
-          Header("_ww_heavy",
-                 ", const int *__restrict__ ww_list, const int *__restrict__ ww_count") +
+          Header("_ww_heavy", ", const int *__restrict__ ww_list, const int "
+                              "*__restrict__ ww_count") +
           Heavy;
-      // Launches.
-      unsigned N = 0;
-      for (const CUDAKernelCallExpr *Call : LF.Launches) {
-        unsigned LL = SM.getExpansionLineNumber(Call->getBeginLoc());
-        std::string Tag = std::to_string(LL) + "_" + std::to_string(N++);
-        const CallExpr *Cfg = Call->getConfig();
-        std::string CfgText[4] = {"", "", "0", "0"};
-        std::string Temps;
-        for (unsigned I = 0; I < Cfg->getNumArgs() && I < 4; ++I)
-          if (!isa<CXXDefaultArgExpr>(Cfg->getArg(I)))
-            CfgText[I] = sourceText(SM, LO, Cfg->getArg(I)->getSourceRange());
-        std::string Args;
-        for (unsigned I = 0; I < Call->getNumArgs(); ++I) {
-          std::string T = sourceText(SM, LO, Call->getArg(I)->getSourceRange());
-          if (changesState(Call->getArg(I))) {
-            std::string V = "ww_arg" + std::to_string(I) + "_" + Tag;
-            Temps += FD->getParamDecl(I)->getType().getAsString(PrintingPolicy(LO)) +
-                     " const " + V + " = " + T + "; ";
-            T = V;
-          }
-          Args += T + ", ";
-        }
-        if (changesState(Cfg->getArg(2)) || changesState(Cfg->getArg(3))) {
-          C.CompactProblem = "the shared-memory or stream argument of the "
-                             "launch at line " + std::to_string(LL) +
-                             " has side effects";
-          break;
-        }
-        std::string G = "ww_grid_" + Tag, B = "ww_block_" + Tag,
-                    Lst = "ww_list_" + Tag, St = CfgText[3];
+      // Launches: allocate the list in the launch's stream, run both
+      // kernels, free it in the same stream.
+      for (const LaunchSite &L : Sites) {
+        std::string G = "ww_grid_" + L.Tag, B = "ww_block_" + L.Tag,
+                    Lst = "ww_list_" + L.Tag, St = L.stream();
+        std::string Launch = "<<<" + G + ", " + B + ", " + L.shared() + ", " +
+                             St + ">>>(" + L.argsThen(Lst + " + 1, " + Lst) +
+                             "); ";
         std::string Text =
-            "{ " + Temps + "dim3 const " + G + "(" + CfgText[0] + "); dim3 const " +
-            B + "(" + CfgText[1] + "); int *" + Lst + " = 0; cudaMallocAsync((void **)&" +
-            Lst + ", ((size_t)" + G + ".x * " + B + ".x + 1) * sizeof(int), " + St +
+            "{ " + L.Temps + "dim3 const " + G + "(" + L.Config[0] +
+            "); dim3 const " + B + "(" + L.Config[1] + "); int *" + Lst +
+            " = 0; cudaMallocAsync((void **)&" + Lst + ", ((size_t)" + G +
+            ".x * " + B + ".x + 1) * sizeof(int), " + St +
             "); cudaMemsetAsync(" + Lst + ", 0, sizeof(int), " + St + "); " +
-            Dn.Kernel + "_ww_light<<<" + G + ", " + B + ", " + CfgText[2] + ", " +
-            St + ">>>(" + Args + Lst + " + 1, " + Lst + "); " + Dn.Kernel +
-            "_ww_heavy<<<" + G + ", " + B + ", " + CfgText[2] + ", " + St +
-            ">>>(" + Args + Lst + " + 1, " + Lst + "); cudaFreeAsync(" + Lst +
-            ", " + St + "); } /* warpwise: split launch, compact form [WW4003] */";
-        C.CompactLaunches.push_back(tooling::Replacement(
-            TC.File, LaunchEdits[N - 1].getOffset(),
-            LaunchEdits[N - 1].getLength(), Text));
+            Dn.Kernel + "_ww_light" + Launch + Dn.Kernel + "_ww_heavy" +
+            Launch + "cudaFreeAsync(" + Lst + ", " + St +
+            "); } /* warpwise: split launch, compact form [WW4003] */";
+        C.CompactLaunches.push_back(
+            tooling::Replacement(TC.File, L.Begin, L.Length, Text));
       }
     }
 
@@ -732,26 +690,20 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
     // heavy side in a persistent kernel (one wave of blocks) that walks the
     // original threads, so its scan of the decision runs at full width.
     if (C.CompactProblem.empty()) {
-      std::vector<const Stmt *> Suffix;
-      bool After = false;
-      for (const Stmt *S : Body->body()) {
-        if (After)
-          Suffix.push_back(S);
-        After |= S == If;
-      }
       // `return` becomes `continue`: only where no loop or switch of its own
       // would take the `continue`.
       std::set<const Stmt *> Returns;
       std::string Problem;
       std::function<void(const Stmt *, bool)> Scan = [&](const Stmt *N,
-                                                          bool InLoop) {
+                                                         bool InLoop) {
         if (!N)
           return;
         if (isa<ReturnStmt>(N)) {
           if (InLoop && Problem.empty())
-            Problem = "a return inside a loop or switch (line " +
-                      std::to_string(SM.getExpansionLineNumber(N->getBeginLoc())) +
-                      ")";
+            Problem =
+                "a return inside a loop or switch (line " +
+                std::to_string(SM.getExpansionLineNumber(N->getBeginLoc())) +
+                ")";
           Returns.insert(N);
           return;
         }
@@ -789,70 +741,52 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
             In + "const unsigned ww_block = ww_id / blockDim.x;\n" + In +
             "const unsigned ww_thread = ww_id % blockDim.x;\n";
         for (const Stmt *S : Prefix)
-          Heavy += In + renderWith(S, SM, LO, "ww_thread", "ww_block", Returns,
-                                   "continue") + "\n";
+          Heavy += In +
+                   renderWith(S, SM, LO, "ww_thread", "ww_block", Returns,
+                              "continue") +
+                   "\n";
         Heavy += In + "if (!(" + HeavyCond + "))\n" + In + "  continue;\n";
-        Heavy += In + renderWith(HeavySide, SM, LO, "ww_thread", "ww_block",
-                                 Returns, "continue") + "\n";
+        Heavy += In +
+                 renderWith(HeavySide, SM, LO, "ww_thread", "ww_block", Returns,
+                            "continue") +
+                 "\n";
         for (const Stmt *S : Suffix)
-          Heavy += In + renderWith(S, SM, LO, "ww_thread", "ww_block", Returns,
-                                   "continue") + "\n";
+          Heavy += In +
+                   renderWith(S, SM, LO, "ww_thread", "ww_block", Returns,
+                              "continue") +
+                   "\n";
         Heavy += "  }\n}";
-        unsigned BodyOff =
-            SM.getFileOffset(SM.getExpansionLoc(Body->getLBracLoc())) - KB;
-        unsigned RParenOff =
-            SM.getFileOffset(SM.getExpansionLoc(
-                FD->getFunctionTypeLoc().getRParenLoc())) - KB;
-        std::string H = Original.substr(0, BodyOff);
-        H.insert(RParenOff, ", unsigned ww_threads");
-        H.replace(NameOff, Dn.Kernel.size(), Dn.Kernel + "_ww_wave");
+        std::string H = Header("_ww_wave", ", unsigned ww_threads");
         // Make(true) is the then-side kernel: the light one when the heavy
         // side is the else-side.
         std::string LightKernel = Make(HeavyIsElse);
         C.EfficientKernels = "\n\n" + LightKernel + "\n\n" + H + Heavy;
         std::string LightName =
             Dn.Kernel + (HeavyIsElse ? "_ww_then" : "_ww_else");
-        unsigned N = 0;
-        for (const CUDAKernelCallExpr *Call : LF.Launches) {
-          unsigned LL = SM.getExpansionLineNumber(Call->getBeginLoc());
-          std::string Tag = std::to_string(LL) + "_" + std::to_string(N++);
-          const CallExpr *Cfg = Call->getConfig();
-          std::string CfgText[4] = {"", "", "0", "0"};
-          for (unsigned I = 0; I < Cfg->getNumArgs() && I < 4; ++I)
-            if (!isa<CXXDefaultArgExpr>(Cfg->getArg(I)))
-              CfgText[I] = sourceText(SM, LO, Cfg->getArg(I)->getSourceRange());
-          std::string Temps, Args;
-          for (unsigned I = 0; I < Call->getNumArgs(); ++I) {
-            std::string T = sourceText(SM, LO, Call->getArg(I)->getSourceRange());
-            if (changesState(Call->getArg(I))) {
-              std::string V = "ww_arg" + std::to_string(I) + "_" + Tag;
-              Temps += FD->getParamDecl(I)->getType().getAsString(PrintingPolicy(LO)) +
-                       " const " + V + " = " + T + "; ";
-              T = V;
-            }
-            Args += (Args.empty() ? "" : ", ") + T;
-          }
-          std::string G = "ww_grid_" + Tag, B = "ww_block_" + Tag,
-                      W = "ww_wave_" + Tag, St = CfgText[3];
+        // Launches: the light kernel over the whole grid, then the heavy
+        // one as a single wave sized from the device at run time.
+        for (const LaunchSite &L : Sites) {
+          const std::string &T = L.Tag;
+          std::string G = "ww_grid_" + T, B = "ww_block_" + T,
+                      W = "ww_wave_" + T, St = L.stream();
           std::string Text =
-              "{ " + Temps + "dim3 const " + G + "(" + CfgText[0] +
-              "); dim3 const " + B + "(" + CfgText[1] + "); " + LightName +
-              "<<<" + G + ", " + B + ", " + CfgText[2] + ", " + St + ">>>(" +
-              Args + "); int ww_dev_" + Tag + " = 0, ww_sms_" + Tag +
-              " = 1, ww_per_sm_" + Tag + " = 1; cudaGetDevice(&ww_dev_" + Tag +
-              "); cudaDeviceGetAttribute(&ww_sms_" + Tag +
-              ", cudaDevAttrMultiProcessorCount, ww_dev_" + Tag +
+              "{ " + L.Temps + "dim3 const " + G + "(" + L.Config[0] +
+              "); dim3 const " + B + "(" + L.Config[1] + "); " + LightName +
+              "<<<" + G + ", " + B + ", " + L.shared() + ", " + St + ">>>(" +
+              L.Args + "); int ww_dev_" + T + " = 0, ww_sms_" + T +
+              " = 1, ww_per_sm_" + T + " = 1; cudaGetDevice(&ww_dev_" + T +
+              "); cudaDeviceGetAttribute(&ww_sms_" + T +
+              ", cudaDevAttrMultiProcessorCount, ww_dev_" + T +
               "); cudaOccupancyMaxActiveBlocksPerMultiprocessor(&ww_per_sm_" +
-              Tag + ", " + Dn.Kernel + "_ww_wave, " + B + ".x, " + CfgText[2] +
-              "); unsigned const " + W + " = (unsigned)(ww_sms_" + Tag +
-              " * (ww_per_sm_" + Tag + " > 0 ? ww_per_sm_" + Tag +
-              " : 1)); " + Dn.Kernel + "_ww_wave<<<" + G + ".x < " + W + " ? " +
-              G + ".x : " + W + ", " + B + ", " + CfgText[2] + ", " + St +
-              ">>>(" + Args + (Args.empty() ? "" : ", ") + G + ".x * " + B +
-              ".x); } /* warpwise: split launch, efficient form [WW4003] */";
-          C.EfficientLaunches.push_back(tooling::Replacement(
-              TC.File, LaunchEdits[N - 1].getOffset(),
-              LaunchEdits[N - 1].getLength(), Text));
+              T + ", " + Dn.Kernel + "_ww_wave, " + B + ".x, " + L.shared() +
+              "); unsigned const " + W + " = (unsigned)(ww_sms_" + T +
+              " * (ww_per_sm_" + T + " > 0 ? ww_per_sm_" + T + " : 1)); " +
+              Dn.Kernel + "_ww_wave<<<" + G + ".x < " + W + " ? " + G +
+              ".x : " + W + ", " + B + ", " + L.shared() + ", " + St + ">>>(" +
+              L.argsThen(G + ".x * " + B + ".x") +
+              "); } /* warpwise: split launch, efficient form [WW4003] */";
+          C.EfficientLaunches.push_back(
+              tooling::Replacement(TC.File, L.Begin, L.Length, Text));
         }
       }
     } else {
@@ -862,10 +796,12 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
     if (Dn.Applied) {
       bool Compact = Dn.Form == "compact", Efficient = Dn.Form == "efficient";
       Change Ch;
-      Ch.Description = "split of `" + Dn.Kernel + "` at line " + std::to_string(Line);
-      Ch.Edits.push_back(tooling::Replacement(
-          TC.File, KE, 0,
-          Compact ? C.CompactKernels : Efficient ? C.EfficientKernels : Kernels));
+      Ch.Description =
+          "split of `" + Dn.Kernel + "` at line " + std::to_string(Line);
+      Ch.Edits.push_back(tooling::Replacement(TC.File, KE, 0,
+                                              Compact     ? C.CompactKernels
+                                              : Efficient ? C.EfficientKernels
+                                                          : Kernels));
       const auto &L = Compact     ? C.CompactLaunches
                       : Efficient ? C.EfficientLaunches
                                   : LaunchEdits;
@@ -873,7 +809,8 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
       Changes.push_back(Ch);
     }
     TC.Log.report(Dn.Applied ? "WW4003" : "WW3003", Severity::Remark,
-                  TC.Display, Line, Col, std::string(name()) + ": " + Dn.Reason);
+                  TC.Display, Line, Col,
+                  std::string(name()) + ": " + Dn.Reason);
     Decisions.push_back(Dn);
   }
 }

@@ -22,101 +22,34 @@ using namespace clang;
 
 namespace {
 
-/// What one statement of the loop body reads and writes.
-struct Effects {
-  std::set<const VarDecl *> Defs, Uses;
-  std::set<const VarDecl *> MemWrites, MemReads; ///< Base pointers/arrays.
-  bool UnknownWrite = false; ///< A store whose base we cannot name.
-  std::string Forbidden;     ///< Why the loop cannot be split at all.
-};
-
-
-class EffectCollector : public RecursiveASTVisitor<EffectCollector> {
-public:
-  EffectCollector(Effects &E, const SourceManager &SM) : E(E), SM(SM) {}
-  bool VisitDeclRefExpr(DeclRefExpr *R) {
-    if (auto *V = dyn_cast<VarDecl>(R->getDecl()))
-      E.Uses.insert(V);
-    return true;
-  }
-  bool VisitVarDecl(VarDecl *V) {
-    E.Defs.insert(V);
-    return true;
-  }
-  void write(const Expr *Target) {
-    const Expr *T = Target->IgnoreParenImpCasts();
-    if (auto *R = dyn_cast<DeclRefExpr>(T)) {
-      if (auto *V = dyn_cast<VarDecl>(R->getDecl()))
-        E.Defs.insert(V);
-      return;
-    }
-    if (auto *M = dyn_cast<MemberExpr>(T); M && !M->isArrow()) {
-      write(M->getBase());
-      return;
-    }
-    const VarDecl *B = accessBase(T);
-    if (B && B->hasLocalStorage() && B->getType()->isArrayType())
-      E.Defs.insert(B); // A local array is a variable.
-    else if (B)
-      E.MemWrites.insert(B);
-    else
-      E.UnknownWrite = true;
-  }
-  bool VisitBinaryOperator(BinaryOperator *B) {
-    if (B->isAssignmentOp())
-      write(B->getLHS());
-    return true;
-  }
-  bool VisitUnaryOperator(UnaryOperator *U) {
-    if (U->isIncrementDecrementOp())
-      write(U->getSubExpr());
-    return true;
-  }
-  bool VisitArraySubscriptExpr(ArraySubscriptExpr *A) {
-    if (const VarDecl *B = accessBase(A))
-      if (!(B->hasLocalStorage() && B->getType()->isArrayType()))
-        E.MemReads.insert(B);
-    return true;
-  }
-  bool VisitCallExpr(CallExpr *C) {
-    const FunctionDecl *F = C->getDirectCallee();
-    std::string N = F ? F->getNameAsString() : "";
-    llvm::StringRef NR(N);
-    if (NR.starts_with("__fetch_builtin") || !E.Forbidden.empty())
-      return true; // threadIdx.x and friends; or already refused.
-    if (NR.starts_with("__syncthreads") || NR.starts_with("__syncwarp") ||
-        NR.contains("_sync") || NR.starts_with("atomic") ||
-        NR.starts_with("__threadfence"))
-      E.Forbidden = "the loop calls `" + N + "` (line " +
-                    std::to_string(SM.getExpansionLineNumber(C->getBeginLoc())) +
-                    "), whose order across threads must not change";
-    else if (F && F->hasBody())
-      E.Forbidden = "the loop calls `" + N + "`, whose effects are not analysed";
-    return true;
-  }
-  bool VisitStmt(Stmt *S) {
-    if (E.Forbidden.empty() &&
-        (isa<BreakStmt>(S) || isa<ContinueStmt>(S) || isa<ReturnStmt>(S) ||
-         isa<GotoStmt>(S) || isa<CUDAKernelCallExpr>(S)))
-      E.Forbidden = std::string("the loop contains a `") +
-                    S->getStmtClassName() + "` (line " +
-                    std::to_string(SM.getExpansionLineNumber(S->getBeginLoc())) +
-                    ")";
-    return true;
-  }
-
-private:
-  Effects &E;
-  const SourceManager &SM;
+/// What one statement of the loop body reads and writes, and why (if at all)
+/// the loop cannot be split because of it.
+struct Effects : Accesses {
+  std::string Forbidden;
 };
 
 Effects effectsOf(const Stmt *S, const SourceManager &SM) {
   Effects E;
-  EffectCollector C(E, SM);
-  C.TraverseStmt(const_cast<Stmt *>(S));
+  static_cast<Accesses &>(E) = collectAccesses(S, SM);
+  auto Line = [&](const Stmt *At) {
+    return std::to_string(SM.getExpansionLineNumber(At->getBeginLoc()));
+  };
+  auto Callee = [](const CallExpr *C) {
+    return C->getDirectCallee() ? C->getDirectCallee()->getNameAsString()
+                                : std::string("?");
+  };
+  if (E.OrderedCall)
+    E.Forbidden = "the loop calls `" + Callee(E.OrderedCall) + "` (line " +
+                  Line(E.OrderedCall) +
+                  "), whose order across threads must not change";
+  else if (E.OpaqueCall)
+    E.Forbidden = "the loop calls `" + Callee(E.OpaqueCall) +
+                  "`, whose effects are not analysed";
+  else if (E.Jump)
+    E.Forbidden = std::string("the loop contains a `") +
+                  E.Jump->getStmtClassName() + "` (line " + Line(E.Jump) + ")";
   return E;
 }
-
 
 struct UnionFind {
   std::vector<unsigned> P;
@@ -210,9 +143,10 @@ void LoopFission::run(TransformContext &TC, std::vector<Decision> &Decisions,
       if (Forbidden.empty() && !Eff.back().Forbidden.empty())
         Forbidden = Eff.back().Forbidden;
       if (Forbidden.empty() && Eff.back().UnknownWrite)
-        Forbidden = "a store at line " +
-                    std::to_string(SM.getExpansionLineNumber(S->getBeginLoc())) +
-                    " writes through an expression warpwise cannot name";
+        Forbidden =
+            "a store at line " +
+            std::to_string(SM.getExpansionLineNumber(S->getBeginLoc())) +
+            " writes through an expression warpwise cannot name";
       for (const VarDecl *V : Eff.back().Defs)
         if (Forbidden.empty() && Header.Uses.count(V))
           Forbidden = "the body changes `" + V->getNameAsString() +
@@ -221,9 +155,10 @@ void LoopFission::run(TransformContext &TC, std::vector<Decision> &Decisions,
           !Lexer::makeFileCharRange(
                CharSourceRange::getTokenRange(S->getSourceRange()), SM, LO)
                .isValid())
-        Forbidden = "a statement at line " +
-                    std::to_string(SM.getExpansionLineNumber(S->getBeginLoc())) +
-                    " is only partly inside a macro";
+        Forbidden =
+            "a statement at line " +
+            std::to_string(SM.getExpansionLineNumber(S->getBeginLoc())) +
+            " is only partly inside a macro";
     }
     if (!Forbidden.empty()) {
       Decline(Forbidden);
@@ -289,9 +224,11 @@ void LoopFission::run(TransformContext &TC, std::vector<Decision> &Decisions,
         if (!Why.empty() && UF.find(I) != UF.find(J)) {
           UF.unite(I, J);
           Tie = "statements at lines " +
-                std::to_string(SM.getExpansionLineNumber(Stmts[I]->getBeginLoc())) +
+                std::to_string(
+                    SM.getExpansionLineNumber(Stmts[I]->getBeginLoc())) +
                 " and " +
-                std::to_string(SM.getExpansionLineNumber(Stmts[J]->getBeginLoc())) +
+                std::to_string(
+                    SM.getExpansionLineNumber(Stmts[J]->getBeginLoc())) +
                 " share " + Why;
         }
       }
@@ -341,7 +278,8 @@ void LoopFission::run(TransformContext &TC, std::vector<Decision> &Decisions,
         for (const Stmt *S : Parent->body()) {
           if (Seen) {
             if (!Lexer::makeFileCharRange(
-                     CharSourceRange::getTokenRange(S->getSourceRange()), SM, LO)
+                     CharSourceRange::getTokenRange(S->getSourceRange()), SM,
+                     LO)
                      .isValid())
               break;
             After.push_back(S);
@@ -395,7 +333,8 @@ void LoopFission::run(TransformContext &TC, std::vector<Decision> &Decisions,
     {
       size_t LineStart = Buffer.rfind('\n', Begin ? Begin - 1 : 0);
       LineStart = LineStart == llvm::StringRef::npos ? 0 : LineStart + 1;
-      bool OnlySpace = Buffer.substr(LineStart, Begin - LineStart).trim().empty();
+      bool OnlySpace =
+          Buffer.substr(LineStart, Begin - LineStart).trim().empty();
       while (OnlySpace && LineStart > 0) {
         size_t Prev = Buffer.rfind('\n', LineStart - 2);
         Prev = Prev == llvm::StringRef::npos ? 0 : Prev + 1;
@@ -497,12 +436,13 @@ void LoopFission::run(TransformContext &TC, std::vector<Decision> &Decisions,
     }
     std::string Replacement = Out;
     Begin = ReplaceBegin;
-    FissionCandidate C{FD, Line, Begin, End, static_cast<unsigned>(Groups.size())};
+    FissionCandidate C{FD, Line, Begin, End,
+                       static_cast<unsigned>(Groups.size())};
     D = planFission(TC, C, Replacement, name());
     if (D.Applied) {
-      Changes.push_back({"fission of the loop at line " + std::to_string(Line),
-                         {tooling::Replacement(TC.File, Begin, End - Begin,
-                                               Replacement)}});
+      Changes.push_back(
+          {"fission of the loop at line " + std::to_string(Line),
+           {tooling::Replacement(TC.File, Begin, End - Begin, Replacement)}});
       TC.Claimed.push_back({Begin, End});
     }
     TC.Log.report(D.Applied ? "WW4002" : "WW3002", Severity::Remark, TC.Display,

@@ -1,5 +1,6 @@
 //===- Merge.cpp - Aligning and merging the two sides of a branch ---------===//
 #include "Merge.h"
+#include "SideEffects.h"
 #include "SourceText.h"
 
 #include "clang/AST/ASTContext.h"
@@ -22,44 +23,6 @@ using namespace clang;
 namespace {
 
 enum Side { SideA = 0, SideB = 1 };
-
-/// Functions without side effects: their calls may be matched with selected
-/// operands. Anything else is matched only with an identical call.
-bool isPureCallee(const FunctionDecl *F) {
-  if (!F)
-    return false;
-  if (F->hasAttr<ConstAttr>() || F->hasAttr<PureAttr>())
-    return true;
-  static const std::set<std::string> Pure = {
-      "sqrtf", "sqrt", "rsqrtf", "expf", "exp", "exp2f", "logf", "log",
-      "log2f", "sinf", "cosf", "tanf", "sin", "cos", "powf", "pow", "fabsf",
-      "fabs", "floorf", "floor", "ceilf", "ceil", "roundf", "truncf", "fmaf",
-      "fma", "fminf", "fmaxf", "fmin", "fmax", "min", "max", "abs", "__expf",
-      "__logf", "__sinf", "__cosf", "__fdividef", "__saturatef", "__popc",
-      "__clz", "__ffs", "__mul24", "__float2int_rn", "copysignf"};
-  return Pure.count(F->getNameAsString()) > 0;
-}
-
-/// True when evaluating \p S changes anything: an assignment, an increment,
-/// or a call that is not known to be pure.
-bool hasEffects(const Stmt *S) {
-  if (!S)
-    return false;
-  if (auto *B = dyn_cast<BinaryOperator>(S))
-    if (B->isAssignmentOp())
-      return true;
-  if (auto *U = dyn_cast<UnaryOperator>(S))
-    if (U->isIncrementDecrementOp())
-      return true;
-  if (auto *C = dyn_cast<CallExpr>(S))
-    if (!isPureCallee(C->getDirectCallee()))
-      return true;
-  for (const Stmt *Child : S->children())
-    if (hasEffects(Child))
-      return true;
-  return false;
-}
-
 
 class Merger {
 public:
@@ -126,8 +89,8 @@ private:
     bool First = true;
     while (Pos <= Text.size()) {
       size_t NL = Text.find('\n', Pos);
-      std::string Line =
-          Text.substr(Pos, NL == std::string::npos ? std::string::npos : NL - Pos);
+      std::string Line = Text.substr(
+          Pos, NL == std::string::npos ? std::string::npos : NL - Pos);
       if (!First) {
         size_t Strip = 0;
         while (Strip < Line.size() && Strip + 1 < Col && Line[Strip] == ' ')
@@ -152,9 +115,10 @@ private:
       return Out;
     if (auto *CS = dyn_cast<CompoundStmt>(S)) {
       // Comments between statements travel with the statement after them.
-      unsigned Prev = SM.getFileOffset(SM.getExpansionLoc(CS->getLBracLoc())) + 1;
-      llvm::StringRef File = SM.getBufferData(
-          SM.getFileID(SM.getExpansionLoc(CS->getLBracLoc())));
+      unsigned Prev =
+          SM.getFileOffset(SM.getExpansionLoc(CS->getLBracLoc())) + 1;
+      llvm::StringRef File =
+          SM.getBufferData(SM.getFileID(SM.getExpansionLoc(CS->getLBracLoc())));
       for (const Stmt *Child : CS->body()) {
         Out.push_back(Child);
         CharSourceRange R = fileRange(Child->getSourceRange());
@@ -251,7 +215,8 @@ bool Merger::scanSide(const Stmt *S, Side Sd, std::string &Why) {
   return true;
 }
 
-// --- Costs ---------------------------------------------------------------------
+// --- Costs
+// ---------------------------------------------------------------------
 
 double Merger::cost(const Stmt *S) const {
   if (!S)
@@ -317,7 +282,8 @@ double Merger::cost(const Stmt *S) const {
   return Sum;
 }
 
-// --- Matching ------------------------------------------------------------------
+// --- Matching
+// ------------------------------------------------------------------
 
 const VarDecl *refVar(const Expr *E) {
   if (auto *R = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts()))
@@ -387,9 +353,11 @@ bool Merger::matchExpr(const Expr *A, const Expr *B, Selects &Sel,
     return SelectHere();
   }
   if (auto *IA = dyn_cast<IntegerLiteral>(A))
-    return IA->getValue() == cast<IntegerLiteral>(B)->getValue() || SelectHere();
+    return IA->getValue() == cast<IntegerLiteral>(B)->getValue() ||
+           SelectHere();
   if (auto *FA = dyn_cast<FloatingLiteral>(A))
-    return FA->getValue().bitwiseIsEqual(cast<FloatingLiteral>(B)->getValue()) ||
+    return FA->getValue().bitwiseIsEqual(
+               cast<FloatingLiteral>(B)->getValue()) ||
            SelectHere();
   if (auto *CA = dyn_cast<CharacterLiteral>(A))
     return CA->getValue() == cast<CharacterLiteral>(B)->getValue() ||
@@ -403,9 +371,8 @@ bool Merger::matchExpr(const Expr *A, const Expr *B, Selects &Sel,
       return SelectHere();
     // A store's target must be the same memory on both sides (each thread
     // then stores its own value there); a local variable may be selected.
-    bool LocalTarget =
-        isa<DeclRefExpr>(OA->getLHS()->IgnoreParenImpCasts()) &&
-        isa<DeclRefExpr>(OB->getLHS()->IgnoreParenImpCasts());
+    bool LocalTarget = isa<DeclRefExpr>(OA->getLHS()->IgnoreParenImpCasts()) &&
+                       isa<DeclRefExpr>(OB->getLHS()->IgnoreParenImpCasts());
     if (OA->isAssignmentOp() && !LocalTarget) {
       Selects Target;
       if (!matchExpr(OA->getLHS(), OB->getLHS(), Target, Optimistic, false) ||
@@ -421,8 +388,9 @@ bool Merger::matchExpr(const Expr *A, const Expr *B, Selects &Sel,
     if (UA->getOpcode() != UB->getOpcode())
       return SelectHere();
     bool Inc = UA->isIncrementDecrementOp();
-    return matchExpr(UA->getSubExpr(), UB->getSubExpr(), Sel, Optimistic,
-                     !Inc || isa<DeclRefExpr>(UA->getSubExpr()->IgnoreParenImpCasts()));
+    return matchExpr(
+        UA->getSubExpr(), UB->getSubExpr(), Sel, Optimistic,
+        !Inc || isa<DeclRefExpr>(UA->getSubExpr()->IgnoreParenImpCasts()));
   }
   if (auto *CA = dyn_cast<CastExpr>(A)) {
     if (CA->getCastKind() != cast<CastExpr>(B)->getCastKind())
@@ -451,8 +419,8 @@ bool Merger::matchExpr(const Expr *A, const Expr *B, Selects &Sel,
   }
   if (auto *KA = dyn_cast<CallExpr>(A)) {
     auto *KB = cast<CallExpr>(B);
-    if (KA->getDirectCallee() != KB->getDirectCallee() || !KA->getDirectCallee() ||
-        KA->getNumArgs() != KB->getNumArgs())
+    if (KA->getDirectCallee() != KB->getDirectCallee() ||
+        !KA->getDirectCallee() || KA->getNumArgs() != KB->getNumArgs())
       return SelectHere();
     // Impure calls (atomics, barriers, stores behind a call) only with
     // identical arguments.
@@ -642,7 +610,8 @@ std::vector<Merger::Step> Merger::align(const std::vector<const Stmt *> &A,
   return Steps;
 }
 
-// --- Rendering -----------------------------------------------------------------
+// --- Rendering
+// -----------------------------------------------------------------
 
 std::string Merger::text(SourceRange R) const {
   return Lexer::getSourceText(fileRange(R), SM, LO).str();
@@ -800,8 +769,7 @@ bool Merger::renderPair(const Stmt *A, const Stmt *B, unsigned Depth,
       return false;
     if (IA->getElse()) {
       Text += In + "} else {\n";
-      if (!renderSeq(body(IA->getElse()), body(IB->getElse()), Depth + 1,
-                     Text))
+      if (!renderSeq(body(IA->getElse()), body(IB->getElse()), Depth + 1, Text))
         return false;
     }
     Text += In + "}\n";
@@ -814,7 +782,8 @@ bool Merger::renderPair(const Stmt *A, const Stmt *B, unsigned Depth,
     if (FA->getInit()) {
       if (auto *DA = dyn_cast<DeclStmt>(FA->getInit())) {
         auto *VA = cast<VarDecl>(DA->getSingleDecl());
-        auto *VB = cast<VarDecl>(cast<DeclStmt>(FB->getInit())->getSingleDecl());
+        auto *VB =
+            cast<VarDecl>(cast<DeclStmt>(FB->getInit())->getSingleDecl());
         std::string I = renderMatchedExpr(VA->getInit(), VB->getInit(), true);
         if (I.empty())
           return false;
@@ -915,10 +884,11 @@ bool Merger::renderGuarded(const std::vector<const Stmt *> &Run, Side Sd,
       if (T.isConstQualified() || T->isReferenceType() ||
           (V->getInit() && (T->isArrayType() || T->isRecordType())) ||
           (V->getInit() && V->getInitStyle() != VarDecl::CInit)) {
-        Out.Refusal = "`" + V->getNameAsString() + "` (line " +
-                      std::to_string(SM.getExpansionLineNumber(V->getLocation())) +
-                      ") would have to be declared before its initialiser, "
-                      "which its type or initialisation does not allow";
+        Out.Refusal =
+            "`" + V->getNameAsString() + "` (line " +
+            std::to_string(SM.getExpansionLineNumber(V->getLocation())) +
+            ") would have to be declared before its initialiser, "
+            "which its type or initialisation does not allow";
         return false;
       }
       Hoisted.push_back(declarator(V, Sd) + ";");
@@ -1063,8 +1033,8 @@ MergeOutcome Merger::run(const IfStmt *If) {
       Out.Refusal = "the aligned sides could not be written back";
     return Out;
   }
-  std::string Text = "{\n" + indent(1) + "// warpwise: " +
-                     (AllowCF ? "melded" : "fused") +
+  std::string Text = "{\n" + indent(1) +
+                     "// warpwise: " + (AllowCF ? "melded" : "fused") +
                      " the two sides of the divergent if-else at line " +
                      std::to_string(Line) + " [WW4001]\n";
   Text += indent(1) + "const bool " + Cond + " = " +
