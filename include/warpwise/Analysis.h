@@ -57,8 +57,22 @@ struct LaunchInfo {
   std::optional<unsigned> BlockThreads; ///< When the block size is constant.
   /// blockDim.x, .y, .z when every component is constant.
   std::optional<std::array<unsigned, 3>> BlockDims;
+  /// For a launch written in a template (`k<N><<<g, N>>>`): the block shape
+  /// of each instantiation of the enclosing function, when each is constant.
+  std::vector<std::array<unsigned, 3>> InstanceBlockDims;
+  bool InstanceDimsUnknown = false; ///< Some instantiation's shape is not.
   std::optional<unsigned long> DynamicShared;
   bool InMacro = false;
+
+  /// Every block shape this launch is known to use: its own constant shape,
+  /// else those of its instantiations; empty when any one is unknown.
+  std::vector<std::array<unsigned, 3>> knownBlockDims() const {
+    if (BlockDims)
+      return {*BlockDims};
+    if (InstanceDimsUnknown)
+      return {};
+    return InstanceBlockDims;
+  }
 };
 
 struct PtxasInfo {
@@ -80,6 +94,9 @@ struct KernelInfo {
   std::optional<PtxasInfo> Ptxas;
   unsigned BlockSize = 0;
   std::string BlockSizeSource; ///< "launch at line 40", "--block-size", "default".
+  /// Every constant block size it is launched with (one entry when forced or
+  /// defaulted); the register guards check each.
+  std::vector<unsigned> BlockSizes;
   std::optional<OccupancyResult> Occupancy;
   std::string OccupancyRegisterSource; ///< "ptxas" or "estimate".
   std::vector<BranchInfo> Branches;
@@ -102,6 +119,12 @@ struct FileAnalysis {
   std::vector<DeviceFunctionInfo> DeviceFunctions;
   std::vector<LaunchInfo> Launches;
 };
+
+/// The distinct constant block sizes, in threads, that \p Kernel is launched
+/// with in the file (launches in template instantiations included),
+/// ascending.
+std::vector<unsigned> launchBlockSizes(const FileAnalysis &A,
+                                       const std::string &Kernel);
 
 /// Collects kernels, their branches and loops with uniformity verdicts and
 /// register estimates, and the launches in \p File's main file.

@@ -19,12 +19,17 @@
 
 namespace warpwise {
 
+/// One kernel's compiled code. A template kernel compiles once per
+/// instantiation: then the counts are totals, Registers and SpillBytes the
+/// largest, and Instances holds each instantiation on its own.
 struct KernelStats {
+  std::string Mangled; ///< Of an instantiation; empty in a total.
   unsigned Registers = 0;
   unsigned SpillBytes = 0;
   unsigned Instructions = 0; ///< SASS instructions, NOPs excluded.
   unsigned Branches = 0;     ///< BRA/BRX/JMP.
   unsigned Predicated = 0;   ///< Instructions under a predicate (@P).
+  std::vector<KernelStats> Instances;
 };
 
 class CompileFeedback {
@@ -36,7 +41,8 @@ public:
 
   /// Compiles \p Source as if it were the file \p OriginalPath (its
   /// directory is searched for includes) for \p Arch ("sm_90"). Keys are the
-  /// kernels' plain names; std::nullopt with \p Error on failure.
+  /// kernels' plain names (a template's instantiations are gathered under
+  /// its name); std::nullopt with \p Error on failure.
   virtual std::optional<std::map<std::string, KernelStats>>
   measure(const std::string &Source, const std::string &OriginalPath,
           const std::string &Arch, std::string &Error);

@@ -12,6 +12,8 @@
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
 
+#include <algorithm>
+
 namespace warpwise {
 
 using namespace clang;
@@ -189,22 +191,42 @@ std::optional<std::array<unsigned, 3>> constantDims(ASTContext &Ctx,
   return std::nullopt;
 }
 
+/// The name of the kernel a launch calls, also when the callee is still a
+/// dependent template-id (`k<N><<<...>>>` inside a template).
+std::string launchedKernelName(const CUDAKernelCallExpr *Call) {
+  if (const FunctionDecl *Callee = Call->getDirectCallee())
+    return Callee->getNameAsString();
+  const Expr *Callee = Call->getCallee()->IgnoreParenImpCasts();
+  if (auto *Lookup = dyn_cast<OverloadExpr>(Callee))
+    return Lookup->getName().getAsString();
+  return "";
+}
+
 class LaunchCollector : public RecursiveASTVisitor<LaunchCollector> {
 public:
   LaunchCollector(ASTContext &Ctx, FileAnalysis &Out) : Ctx(Ctx), Out(Out) {}
+
+  // A launch written in a function template is recorded once, as written;
+  // its instantiations only add the block shapes they launch with.
+  bool shouldVisitTemplateInstantiations() const { return true; }
 
   bool VisitCUDAKernelCallExpr(CUDAKernelCallExpr *Call) {
     SourceManager &SM = Ctx.getSourceManager();
     SourceLocation Loc = Call->getBeginLoc();
     if (!SM.isInMainFile(SM.getExpansionLoc(Loc)))
       return true;
+    const FunctionDecl *Caller = enclosingFunction(Ctx, Call);
+    if (Caller && Caller->isTemplateInstantiation()) {
+      addInstance(Call, SM.getExpansionLineNumber(Loc),
+                  SM.getExpansionColumnNumber(Loc));
+      return true;
+    }
     LaunchInfo L;
     L.InMacro = Loc.isMacroID();
     L.Line = SM.getExpansionLineNumber(Loc);
     L.Column = SM.getExpansionColumnNumber(Loc);
-    if (const FunctionDecl *Callee = Call->getDirectCallee())
-      L.Kernel = Callee->getNameAsString();
-    if (const FunctionDecl *Caller = enclosingFunction(Ctx, Call))
+    L.Kernel = launchedKernelName(Call);
+    if (Caller)
       L.Caller = Caller->getNameAsString();
     const CallExpr *Config = Call->getConfig();
     if (Config && Config->getNumArgs() >= 2) {
@@ -227,6 +249,24 @@ public:
   }
 
 private:
+  void addInstance(const CUDAKernelCallExpr *Call, unsigned Line,
+                   unsigned Column) {
+    for (LaunchInfo &L : Out.Launches) {
+      if (L.Line != Line || L.Column != Column)
+        continue;
+      const CallExpr *Config = Call->getConfig();
+      auto Dims = Config && Config->getNumArgs() >= 2
+                      ? constantDims(Ctx, Config->getArg(1), Call)
+                      : std::nullopt;
+      if (!Dims)
+        L.InstanceDimsUnknown = true;
+      else if (std::find(L.InstanceBlockDims.begin(), L.InstanceBlockDims.end(),
+                         *Dims) == L.InstanceBlockDims.end())
+        L.InstanceBlockDims.push_back(*Dims);
+      return;
+    }
+  }
+
   std::string text(const Expr *E) const {
     CharSourceRange R = CharSourceRange::getTokenRange(E->getSourceRange());
     return Lexer::getSourceText(R, Ctx.getSourceManager(), Ctx.getLangOpts())
@@ -244,14 +284,16 @@ BlockShape shapeFor(const std::string &Kernel, const FileAnalysis &A) {
     if (L.Kernel != Kernel)
       continue;
     Lines.push_back(L.Line);
-    if (!L.BlockDims) {
+    std::vector<std::array<unsigned, 3>> Shapes = L.knownBlockDims();
+    if (Shapes.empty()) {
       AllKnown = false;
       continue;
     }
-    auto [X, Y, Z] = *L.BlockDims;
-    OneD &= Y == 1 && Z == 1;
-    XMul &= X % 32 == 0;
-    XYMul &= (X * Y) % 32 == 0;
+    for (auto [X, Y, Z] : Shapes) {
+      OneD &= Y == 1 && Z == 1;
+      XMul &= X % 32 == 0;
+      XYMul &= (X * Y) % 32 == 0;
+    }
   }
   if (Lines.empty() || !AllKnown)
     return S;
@@ -307,6 +349,18 @@ private:
 };
 
 } // namespace
+
+std::vector<unsigned> launchBlockSizes(const FileAnalysis &A,
+                                       const std::string &Kernel) {
+  std::vector<unsigned> Sizes;
+  for (const LaunchInfo &L : A.Launches)
+    if (L.Kernel == Kernel)
+      for (const std::array<unsigned, 3> &D : L.knownBlockDims())
+        Sizes.push_back(D[0] * D[1] * D[2]);
+  std::sort(Sizes.begin(), Sizes.end());
+  Sizes.erase(std::unique(Sizes.begin(), Sizes.end()), Sizes.end());
+  return Sizes;
+}
 
 FileAnalysis analyzeTranslationUnit(ASTContext &Ctx, const std::string &File) {
   FileAnalysis Out;

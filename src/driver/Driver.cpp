@@ -110,19 +110,20 @@ void chooseBlockSize(KernelInfo &K, const FileAnalysis &A,
                      const std::string &File) {
   if (Forced) {
     K.BlockSize = *Forced;
+    K.BlockSizes = {*Forced};
     K.BlockSizeSource = "--block-size";
     return;
   }
-  std::set<unsigned> Seen;
+  std::vector<unsigned> Seen = launchBlockSizes(A, K.Name);
   unsigned FirstLine = 0;
   for (const LaunchInfo &L : A.Launches)
-    if (L.Kernel == K.Name && L.BlockThreads) {
-      if (Seen.empty())
-        FirstLine = L.Line;
-      Seen.insert(*L.BlockThreads);
+    if (L.Kernel == K.Name && !L.knownBlockDims().empty()) {
+      FirstLine = L.Line;
+      break;
     }
   if (Seen.empty()) {
     K.BlockSize = 256;
+    K.BlockSizes = {256};
     K.BlockSizeSource = "default; no launch with a constant block size";
     Log.report(diag::NoLaunchBlockSize, Severity::Remark, File, K.Line, 0,
                "no launch of '" + K.Name +
@@ -131,7 +132,8 @@ void chooseBlockSize(KernelInfo &K, const FileAnalysis &A,
     return;
   }
   // With several, the largest is the most register-constrained.
-  K.BlockSize = *Seen.rbegin();
+  K.BlockSize = Seen.back();
+  K.BlockSizes = Seen;
   K.BlockSizeSource = "launch at line " + std::to_string(FirstLine);
   if (Seen.size() > 1)
     K.BlockSizeSource = "largest of " + std::to_string(Seen.size()) +

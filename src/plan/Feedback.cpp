@@ -162,15 +162,19 @@ CompileFeedback::measure(const std::string &Source,
   std::map<std::string, KernelStats> Out;
   for (auto &[Mangled, Stats] : Sass) {
     KernelStats S = Stats;
+    S.Mangled = Mangled;
     auto R = Regs.find(Mangled);
     if (R != Regs.end()) {
       S.Registers = R->second.Registers;
       S.SpillBytes = R->second.SpillStores + R->second.SpillLoads;
     }
-    KernelStats &Slot = Out[kernelBaseName(Mangled)];
-    // Several instantiations of one template: keep the largest.
-    if (S.Instructions >= Slot.Instructions)
-      Slot = S;
+    KernelStats &Total = Out[kernelBaseName(Mangled)];
+    Total.Registers = std::max(Total.Registers, S.Registers);
+    Total.SpillBytes = std::max(Total.SpillBytes, S.SpillBytes);
+    Total.Instructions += S.Instructions;
+    Total.Branches += S.Branches;
+    Total.Predicated += S.Predicated;
+    Total.Instances.push_back(std::move(S));
   }
   Cache[Key] = Out;
   return Out;

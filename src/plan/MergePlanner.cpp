@@ -18,8 +18,33 @@
 #include "warpwise/Ptxas.h"
 
 #include "clang/AST/Decl.h"
+#include "llvm/Demangle/Demangle.h"
+
+#include <algorithm>
 
 namespace warpwise {
+
+namespace {
+
+/// The compiled instances of a kernel: its instantiations, or itself.
+std::vector<KernelStats> instancesOf(const KernelStats &S) {
+  if (!S.Instances.empty())
+    return S.Instances;
+  return {S};
+}
+
+/// `bitonic_tiles<64u>` for `_Z13bitonic_tilesILj64EEvPi`.
+std::string demangledName(const std::string &Mangled) {
+  std::string D = llvm::demangle(Mangled);
+  size_t Paren = D.find('(');
+  if (Paren != std::string::npos)
+    D = D.substr(0, Paren);
+  if (D.rfind("void ", 0) == 0)
+    D = D.substr(5);
+  return D;
+}
+
+} // namespace
 
 Decision planMerge(TransformContext &TC, const MergeCandidate &C,
                    const MergeOutcome &M, const char *Transform) {
@@ -113,30 +138,84 @@ Decision planMerge(TransformContext &TC, const MergeCandidate &C,
     InsAfter += A->second.Instructions;
     BraBefore += B->second.Branches;
     BraAfter += A->second.Branches;
-    unsigned Threads = K->BlockSize ? K->BlockSize : 256;
-    OccupancyResult OB = computeOccupancy(
-        TC.Arch, {B->second.Registers, Threads, K->StaticShared});
-    OccupancyResult OA = computeOccupancy(
-        TC.Arch, {A->second.Registers, Threads, K->StaticShared});
-    std::string R =
-        "`" + K->Name + "` registers " + std::to_string(B->second.Registers) +
-        " -> " + std::to_string(A->second.Registers) + ", occupancy " +
-        formatPercent(OB.Percent) + " -> " + formatPercent(OA.Percent) +
-        " at " + std::to_string(Threads) + " threads on " + TC.Arch.smName();
+    std::vector<unsigned> Sizes = K->BlockSizes;
+    if (Sizes.empty())
+      Sizes.push_back(K->BlockSize ? K->BlockSize : 256);
+    // Every instantiation at every block size it may be launched with: a
+    // template whose small instantiation crosses a step while the large one
+    // does not still loses occupancy there.
+    std::vector<KernelStats> InstB = instancesOf(B->second),
+                             InstA = instancesOf(A->second);
+    unsigned MinB = ~0u, MaxB = 0, MinA = ~0u, MaxA = 0;
+    for (const KernelStats &IB : InstB) {
+      const KernelStats *IA = nullptr;
+      for (const KernelStats &X : InstA)
+        if (X.Mangled == IB.Mangled)
+          IA = &X;
+      std::string What = "`" + K->Name + "`";
+      if (InstB.size() > 1)
+        What = "`" + demangledName(IB.Mangled) + "`";
+      if (!IA) {
+        D.Reason = Where + " is divergent; " + Sim + "; but " + What +
+                   " is missing from nvcc's output for the candidate; "
+                   "declined";
+        return D;
+      }
+      MinB = std::min(MinB, IB.Registers);
+      MaxB = std::max(MaxB, IB.Registers);
+      MinA = std::min(MinA, IA->Registers);
+      MaxA = std::max(MaxA, IA->Registers);
+      for (unsigned Threads : Sizes) {
+        OccupancyResult OB = computeOccupancy(
+            TC.Arch, {IB.Registers, Threads, K->StaticShared});
+        OccupancyResult OA = computeOccupancy(
+            TC.Arch, {IA->Registers, Threads, K->StaticShared});
+        if (OA.Percent < OB.Percent) {
+          D.Reason = Where + " is divergent; " + Sim + "; but " + What +
+                     " registers " + std::to_string(IB.Registers) + " -> " +
+                     std::to_string(IA->Registers) + ", occupancy " +
+                     formatPercent(OB.Percent) + " -> " +
+                     formatPercent(OA.Percent) + " at " +
+                     std::to_string(Threads) + " threads on " +
+                     TC.Arch.smName() +
+                     ": merging would cost an occupancy step (as seed 001's "
+                     "div3 did); declined";
+          return D;
+        }
+      }
+      if (IA->SpillBytes > IB.SpillBytes) {
+        D.Reason = Where + " is divergent; " + Sim + "; but " + What +
+                   " would spill (" + std::to_string(IB.SpillBytes) + " -> " +
+                   std::to_string(IA->SpillBytes) + " bytes); declined";
+        return D;
+      }
+    }
+    if (InstB.empty())
+      continue;
+    auto Range = [](unsigned Lo, unsigned Hi) {
+      return Lo == Hi ? std::to_string(Lo)
+                      : std::to_string(Lo) + ".." + std::to_string(Hi);
+    };
+    std::string Threads;
+    for (unsigned T : Sizes)
+      Threads += (Threads.empty() ? "" : ", ") + std::to_string(T);
+    std::string R = "`" + K->Name + "` registers " + Range(MinB, MaxB) +
+                    " -> " + Range(MinA, MaxA);
+    if (InstB.size() > 1)
+      R += " over " + std::to_string(InstB.size()) + " instantiations";
+    if (InstB.size() == 1 && Sizes.size() == 1) {
+      OccupancyResult OB = computeOccupancy(
+          TC.Arch, {InstB[0].Registers, Sizes[0], K->StaticShared});
+      OccupancyResult OA = computeOccupancy(
+          TC.Arch, {MaxA, Sizes[0], K->StaticShared});
+      R += ", occupancy " + formatPercent(OB.Percent) + " -> " +
+           formatPercent(OA.Percent) + " at " + Threads + " threads on " +
+           TC.Arch.smName();
+    } else {
+      R += ", no occupancy step lost at " + Threads + " threads on " +
+           TC.Arch.smName();
+    }
     Regs += (Regs.empty() ? "" : "; ") + R;
-    if (OA.Percent < OB.Percent) {
-      D.Reason = Where + " is divergent; " + Sim + "; but " + R +
-                 ": merging would cost an occupancy step (as seed 001's div3 "
-                 "did); declined";
-      return D;
-    }
-    if (A->second.SpillBytes > B->second.SpillBytes) {
-      D.Reason = Where + " is divergent; " + Sim + "; but `" + K->Name +
-                 "` would spill (" + std::to_string(B->second.SpillBytes) +
-                 " -> " + std::to_string(A->second.SpillBytes) +
-                 " bytes); declined";
-      return D;
-    }
   }
   std::string Sass = "SASS instructions " + std::to_string(InsBefore) + " -> " +
                      std::to_string(InsAfter) + ", branches " +

@@ -57,34 +57,101 @@ __global__ void k(const float *in, float *out, float s) {
 void go(const float *in, float *out) { k<<<64, 256>>>(in, out, 2.0f); }
 )";
 
-std::vector<Decision> plan(unsigned RB, unsigned RA, unsigned IB, unsigned IA,
-                           std::vector<Change> &Changes) {
+/// Two instantiations of one template kernel; the stand-in compiler gives
+/// each its own register counts before and after.
+class FakeTemplateFeedback : public CompileFeedback {
+public:
+  struct Instance {
+    std::string Mangled;
+    unsigned Before, After;
+  };
+  explicit FakeTemplateFeedback(std::vector<Instance> I)
+      : CompileFeedback(Kit, {}), Instances(std::move(I)) {}
+  bool available() const override { return true; }
+  std::optional<std::map<std::string, KernelStats>>
+  measure(const std::string &Source, const std::string &, const std::string &,
+          std::string &) override {
+    bool Candidate = Source.find("ww_cond_") != std::string::npos;
+    KernelStats Total;
+    for (const Instance &I : Instances) {
+      KernelStats S;
+      S.Mangled = I.Mangled;
+      S.Registers = Candidate ? I.After : I.Before;
+      S.Instructions = Candidate ? 150 : 200;
+      Total.Registers = std::max(Total.Registers, S.Registers);
+      Total.Instructions += S.Instructions;
+      Total.Instances.push_back(S);
+    }
+    return std::map<std::string, KernelStats>{{"k", Total}};
+  }
+
+private:
+  static inline CudaToolkit Kit;
+  std::vector<Instance> Instances;
+};
+
+const char *TemplateKernel = R"(
+template <int N>
+__global__ void k(const float *in, float *out, float s) {
+  int t = blockIdx.x * N + threadIdx.x;
+  float v = in[t];
+  float r;
+  if (t % 2) {
+    float a = v * v;
+    float b = a * 1.5f;
+    r = b / s + a;
+  } else {
+    float a = v * v;
+    float b = a * 2.5f;
+    r = b / (s + 1.0f) + a;
+  }
+  out[t] = r;
+}
+template <int N> void go(const float *in, float *out) {
+  k<N><<<64, N>>>(in, out, 2.0f);
+}
+template void go<64>(const float *, float *);
+template void go<256>(const float *, float *);
+)";
+
+std::vector<Decision> planWith(const char *Source, CompileFeedback &FB,
+                               std::vector<Change> &Changes,
+                               std::vector<unsigned> *BlockSizes = nullptr) {
   std::vector<std::string> Args = {
       "-x", "cuda", "--cuda-host-only", "--cuda-gpu-arch=sm_90",
       "-nocudainc", "-nocudalib", "-Wno-unknown-cuda-version",
       "-resource-dir", WARPWISE_CLANG_RESOURCE_DIR, "-include",
       std::string(WARPWISE_SOURCE_DIR) + "/src/frontend/warpwise_cuda_stub.h"};
   std::unique_ptr<clang::ASTUnit> AST =
-      clang::tooling::buildASTFromCodeWithArgs(Kernel, Args, "k.cu");
+      clang::tooling::buildASTFromCodeWithArgs(Source, Args, "k.cu");
   REQUIRE(AST);
   REQUIRE_FALSE(AST->getDiagnostics().hasErrorOccurred());
   clang::ASTContext &Ctx = AST->getASTContext();
   FileAnalysis A = analyzeTranslationUnit(Ctx, "k.cu");
   REQUIRE(A.Kernels.size() == 1);
   A.Kernels[0].BlockSize = 256;
+  if (BlockSizes)
+    *BlockSizes = launchBlockSizes(A, "k");
+  A.Kernels[0].BlockSizes = BlockSizes ? *BlockSizes
+                                       : std::vector<unsigned>{256};
   auto Table = ArchTable::load();
   REQUIRE(static_cast<bool>(Table));
   auto Costs = CostTable::load();
   REQUIRE(static_cast<bool>(Costs));
-  FakeFeedback FB(RB, RA, IB, IA);
   DiagnosticLog Log;
   std::vector<std::pair<unsigned, unsigned>> Claimed;
   std::string File = "k.cu", Display = "k.cu";
-  TransformContext TC{Ctx, File, Display, Kernel, A, *Table->find("sm_90"),
-                      *Costs, &FB, Log, Claimed};
+  TransformContext TC{Ctx, File, Display, Source, A, *Table->find("sm_90"),
+                      *Costs, &FB, Log, Claimed, false, ""};
   std::vector<Decision> Decisions;
   createTransform("fuse")->run(TC, Decisions, Changes);
   return Decisions;
+}
+
+std::vector<Decision> plan(unsigned RB, unsigned RA, unsigned IB, unsigned IA,
+                           std::vector<Change> &Changes) {
+  FakeFeedback FB(RB, RA, IB, IA);
+  return planWith(Kernel, FB, Changes);
 }
 } // namespace
 
@@ -120,4 +187,40 @@ TEST_CASE("fusion is declined when nvcc's code does not shrink", "[planner]") {
   CHECK_FALSE(D[0].Applied);
   CHECK(D[0].Reason.find("does not shrink") != std::string::npos);
   CHECK(Changes.empty());
+}
+
+TEST_CASE("a template kernel is guarded per instantiation and block size",
+          "[planner]") {
+  // k<64> stays at 33 registers; k<256> goes 32 -> 33 (100% -> 75% on
+  // sm_90), which the largest-register totals (33 -> 33) would hide. Every
+  // instantiation is checked at every block size the file launches it with
+  // (conservative: k<256> is only launched with 256), the smallest first.
+  std::vector<Change> Changes;
+  FakeTemplateFeedback FB({{"_Z1kILi64EEvPKfPff", 33, 33},
+                           {"_Z1kILi256EEvPKfPff", 32, 33}});
+  std::vector<unsigned> Sizes;
+  auto D = planWith(TemplateKernel, FB, Changes, &Sizes);
+  // The block sizes come from the launch's two instantiations.
+  CHECK(Sizes == std::vector<unsigned>{64, 256});
+  REQUIRE(D.size() == 1);
+  CHECK_FALSE(D[0].Applied);
+  CHECK(D[0].Reason.find("`k<256>` registers 32 -> 33, occupancy 100.0% -> "
+                         "75.0% at 64 threads") != std::string::npos);
+  CHECK(Changes.empty());
+}
+
+TEST_CASE("a template kernel is merged when no instantiation loses a step",
+          "[planner]") {
+  std::vector<Change> Changes;
+  FakeTemplateFeedback FB({{"_Z1kILi64EEvPKfPff", 20, 22},
+                           {"_Z1kILi256EEvPKfPff", 24, 26}});
+  std::vector<unsigned> Sizes;
+  auto D = planWith(TemplateKernel, FB, Changes, &Sizes);
+  REQUIRE(D.size() == 1);
+  CHECK(D[0].Applied);
+  CHECK(D[0].Reason.find("registers 20..24 -> 22..26 over 2 instantiations, "
+                         "no occupancy step lost at 64, 256 threads") !=
+        std::string::npos);
+  CHECK(D[0].Reason.find("SASS instructions 400 -> 300") != std::string::npos);
+  CHECK(Changes.size() == 1);
 }
