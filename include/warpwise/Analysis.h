@@ -34,7 +34,7 @@ struct RegionPressure {
 struct BranchInfo {
   unsigned Line = 0, Column = 0;
   std::string Function; ///< The kernel or __device__ function it is in.
-  std::string Kind; ///< "if", "if-else", "?:", "switch".
+  std::string Kind;     ///< "if", "if-else", "?:", "switch".
   Uniformity Level = Uniformity::Uniform;
   std::string Reason;
   RegionPressure Then, Else;
@@ -43,7 +43,7 @@ struct BranchInfo {
 struct LoopInfo {
   unsigned Line = 0, Column = 0;
   std::string Function;
-  std::string Kind; ///< "for", "while", "do".
+  std::string Kind;                       ///< "for", "while", "do".
   Uniformity Level = Uniformity::Uniform; ///< Of the exit condition.
   std::string Reason;
   RegionPressure Body;
@@ -53,7 +53,7 @@ struct LaunchInfo {
   unsigned Line = 0, Column = 0;
   std::string Kernel;
   std::string Caller;
-  std::string GridText, BlockText; ///< As spelled.
+  std::string GridText, BlockText;      ///< As spelled.
   std::optional<unsigned> BlockThreads; ///< When the block size is constant.
   /// blockDim.x, .y, .z when every component is constant.
   std::optional<std::array<unsigned, 3>> BlockDims;
@@ -89,11 +89,13 @@ struct KernelInfo {
   unsigned Line = 0;
   bool IsTemplate = false;
   std::string MangledName; ///< For matching ptxas output; empty for templates.
-  unsigned long StaticShared = 0; ///< Bytes of __shared__ arrays declared in it.
+  unsigned long StaticShared =
+      0; ///< Bytes of __shared__ arrays declared in it.
   RegionPressure Registers;
   std::optional<PtxasInfo> Ptxas;
   unsigned BlockSize = 0;
-  std::string BlockSizeSource; ///< "launch at line 40", "--block-size", "default".
+  std::string
+      BlockSizeSource; ///< "launch at line 40", "--block-size", "default".
   /// Every constant block size it is launched with (one entry when forced or
   /// defaulted); the register guards check each.
   std::vector<unsigned> BlockSizes;

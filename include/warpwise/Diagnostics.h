@@ -38,12 +38,14 @@ constexpr const char *DuplicateOutput = "WW1011";
 constexpr const char *NoKernels = "WW2001";
 constexpr const char *PtxasFailed = "WW2004";
 constexpr const char *NoLaunchBlockSize = "WW2005";
+/// A split kernel other files may launch: those launches run it unsplit.
+constexpr const char *LaunchedElsewhere = "WW2006";
 } // namespace diag
 
 struct Diagnostic {
   std::string Id;
   Severity Level = Severity::Error;
-  std::string File; ///< Empty when the message concerns no file.
+  std::string File;  ///< Empty when the message concerns no file.
   unsigned Line = 0; ///< 1-based; 0 when unknown.
   unsigned Column = 0;
   std::string Message;

@@ -361,6 +361,32 @@ int runWarpwise(const std::vector<std::string> &Args) {
     computeKernelOccupancy(F.Analysis, *Arch, Opts.BlockSize, Quiet, F.Given);
   }
 
+  // A launch, in one input, of a kernel that another input defines and that
+  // was split there: it keeps launching the original kernel.
+  for (const InputFile &User : Inputs) {
+    if (!User.Parsed)
+      continue;
+    for (const LaunchInfo &L : User.Analysis.Launches) {
+      bool DefinedHere = false;
+      for (const KernelInfo &K : User.Analysis.Kernels)
+        DefinedHere |= K.Name == L.Kernel;
+      if (DefinedHere)
+        continue;
+      for (const InputFile &Owner : Inputs)
+        for (const Decision &D : Owner.Decisions)
+          if (&Owner != &User && D.Applied && D.Transform == "split" &&
+              D.Kernel == L.Kernel)
+            Log.report(diag::LaunchedElsewhere, Severity::Remark, User.Given,
+                       L.Line, L.Column,
+                       "this launch of `" + L.Kernel +
+                           "` still runs the original kernel: warpwise split "
+                           "it in " +
+                           Owner.Given +
+                           ", and rewrites launches only in the file that "
+                           "defines the kernel");
+    }
+  }
+
   if (Opts.Cmd == Command::Analyze) {
     if (Opts.Format == OutputFormat::Json) {
       nlohmann::json J;

@@ -166,8 +166,8 @@ Decision planMerge(TransformContext &TC, const MergeCandidate &C,
       MinA = std::min(MinA, IA->Registers);
       MaxA = std::max(MaxA, IA->Registers);
       for (unsigned Threads : Sizes) {
-        OccupancyResult OB = computeOccupancy(
-            TC.Arch, {IB.Registers, Threads, K->StaticShared});
+        OccupancyResult OB =
+            computeOccupancy(TC.Arch, {IB.Registers, Threads, K->StaticShared});
         OccupancyResult OA = computeOccupancy(
             TC.Arch, {IA->Registers, Threads, K->StaticShared});
         if (OA.Percent < OB.Percent) {
@@ -206,8 +206,8 @@ Decision planMerge(TransformContext &TC, const MergeCandidate &C,
     if (InstB.size() == 1 && Sizes.size() == 1) {
       OccupancyResult OB = computeOccupancy(
           TC.Arch, {InstB[0].Registers, Sizes[0], K->StaticShared});
-      OccupancyResult OA = computeOccupancy(
-          TC.Arch, {MaxA, Sizes[0], K->StaticShared});
+      OccupancyResult OA =
+          computeOccupancy(TC.Arch, {MaxA, Sizes[0], K->StaticShared});
       R += ", occupancy " + formatPercent(OB.Percent) + " -> " +
            formatPercent(OA.Percent) + " at " + Threads + " threads on " +
            TC.Arch.smName();

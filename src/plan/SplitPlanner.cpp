@@ -51,6 +51,24 @@ Decision planSplit(TransformContext &TC, const SplitCandidate &C,
   // paper's worked example): S = (2 / rho_min) / (1 / rho_if + 1 / rho_else).
   std::string Formula;
   double Predicted = 0;
+  // The original kernel as compiled from the file as it is: a template
+  // kernel is no longer instantiated once its launches go to the new
+  // kernels. For a template, its largest instantiation.
+  std::optional<KernelStats> Original;
+  std::string OriginalError;
+  if (TC.Feedback && TC.Feedback->available()) {
+    auto Before =
+        TC.Feedback->measure(TC.Contents.str(), TC.File,
+                             PtxasRunner::nvccArchFor(TC.Arch), OriginalError);
+    if (Before && Before->count(D.Kernel))
+      Original = Before->at(D.Kernel);
+  }
+  auto Largest = [&](const KernelStats &S) {
+    return S.Instances.size() > 1
+               ? " (the largest of " + std::to_string(S.Instances.size()) +
+                     " instantiations)"
+               : std::string();
+  };
   if (TC.Feedback && TC.Feedback->available()) {
     std::string Candidate = TC.Contents.str();
     clang::tooling::Replacements R;
@@ -64,8 +82,11 @@ Decision planSplit(TransformContext &TC, const SplitCandidate &C,
                          : std::nullopt;
     if (!Applied)
       llvm::consumeError(Applied.takeError());
-    if (Stats && Stats->count(D.Kernel) &&
-        Stats->count(D.Kernel + "_ww_then") &&
+    if (!Original)
+      Error = OriginalError.empty() ? "the original kernel is missing from "
+                                      "nvcc's output"
+                                    : OriginalError;
+    if (Stats && Original && Stats->count(D.Kernel + "_ww_then") &&
         Stats->count(D.Kernel + "_ww_else")) {
       unsigned Threads = 256;
       for (const KernelInfo &K : TC.Analysis.Kernels)
@@ -76,21 +97,24 @@ Decision planSplit(TransformContext &TC, const SplitCandidate &C,
                    .Percent /
                100.0;
       };
-      double Rmin = Occ(D.Kernel), R1 = Occ(D.Kernel + "_ww_then"),
-             R2 = Occ(D.Kernel + "_ww_else");
+      double Rmin =
+          computeOccupancy(TC.Arch, {Original->Registers, Threads, 0}).Percent /
+          100.0;
+      double R1 = Occ(D.Kernel + "_ww_then"), R2 = Occ(D.Kernel + "_ww_else");
       if (Rmin > 0 && R1 > 0 && R2 > 0)
         Predicted = (2 / Rmin) / (1 / R1 + 1 / R2);
-      Formula =
-          "registers " + std::to_string(Stats->at(D.Kernel).Registers) +
-          " -> " + std::to_string(Stats->at(D.Kernel + "_ww_then").Registers) +
-          " (if-kernel) and " +
-          std::to_string(Stats->at(D.Kernel + "_ww_else").Registers) +
-          " (else-kernel) on " + Arch + ", occupancy on " + TC.Arch.smName() +
-          " " + formatPercent(100 * Rmin) + " -> " + formatPercent(100 * R1) +
-          " and " + formatPercent(100 * R2) + " at " + std::to_string(Threads) +
-          " threads; CF'09 formula (equal side times, launch overhead "
-          "ignored) predicts " +
-          formatNumber(Predicted, "%.2f") + "x";
+      Formula = "registers " + std::to_string(Original->Registers) +
+                Largest(*Original) + " -> " +
+                std::to_string(Stats->at(D.Kernel + "_ww_then").Registers) +
+                " (if-kernel) and " +
+                std::to_string(Stats->at(D.Kernel + "_ww_else").Registers) +
+                " (else-kernel) on " + Arch + ", occupancy on " +
+                TC.Arch.smName() + " " + formatPercent(100 * Rmin) + " -> " +
+                formatPercent(100 * R1) + " and " + formatPercent(100 * R2) +
+                " at " + std::to_string(Threads) +
+                " threads; CF'09 formula (equal side times, launch overhead "
+                "ignored) predicts " +
+                formatNumber(Predicted, "%.2f") + "x";
       if (Arch != TC.Arch.smName())
         Formula += " (registers measured for " + Arch +
                    ", the oldest target nvcc 13 compiles)";
@@ -126,9 +150,11 @@ Decision planSplit(TransformContext &TC, const SplitCandidate &C,
       if (!Applied)
         llvm::consumeError(Applied.takeError());
       if (!Stats || !Stats->count(D.Kernel + "_ww_light") ||
-          !Stats->count(D.Kernel + "_ww_heavy")) {
-        K.Reason = Where + "; nvcc could not compile the compact form (" +
-                   Error + "); not split";
+          !Stats->count(D.Kernel + "_ww_heavy") || !Original) {
+        K.Reason = Where + "; nvcc could not compile the " +
+                   (Original ? "compact form (" + Error
+                             : "original (" + OriginalError) +
+                   "); not split";
         return K;
       }
       unsigned Threads = 256;
@@ -140,11 +166,12 @@ Decision planSplit(TransformContext &TC, const SplitCandidate &C,
                                 {Stats->at(Name).Registers, Threads, Smem})
             .Percent;
       };
-      Orig = Occ(D.Kernel, 0);
+      Orig =
+          computeOccupancy(TC.Arch, {Original->Registers, Threads, 0}).Percent;
       Light = Occ(D.Kernel + "_ww_light", 132);
       Heavy = Occ(D.Kernel + "_ww_heavy", 0);
-      Facts = "registers " + std::to_string(Stats->at(D.Kernel).Registers) +
-              " -> " +
+      Facts = "registers " + std::to_string(Original->Registers) +
+              Largest(*Original) + " -> " +
               std::to_string(Stats->at(D.Kernel + "_ww_light").Registers) +
               " (light kernel, with the compaction) and " +
               std::to_string(Stats->at(D.Kernel + "_ww_heavy").Registers) +

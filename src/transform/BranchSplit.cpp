@@ -194,6 +194,10 @@ struct LaunchSite {
   std::string Config[4]; ///< grid, block, shared bytes, stream.
   bool Written[4] = {false, false, false, false};
   std::string Args; ///< "a, b, c".
+  /// Template arguments of a launch of a template kernel, appended to the
+  /// new kernels' names: as written (`<T>`, may be empty when deduced), and
+  /// complete (`<float>`; empty when a dependent launch deduces some).
+  std::string TemplateArgs, FullTemplateArgs;
 
   std::string configAsWritten() const {
     std::string Out;
@@ -209,18 +213,88 @@ struct LaunchSite {
   }
 };
 
+/// The launches of a kernel as written: of the function itself, of a
+/// specialization of it when it is a template, and launches inside function
+/// templates whose callee still names the template (`k<T><<<...>>>`).
+/// Instantiated copies of a launch are not visited: the source has one.
 class LaunchFinder : public RecursiveASTVisitor<LaunchFinder> {
 public:
   LaunchFinder(const FunctionDecl *K) : Kernel(K) {}
   bool VisitCUDAKernelCallExpr(CUDAKernelCallExpr *C) {
-    const FunctionDecl *F = C->getDirectCallee();
-    if (F && F->getCanonicalDecl() == Kernel->getCanonicalDecl())
+    if (launches(C))
       Launches.push_back(C);
     return true;
   }
   const FunctionDecl *Kernel;
   std::vector<const CUDAKernelCallExpr *> Launches;
+
+private:
+  bool launches(const CUDAKernelCallExpr *C) const {
+    const FunctionTemplateDecl *FT = Kernel->getDescribedFunctionTemplate();
+    if (const FunctionDecl *F = C->getDirectCallee()) {
+      if (F->getCanonicalDecl() == Kernel->getCanonicalDecl())
+        return true;
+      const FunctionTemplateDecl *Primary = F->getPrimaryTemplate();
+      return FT && Primary &&
+             Primary->getCanonicalDecl() == FT->getCanonicalDecl();
+    }
+    auto *Lookup =
+        dyn_cast<OverloadExpr>(C->getCallee()->IgnoreParenImpCasts());
+    if (!Lookup || !FT)
+      return false;
+    for (const NamedDecl *D : Lookup->decls())
+      if (D->getUnderlyingDecl()->getCanonicalDecl() == FT->getCanonicalDecl())
+        return true;
+    return false;
+  }
 };
+
+/// True when every shape is known, one-dimensional and whole warps wide.
+bool oneDimensionalWarps(const std::vector<std::array<unsigned, 3>> &Shapes) {
+  return !Shapes.empty() &&
+         llvm::all_of(Shapes, [](const std::array<unsigned, 3> &D) {
+           return D[1] == 1 && D[2] == 1 && D[0] % 32 == 0;
+         });
+}
+
+/// `<T, 4>` as written after the callee's name, or "".
+std::string writtenTemplateArgs(const CUDAKernelCallExpr *Call,
+                                const SourceManager &SM,
+                                const LangOptions &LO) {
+  const Expr *Callee = Call->getCallee()->IgnoreParenImpCasts();
+  SourceLocation L, R;
+  if (auto *Ref = dyn_cast<DeclRefExpr>(Callee)) {
+    if (Ref->hasExplicitTemplateArgs()) {
+      L = Ref->getLAngleLoc();
+      R = Ref->getRAngleLoc();
+    }
+  } else if (auto *Lookup = dyn_cast<OverloadExpr>(Callee)) {
+    if (Lookup->hasExplicitTemplateArgs()) {
+      L = Lookup->getLAngleLoc();
+      R = Lookup->getRAngleLoc();
+    }
+  }
+  if (L.isInvalid() || R.isInvalid())
+    return "";
+  return sourceText(SM, LO, SourceRange(L, R));
+}
+
+/// `<float, 4>`: every template argument of the launched specialization,
+/// or "" when the launch is still dependent.
+std::string fullTemplateArgs(const CUDAKernelCallExpr *Call,
+                             const ASTContext &Ctx) {
+  const FunctionDecl *F = Call->getDirectCallee();
+  const TemplateArgumentList *Args =
+      F ? F->getTemplateSpecializationArgs() : nullptr;
+  if (!Args)
+    return "";
+  std::string Out;
+  llvm::raw_string_ostream OS(Out);
+  PrintingPolicy PP(Ctx.getLangOpts());
+  PP.SuppressTagKeyword = true;
+  printTemplateArgumentList(OS, Args->asArray(), PP);
+  return OS.str();
+}
 
 } // namespace
 
@@ -284,8 +358,12 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
                     std::string(name()) + ": " + Dn.Reason);
       Decisions.push_back(Dn);
     };
-    if (FD->getDescribedFunctionTemplate()) {
-      Decline("template kernels are not split yet");
+    const FunctionTemplateDecl *FT = FD->getDescribedFunctionTemplate();
+    if (FT && llvm::any_of(FD->parameters(), [](const ParmVarDecl *P) {
+          return P->isParameterPack();
+        })) {
+      Decline("it takes a function parameter pack; the launches' arguments "
+              "cannot be matched to parameters before instantiation");
       continue;
     }
     // Threads must be independent: nothing shared, no barriers, no atomics.
@@ -312,6 +390,11 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
     if (!Pre.PrefixEffect.empty()) {
       Decline("the code before the branch has " + Pre.PrefixEffect +
               ", and it would run in both kernels");
+      continue;
+    }
+    if (If->getCond()->isInstantiationDependent()) {
+      Decline("its condition depends on template parameters, so it cannot "
+              "be shown free of side effects before instantiation");
       continue;
     }
     if (If->getCond()->HasSideEffects(Ctx) || If->getConditionVariable() ||
@@ -418,24 +501,51 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
         Site.Config[I] = T;
         Site.Written[I] = true;
       }
+      Site.TemplateArgs = writtenTemplateArgs(Call, SM, LO);
+      Site.FullTemplateArgs = fullTemplateArgs(Call, Ctx);
+      // A dependent launch that spells every argument (`k<T, N>`) names its
+      // instantiation too.
+      if (Site.FullTemplateArgs.empty() && FT)
+        if (auto *Lookup = dyn_cast<OverloadExpr>(
+                Call->getCallee()->IgnoreParenImpCasts()))
+          if (Lookup->getNumTemplateArgs() ==
+              FT->getTemplateParameters()->size())
+            Site.FullTemplateArgs = Site.TemplateArgs;
+      // The parameter types of what is launched: the specialization's when
+      // the kernel is a template (the template's own may name T).
+      const FunctionDecl *Launched =
+          Call->getDirectCallee() ? Call->getDirectCallee() : FD;
       for (unsigned I = 0; I < Call->getNumArgs(); ++I) {
         const Expr *A = Call->getArg(I);
         std::string T = sourceText(SM, LO, A->getSourceRange());
         if (hasEffects(A)) {
+          QualType PT = I < Launched->getNumParams()
+                            ? Launched->getParamDecl(I)->getType()
+                            : QualType();
+          if (PT.isNull() || PT->isDependentType()) {
+            LaunchProblem = "argument " + std::to_string(I + 1) +
+                            " of the launch at line " + std::to_string(LL) +
+                            " has side effects and a type that depends on "
+                            "template parameters, so it cannot be evaluated "
+                            "once into a temporary";
+            break;
+          }
           std::string N = "ww_arg" + std::to_string(I) + "_" + Site.Tag;
-          Site.Temps += FD->getParamDecl(I)->getType().getAsString(PP) +
-                        " const " + N + " = " + T + "; ";
+          Site.Temps += PT.getAsString(PP) + " const " + N + " = " + T + "; ";
           T = N;
         }
         Site.Args += (Site.Args.empty() ? "" : ", ") + T;
       }
+      if (!LaunchProblem.empty())
+        break;
       Site.Begin = SM.getFileOffset(SM.getExpansionLoc(Call->getBeginLoc()));
       Site.Length = SM.getFileOffset(Semi) - Site.Begin;
       std::string Config = Site.configAsWritten();
-      std::string Text = "{ " + Site.Temps + Dn.Kernel + "_ww_then<<<" +
-                         Config + ">>>(" + Site.Args + "); " + Dn.Kernel +
-                         "_ww_else<<<" + Config + ">>>(" + Site.Args +
-                         "); } /* warpwise: split launch [WW4003] */";
+      std::string Text =
+          "{ " + Site.Temps + Dn.Kernel + "_ww_then" + Site.TemplateArgs +
+          "<<<" + Config + ">>>(" + Site.Args + "); " + Dn.Kernel + "_ww_else" +
+          Site.TemplateArgs + "<<<" + Config + ">>>(" + Site.Args +
+          "); } /* warpwise: split launch [WW4003] */";
       LaunchEdits.push_back(
           tooling::Replacement(TC.File, Site.Begin, Site.Length, Text));
       Sites.push_back(std::move(Site));
@@ -446,8 +556,11 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
     }
     // The two kernels: the original's text, renamed, with the branch
     // replaced by an early exit and one side.
+    // A template kernel's text starts at `template <...>`.
     CharSourceRange KR = Lexer::makeFileCharRange(
-        CharSourceRange::getTokenRange(FD->getSourceRange()), SM, LO);
+        CharSourceRange::getTokenRange(FT ? FT->getSourceRange()
+                                          : FD->getSourceRange()),
+        SM, LO);
     CharSourceRange IR = Lexer::makeFileCharRange(
         CharSourceRange::getTokenRange(If->getSourceRange()), SM, LO);
     std::string Cond = sourceText(SM, LO, If->getCond()->getSourceRange());
@@ -531,8 +644,7 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
                         "launches only");
       for (const LaunchInfo &L : TC.Analysis.Launches)
         if (C.CompactProblem.empty() && L.Kernel == Dn.Kernel &&
-            (!L.BlockDims || (*L.BlockDims)[1] != 1 || (*L.BlockDims)[2] != 1 ||
-             (*L.BlockDims)[0] % 32 != 0))
+            !oneDimensionalWarps(L.knownBlockDims()))
           CompactRefuse("the launch at line " + std::to_string(L.Line) +
                         " does not show a one-dimensional block whose size "
                         "is a multiple of 32");
@@ -678,8 +790,9 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
             " = 0; cudaMallocAsync((void **)&" + Lst + ", ((size_t)" + G +
             ".x * " + B + ".x + 1) * sizeof(int), " + St +
             "); cudaMemsetAsync(" + Lst + ", 0, sizeof(int), " + St + "); " +
-            Dn.Kernel + "_ww_light" + Launch + Dn.Kernel + "_ww_heavy" +
-            Launch + "cudaFreeAsync(" + Lst + ", " + St +
+            Dn.Kernel + "_ww_light" + L.TemplateArgs + Launch + Dn.Kernel +
+            "_ww_heavy" + L.TemplateArgs + Launch + "cudaFreeAsync(" + Lst +
+            ", " + St +
             "); } /* warpwise: split launch, compact form [WW4003] */";
         C.CompactLaunches.push_back(
             tooling::Replacement(TC.File, L.Begin, L.Length, Text));
@@ -765,23 +878,33 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
             Dn.Kernel + (HeavyIsElse ? "_ww_then" : "_ww_else");
         // Launches: the light kernel over the whole grid, then the heavy
         // one as a single wave sized from the device at run time.
+        for (const LaunchSite &L : Sites)
+          if (FT && L.FullTemplateArgs.empty() && C.EfficientProblem.empty())
+            C.EfficientProblem =
+                "the launch at line " + std::to_string(L.Line) +
+                " deduces template arguments that cannot be spelled "
+                "before instantiation, and the occupancy query needs the "
+                "instantiation by name";
         for (const LaunchSite &L : Sites) {
+          if (!C.EfficientProblem.empty())
+            break;
           const std::string &T = L.Tag;
           std::string G = "ww_grid_" + T, B = "ww_block_" + T,
                       W = "ww_wave_" + T, St = L.stream();
           std::string Text =
               "{ " + L.Temps + "dim3 const " + G + "(" + L.Config[0] +
               "); dim3 const " + B + "(" + L.Config[1] + "); " + LightName +
-              "<<<" + G + ", " + B + ", " + L.shared() + ", " + St + ">>>(" +
-              L.Args + "); int ww_dev_" + T + " = 0, ww_sms_" + T +
-              " = 1, ww_per_sm_" + T + " = 1; cudaGetDevice(&ww_dev_" + T +
+              L.TemplateArgs + "<<<" + G + ", " + B + ", " + L.shared() + ", " +
+              St + ">>>(" + L.Args + "); int ww_dev_" + T + " = 0, ww_sms_" +
+              T + " = 1, ww_per_sm_" + T + " = 1; cudaGetDevice(&ww_dev_" + T +
               "); cudaDeviceGetAttribute(&ww_sms_" + T +
               ", cudaDevAttrMultiProcessorCount, ww_dev_" + T +
               "); cudaOccupancyMaxActiveBlocksPerMultiprocessor(&ww_per_sm_" +
-              T + ", " + Dn.Kernel + "_ww_wave, " + B + ".x, " + L.shared() +
-              "); unsigned const " + W + " = (unsigned)(ww_sms_" + T +
-              " * (ww_per_sm_" + T + " > 0 ? ww_per_sm_" + T + " : 1)); " +
-              Dn.Kernel + "_ww_wave<<<" + G + ".x < " + W + " ? " + G +
+              T + ", " + Dn.Kernel + "_ww_wave" + L.FullTemplateArgs + ", " +
+              B + ".x, " + L.shared() + "); unsigned const " + W +
+              " = (unsigned)(ww_sms_" + T + " * (ww_per_sm_" + T +
+              " > 0 ? ww_per_sm_" + T + " : 1)); " + Dn.Kernel + "_ww_wave" +
+              L.TemplateArgs + "<<<" + G + ".x < " + W + " ? " + G +
               ".x : " + W + ", " + B + ", " + L.shared() + ", " + St + ">>>(" +
               L.argsThen(G + ".x * " + B + ".x") +
               "); } /* warpwise: split launch, efficient form [WW4003] */";
@@ -811,6 +934,17 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
     TC.Log.report(Dn.Applied ? "WW4003" : "WW3003", Severity::Remark,
                   TC.Display, Line, Col,
                   std::string(name()) + ": " + Dn.Reason);
+    // Launches are rewritten in this file only; a kernel with external
+    // linkage can be launched from another translation unit, which keeps
+    // launching the original (left in place for that reason).
+    if (Dn.Applied && FD->isExternallyVisible())
+      TC.Log.report(diag::LaunchedElsewhere, Severity::Note, TC.Display,
+                    SM.getExpansionLineNumber(FD->getLocation()), 0,
+                    "`" + Dn.Kernel +
+                        "` has external linkage, so other files may launch "
+                        "it: its original definition stays, and launches "
+                        "from other files run it unsplit (declare it "
+                        "`static` if this file is its only launcher)");
     Decisions.push_back(Dn);
   }
 }

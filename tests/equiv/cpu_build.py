@@ -3,7 +3,7 @@
 
 Builds a CUDA program for the CPU executor (cuda_cpu.h): every launch
 `kernel<<<grid, block[, smem[, stream]]>>>(args)` becomes
-`ww_launch(kernel, grid, block[, ...])(args)`, then g++ compiles the result
+`ww_launch([](auto... a) { kernel(a...); }, grid, block[, ...])(args)`, then g++ compiles the result
 with cuda_cpu.h force-included. Used only by tests.
 """
 import os
@@ -61,8 +61,11 @@ def convert(src):
         kstart, kend = find_kernel_start(src, m.start())
         cend = find_config_end(src, m.end())
         out.append(src[last:kstart])
-        out.append('ww_launch(%s, %s)' % (src[kstart:kend].strip(),
-                                         src[m.end():cend].strip()))
+        # A generic lambda rather than the function itself, so that template
+        # arguments deduced from the call (`k<8><<<g, b>>>(in, out)`) are
+        # deduced as nvcc deduces them.
+        out.append('ww_launch([](auto... ww_a) { %s(ww_a...); }, %s)' % (
+            src[kstart:kend].strip(), src[m.end():cend].strip()))
         last = cend + 3
     out.append(src[last:])
     return ''.join(out)

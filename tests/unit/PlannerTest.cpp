@@ -132,8 +132,8 @@ std::vector<Decision> planWith(const char *Source, CompileFeedback &FB,
   A.Kernels[0].BlockSize = 256;
   if (BlockSizes)
     *BlockSizes = launchBlockSizes(A, "k");
-  A.Kernels[0].BlockSizes = BlockSizes ? *BlockSizes
-                                       : std::vector<unsigned>{256};
+  A.Kernels[0].BlockSizes =
+      BlockSizes ? *BlockSizes : std::vector<unsigned>{256};
   auto Table = ArchTable::load();
   REQUIRE(static_cast<bool>(Table));
   auto Costs = CostTable::load();
@@ -141,8 +141,9 @@ std::vector<Decision> planWith(const char *Source, CompileFeedback &FB,
   DiagnosticLog Log;
   std::vector<std::pair<unsigned, unsigned>> Claimed;
   std::string File = "k.cu", Display = "k.cu";
-  TransformContext TC{Ctx, File, Display, Source, A, *Table->find("sm_90"),
-                      *Costs, &FB, Log, Claimed, false, ""};
+  TransformContext TC{
+      Ctx,    File, Display, Source,  A,     *Table->find("sm_90"),
+      *Costs, &FB,  Log,     Claimed, false, ""};
   std::vector<Decision> Decisions;
   createTransform("fuse")->run(TC, Decisions, Changes);
   return Decisions;
@@ -196,8 +197,8 @@ TEST_CASE("a template kernel is guarded per instantiation and block size",
   // instantiation is checked at every block size the file launches it with
   // (conservative: k<256> is only launched with 256), the smallest first.
   std::vector<Change> Changes;
-  FakeTemplateFeedback FB({{"_Z1kILi64EEvPKfPff", 33, 33},
-                           {"_Z1kILi256EEvPKfPff", 32, 33}});
+  FakeTemplateFeedback FB(
+      {{"_Z1kILi64EEvPKfPff", 33, 33}, {"_Z1kILi256EEvPKfPff", 32, 33}});
   std::vector<unsigned> Sizes;
   auto D = planWith(TemplateKernel, FB, Changes, &Sizes);
   // The block sizes come from the launch's two instantiations.
@@ -212,8 +213,8 @@ TEST_CASE("a template kernel is guarded per instantiation and block size",
 TEST_CASE("a template kernel is merged when no instantiation loses a step",
           "[planner]") {
   std::vector<Change> Changes;
-  FakeTemplateFeedback FB({{"_Z1kILi64EEvPKfPff", 20, 22},
-                           {"_Z1kILi256EEvPKfPff", 24, 26}});
+  FakeTemplateFeedback FB(
+      {{"_Z1kILi64EEvPKfPff", 20, 22}, {"_Z1kILi256EEvPKfPff", 24, 26}});
   std::vector<unsigned> Sizes;
   auto D = planWith(TemplateKernel, FB, Changes, &Sizes);
   REQUIRE(D.size() == 1);

@@ -42,13 +42,38 @@ __global__ void prefix_store(const int *__restrict__ mask, float *__restrict__ o
     out[i] = 2.0f;
 }
 
-template <int N>
-__global__ void templated(const int *__restrict__ mask, float *__restrict__ out) {
+template <typename... Extra>
+__global__ void packed(const int *__restrict__ mask, float *__restrict__ out,
+                       Extra... extra) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (mask[i])
-    out[i] = N;
+    out[i] = 1.0f;
   else
-    out[i] = 2.0f * N;
+    out[i] = 2.0f;
+}
+
+template <typename T>
+__global__ void dependent_cond(const T *__restrict__ mask,
+                               float *__restrict__ out) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (mask[i] > T(0))
+    out[i] = 1.0f;
+  else
+    out[i] = 2.0f;
+}
+
+template <typename T>
+__global__ void dependent_arg(const int *__restrict__ mask,
+                              T *__restrict__ out, T scale) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (mask[i])
+    out[i] = scale;
+  else
+    out[i] = scale * scale;
+}
+
+template <typename T> void go(const int *m, T *o, T *s, int n) {
+  dependent_arg<T><<<n / 128, 128>>>(m, o, *s++);
 }
 
 void run(const int *m, float *o, float *l, int n) {
@@ -56,11 +81,15 @@ void run(const int *m, float *o, float *l, int n) {
   barrier<<<1, 128>>>(m, o);
   LAUNCH(in_macro, n, m, o);
   prefix_store<<<n / 128, 128>>>(m, o, l);
-  templated<3><<<n / 128, 128>>>(m, o);
+  packed<<<n / 128, 128>>>(m, o, 1, 2.0f);
+  dependent_cond<<<n / 128, 128>>>(m, o);
+  go(m, o, l, n);
 }
 
 // CHECK: split: if-else at line 10 of `aliasing` is divergent, but it cannot be split: the condition's inputs are read through `mask`, which may alias `out` that the branch writes (neither is __restrict__); the second kernel could see the first one's writes [WW3003]
 // CHECK: split: if-else at line 21 of `barrier` is divergent, but it cannot be split: it uses shared memory `s` (line 17) [WW3003]
-// CHECK: split: if-else at line 29 of `in_macro` is divergent, but it cannot be split: the launch at line 57 is inside the macro `LAUNCH` [WW3003]
+// CHECK: split: if-else at line 29 of `in_macro` is divergent, but it cannot be split: the launch at line 82 is inside the macro `LAUNCH` [WW3003]
 // CHECK: split: if-else at line 39 of `prefix_store` is divergent, but it cannot be split: the code before the branch has a store (line 38), and it would run in both kernels [WW3003]
-// CHECK: split: if-else at line 48 of `templated` is divergent, but it cannot be split: template kernels are not split yet [WW3003]
+// CHECK: split: if-else at line 49 of `packed` is divergent, but it cannot be split: it takes a function parameter pack; the launches' arguments cannot be matched to parameters before instantiation [WW3003]
+// CHECK: split: if-else at line 59 of `dependent_cond` is divergent, but it cannot be split: its condition depends on template parameters, so it cannot be shown free of side effects before instantiation [WW3003]
+// CHECK: split: if-else at line 69 of `dependent_arg` is divergent, but it cannot be split: argument 3 of the launch at line 76 has side effects and a type that depends on template parameters, so it cannot be evaluated once into a temporary [WW3003]

@@ -1,0 +1,103 @@
+// Branch splitting of a template kernel: the new kernels keep the template
+// header, and every launch keeps its template arguments: partly deduced
+// (`pick<2>`), all spelled (`pick<4, double>`), or written in a function
+// template (`pick<W, T>`). A side-effecting argument is evaluated once into
+// a temporary of the specialization's parameter type. Each form compiles as
+// C++03 for sm_75 and sm_90.
+// REQUIRES: nvcc
+// RUN: %warpwise rewrite %s --transforms split --split-form literal -o %t.lit.cu 2> %t.lit.err
+// RUN: sed '/^\/\/ [A-Z-]*:/d' %t.lit.cu > %t.lit.code
+// RUN: FileCheck %s --check-prefix=LITERAL --input-file %t.lit.code
+// RUN: %nvcc -std=c++03 -arch=sm_75 -c %t.lit.cu -o %t.lit.75.o
+// RUN: %nvcc -std=c++03 -arch=sm_90 -c %t.lit.cu -o %t.lit.90.o
+// RUN: %warpwise rewrite %s --transforms split --split-form compact -o %t.cmp.cu 2> %t.cmp.err
+// RUN: sed '/^\/\/ [A-Z-]*:/d' %t.cmp.cu > %t.cmp.code
+// RUN: FileCheck %s --check-prefix=COMPACT --input-file %t.cmp.code
+// RUN: %nvcc -std=c++03 -arch=sm_75 -c %t.cmp.cu -o %t.cmp.75.o
+// RUN: %nvcc -std=c++03 -arch=sm_90 -c %t.cmp.cu -o %t.cmp.90.o
+// RUN: %warpwise rewrite %s --transforms split --split-form efficient -o %t.eff.cu 2> %t.eff.err
+// RUN: sed '/^\/\/ [A-Z-]*:/d' %t.eff.cu > %t.eff.code
+// RUN: FileCheck %s --check-prefix=EFFICIENT --input-file %t.eff.code
+// RUN: FileCheck %s --check-prefix=EFFICIENT-ERR --input-file %t.eff.err
+// RUN: %nvcc -std=c++03 -arch=sm_75 -c %t.eff.cu -o %t.eff.75.o
+// RUN: %nvcc -std=c++03 -arch=sm_90 -c %t.eff.cu -o %t.eff.90.o
+// Unforced on sm_90, as for any kernel, the planner declines and says why,
+// with the largest instantiation's registers.
+// RUN: %warpwise rewrite %s --transforms split -o %t.90.cu 2> %t.90.err
+// RUN: cmp %s %t.90.cu
+// RUN: FileCheck %s --check-prefix=SM90 --input-file %t.90.err
+
+template <int W, typename T>
+__global__ void pick(const int *__restrict__ mask, const T *__restrict__ in,
+                     T *__restrict__ out, T bias) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  T x = in[i];
+  if (mask[i] == 0) {
+    out[i] = x + bias;
+  } else {
+    T s = T(0);
+    for (int k = 0; k < W; ++k)
+      s += in[i + k] * x;
+    out[i] = s;
+  }
+}
+
+template <int W, typename T>
+void pick_all(const int *m, const T *in, T *out, int n) {
+  pick<W, T><<<n / 256, 256>>>(m, in, out, T(1));
+}
+
+// The efficient form names the instantiation for the occupancy query; this
+// launch leaves T to deduction inside a template, so it cannot.
+template <typename T>
+__global__ void deduced(const int *__restrict__ mask, T *__restrict__ out) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (mask[i] == 0)
+    out[i] = T(1);
+  else
+    out[i] = T(2);
+}
+
+template <typename T> void deduce(const int *m, T *out, int n) {
+  deduced<<<n / 256, 256>>>(m, out);
+}
+
+static float next_bias(float *b) { return (*b)++; }
+
+void run(const int *m, const float *in, float *out, const double *ind,
+         double *outd, int n) {
+  float b = 0.5f;
+  pick<2><<<n / 256, 256>>>(m, in, out, next_bias(&b));
+  pick<4, double><<<n / 256, 256>>>(m, ind, outd, 0.0);
+  pick_all<8>(m, in, out, n);
+  deduce(m, out, n);
+}
+
+// LITERAL:      // warpwise: the then-side of `pick` (if-else at line 35), split into a kernel of its own [WW4003]
+// LITERAL-NEXT: template <int W, typename T>
+// LITERAL-NEXT: __global__ void pick_ww_then(const int *__restrict__ mask, const T *__restrict__ in,
+// LITERAL:      // warpwise: the else-side of `pick` (if-else at line 35), split into a kernel of its own [WW4003]
+// LITERAL-NEXT: template <int W, typename T>
+// LITERAL-NEXT: __global__ void pick_ww_else(
+// LITERAL:      { pick_ww_then<W, T><<<n / 256, 256>>>(m, in, out, T(1)); pick_ww_else<W, T><<<n / 256, 256>>>(m, in, out, T(1)); } /* warpwise: split launch [WW4003] */
+// LITERAL:      // warpwise: the then-side of `deduced` (if-else at line 55), split into a kernel of its own [WW4003]
+// LITERAL-NEXT: template <typename T>
+// LITERAL-NEXT: __global__ void deduced_ww_then(
+// LITERAL:      { deduced_ww_then<<<n / 256, 256>>>(m, out); deduced_ww_else<<<n / 256, 256>>>(m, out); } /* warpwise: split launch [WW4003] */
+// LITERAL:      { float const ww_arg3_{{[0-9_]+}} = next_bias(&b); pick_ww_then<2><<<n / 256, 256>>>(m, in, out, ww_arg3_{{[0-9_]+}}); pick_ww_else<2><<<n / 256, 256>>>(m, in, out, ww_arg3_{{[0-9_]+}}); } /* warpwise: split launch [WW4003] */
+// LITERAL-NEXT: { pick_ww_then<4, double><<<n / 256, 256>>>(m, ind, outd, 0.0); pick_ww_else<4, double><<<n / 256, 256>>>(m, ind, outd, 0.0); } /* warpwise: split launch [WW4003] */
+
+// COMPACT:      __global__ void pick(
+// COMPACT:      template <int W, typename T>
+// COMPACT-NEXT: __global__ void pick_ww_light(const int *__restrict__ mask, const T *__restrict__ in,
+// COMPACT-NEXT:                      T *__restrict__ out, T bias, int *__restrict__ ww_list, int *__restrict__ ww_count) {
+// COMPACT:      pick_ww_light<W, T><<<ww_grid_{{[0-9_]+}}, ww_block_{{[0-9_]+}}, 0, 0>>>(m, in, out, T(1), ww_list_{{[0-9_]+}} + 1, ww_list_{{[0-9_]+}}); pick_ww_heavy<W, T><<<
+// COMPACT:      pick_ww_light<2><<<{{.*}}pick_ww_heavy<2><<<
+// COMPACT:      pick_ww_light<4, double><<<{{.*}}pick_ww_heavy<4, double><<<
+
+// EFFICIENT:      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&ww_per_sm_{{[0-9_]+}}, pick_ww_wave<W, T>, ww_block_{{[0-9_]+}}.x, 0); {{.*}} pick_ww_wave<W, T><<<
+// EFFICIENT:      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&ww_per_sm_{{[0-9_]+}}, pick_ww_wave<2, float>, {{.*}} pick_ww_wave<2><<<
+// EFFICIENT:      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&ww_per_sm_{{[0-9_]+}}, pick_ww_wave<4, double>, {{.*}} pick_ww_wave<4, double><<<
+// EFFICIENT-ERR: split: if-else at line 55 of `deduced` {{.*}}; the efficient form does not apply: the launch at line 62 deduces template arguments that cannot be spelled before instantiation, and the occupancy query needs the instantiation by name; not split [WW3003]
+
+// SM90: split: if-else at line 35 of `pick` is divergent {{.*}}registers {{[0-9]+}} (the largest of 3 instantiations) -> {{.*}}not split (the literal form was not considered{{.*}}[WW3003]
