@@ -16,6 +16,10 @@
 
 #define __WARPWISE_CUDA_STUB__ 1
 #include <stddef.h>
+/* cuda_runtime.h brings these in; Clang's cuda_wrappers/new (reached from
+ * any standard C++ header) uses ::malloc and ::free. */
+#include <stdlib.h>
+#include <string.h>
 struct uint3 {
   unsigned int x, y, z;
 };
@@ -87,7 +91,45 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream = 0);
 cudaError_t cudaEventSynchronize(cudaEvent_t event);
 cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end);
 cudaError_t cudaEventDestroy(cudaEvent_t event);
+// What the split forms' launches call.
+enum cudaDeviceAttr { cudaDevAttrMultiProcessorCount = 16 };
+typedef struct CUmemPoolHandle_st *cudaMemPool_t;
+enum cudaMemAllocationType { cudaMemAllocationTypePinned = 1 };
+enum cudaMemLocationType { cudaMemLocationTypeDevice = 1 };
+enum cudaMemPoolAttr { cudaMemPoolAttrReleaseThreshold = 4 };
+struct cudaMemLocation {
+  enum cudaMemLocationType type;
+  int id;
+};
+struct cudaMemPoolProps {
+  enum cudaMemAllocationType allocType;
+  int handleTypes;
+  struct cudaMemLocation location;
+  void *win32SecurityAttributes;
+  size_t maxSize;
+  unsigned short usage;
+  unsigned char reserved[54];
+};
+cudaError_t cudaGetDevice(int *device);
+cudaError_t cudaGetDeviceCount(int *count);
+cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr,
+                                   int device);
+cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t stream);
+cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t stream);
+cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count,
+                            cudaStream_t stream = 0);
+cudaError_t cudaMemPoolCreate(cudaMemPool_t *pool,
+                              const struct cudaMemPoolProps *props);
+cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t pool,
+                                    enum cudaMemPoolAttr attr, void *value);
+cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size,
+                                    cudaMemPool_t pool, cudaStream_t stream);
 }
+template <class T>
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks,
+                                                          T func,
+                                                          int blockSize,
+                                                          size_t dynamicSMem);
 template <class T> cudaError_t cudaMalloc(T **devPtr, size_t size) {
   return cudaMalloc((void **)devPtr, size);
 }

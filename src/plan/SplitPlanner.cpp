@@ -139,7 +139,7 @@ Decision planSplit(TransformContext &TC, const SplitCandidate &C,
     if (TC.Feedback && TC.Feedback->available()) {
       clang::tooling::Replacements R;
       llvm::consumeError(R.add(clang::tooling::Replacement(
-          TC.File, C.InsertAt, 0, C.CompactKernels)));
+          TC.File, C.InsertAt, 0, C.CompactPrelude + C.CompactKernels)));
       for (const auto &L : C.CompactLaunches)
         llvm::consumeError(R.add(L));
       auto Applied = clang::tooling::applyAllReplacements(TC.Contents, R);

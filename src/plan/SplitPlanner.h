@@ -21,6 +21,9 @@ struct SplitCandidate {
   std::vector<clang::tooling::Replacement> Launches;
   /// The compact form, or why it does not apply.
   std::string CompactKernels;
+  /// Host code the compact launches need (the list-pool helper), unless the
+  /// file has it: measured with the kernels, emitted once per file.
+  std::string CompactPrelude;
   std::vector<clang::tooling::Replacement> CompactLaunches;
   std::string CompactProblem;
   /// The efficient form, or why it does not apply.

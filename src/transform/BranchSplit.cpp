@@ -249,6 +249,44 @@ private:
   }
 };
 
+/// The compact form's list allocator: one stream-ordered pool per device,
+/// created on first use (a function-local static, so creation is
+/// thread-safe) and kept reserved between launches. 0 for a device beyond
+/// the table or one without pools: the launch then uses cudaMallocAsync.
+const char *const ListPoolHelper = R"(
+
+// warpwise: one memory pool per device for the thread lists of the compact
+// split form, kept reserved between launches (the default pool releases its
+// memory at every synchronization) [WW4003]
+static cudaMemPool_t ww_list_pool(int device) {
+  struct Pools {
+    cudaMemPool_t pool[64];
+    int count;
+    Pools() : count(0) {
+      if (cudaGetDeviceCount(&count) != cudaSuccess)
+        count = 0;
+      if (count > 64)
+        count = 64;
+      for (int d = 0; d < count; ++d) {
+        cudaMemPoolProps props = cudaMemPoolProps();
+        props.allocType = cudaMemAllocationTypePinned;
+        props.location.type = cudaMemLocationTypeDevice;
+        props.location.id = d;
+        pool[d] = 0;
+        if (cudaMemPoolCreate(&pool[d], &props) != cudaSuccess) {
+          pool[d] = 0;
+          continue;
+        }
+        unsigned long long keep = ~0ull;
+        cudaMemPoolSetAttribute(pool[d], cudaMemPoolAttrReleaseThreshold,
+                                &keep);
+      }
+    }
+  };
+  static Pools pools;
+  return device >= 0 && device < pools.count ? pools.pool[device] : 0;
+})";
+
 /// True when every shape is known, one-dimensional and whole warps wide.
 bool oneDimensionalWarps(const std::vector<std::array<unsigned, 3>> &Shapes) {
   return !Shapes.empty() &&
@@ -305,6 +343,15 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
   ASTContext &Ctx = TC.Ctx;
   const SourceManager &SM = Ctx.getSourceManager();
   const LangOptions &LO = Ctx.getLangOpts();
+  // The compact form's pool helper goes in once, with the first kernels
+  // that use it (launches follow their kernel, so every later one sees it);
+  // a file rewritten before has it already.
+  bool FileHasPoolHelper = false;
+  for (Decl *D : Ctx.getTranslationUnitDecl()->decls())
+    if (auto *F = dyn_cast<FunctionDecl>(D))
+      if (F->getIdentifier() && F->getName() == "ww_list_pool")
+        FileHasPoolHelper = true;
+  bool NeedPoolHelper = !FileHasPoolHelper;
   for (Decl *D : Ctx.getTranslationUnitDecl()->decls()) {
     auto *FD = dyn_cast<FunctionDecl>(D);
     if (auto *FT = dyn_cast<FunctionTemplateDecl>(D))
@@ -768,6 +815,7 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
         Heavy += In + renderWith(S, SM, LO, "ww_thread", "ww_block") + "\n";
       Heavy += "}";
       // Headers: renamed, with the list and the counter appended.
+      C.CompactPrelude = FileHasPoolHelper ? "" : ListPoolHelper;
       C.CompactKernels =
           "\n\n" +
           Header("_ww_light",
@@ -776,23 +824,30 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
           Header("_ww_heavy", ", const int *__restrict__ ww_list, const int "
                               "*__restrict__ ww_count") +
           Heavy;
-      // Launches: allocate the list in the launch's stream, run both
-      // kernels, free it in the same stream.
+      // Launches: allocate the list in the launch's stream from warpwise's
+      // pool for the device (the default pool returns its memory at every
+      // synchronization, and mapping the list anew cost ~20 us per launch on
+      // an H100), run both kernels, free it in the same stream.
       for (const LaunchSite &L : Sites) {
         std::string G = "ww_grid_" + L.Tag, B = "ww_block_" + L.Tag,
-                    Lst = "ww_list_" + L.Tag, St = L.stream();
+                    Lst = "ww_list_" + L.Tag, St = L.stream(),
+                    Dev = "ww_dev_" + L.Tag, Pool = "ww_pool_" + L.Tag;
         std::string Launch = "<<<" + G + ", " + B + ", " + L.shared() + ", " +
                              St + ">>>(" + L.argsThen(Lst + " + 1, " + Lst) +
                              "); ";
+        std::string Bytes =
+            "((size_t)" + G + ".x * " + B + ".x + 1) * sizeof(int)";
         std::string Text =
             "{ " + L.Temps + "dim3 const " + G + "(" + L.Config[0] +
-            "); dim3 const " + B + "(" + L.Config[1] + "); int *" + Lst +
-            " = 0; cudaMallocAsync((void **)&" + Lst + ", ((size_t)" + G +
-            ".x * " + B + ".x + 1) * sizeof(int), " + St +
-            "); cudaMemsetAsync(" + Lst + ", 0, sizeof(int), " + St + "); " +
-            Dn.Kernel + "_ww_light" + L.TemplateArgs + Launch + Dn.Kernel +
-            "_ww_heavy" + L.TemplateArgs + Launch + "cudaFreeAsync(" + Lst +
-            ", " + St +
+            "); dim3 const " + B + "(" + L.Config[1] + "); int " + Dev +
+            " = 0; cudaGetDevice(&" + Dev + "); cudaMemPool_t const " + Pool +
+            " = ww_list_pool(" + Dev + "); int *" + Lst + " = 0; if (" + Pool +
+            ") cudaMallocFromPoolAsync((void **)&" + Lst + ", " + Bytes + ", " +
+            Pool + ", " + St + "); else cudaMallocAsync((void **)&" + Lst +
+            ", " + Bytes + ", " + St + "); cudaMemsetAsync(" + Lst +
+            ", 0, sizeof(int), " + St + "); " + Dn.Kernel + "_ww_light" +
+            L.TemplateArgs + Launch + Dn.Kernel + "_ww_heavy" + L.TemplateArgs +
+            Launch + "cudaFreeAsync(" + Lst + ", " + St +
             "); } /* warpwise: split launch, compact form [WW4003] */";
         C.CompactLaunches.push_back(
             tooling::Replacement(TC.File, L.Begin, L.Length, Text));
@@ -918,18 +973,23 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
     Dn = planSplit(TC, C, name());
     if (Dn.Applied) {
       bool Compact = Dn.Form == "compact", Efficient = Dn.Form == "efficient";
+
       Change Ch;
       Ch.Description =
           "split of `" + Dn.Kernel + "` at line " + std::to_string(Line);
-      Ch.Edits.push_back(tooling::Replacement(TC.File, KE, 0,
-                                              Compact     ? C.CompactKernels
-                                              : Efficient ? C.EfficientKernels
-                                                          : Kernels));
+      Ch.Edits.push_back(tooling::Replacement(
+          TC.File, KE, 0,
+          Compact ? (NeedPoolHelper ? C.CompactPrelude : std::string()) +
+                        C.CompactKernels
+          : Efficient ? C.EfficientKernels
+                      : Kernels));
       const auto &L = Compact     ? C.CompactLaunches
                       : Efficient ? C.EfficientLaunches
                                   : LaunchEdits;
       Ch.Edits.insert(Ch.Edits.end(), L.begin(), L.end());
       Changes.push_back(Ch);
+      if (Compact)
+        NeedPoolHelper = false;
     }
     TC.Log.report(Dn.Applied ? "WW4003" : "WW3003", Severity::Remark,
                   TC.Display, Line, Col,

@@ -486,6 +486,38 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *N, K, int,
   *N = 1;
   return cudaSuccess;
 }
+inline cudaError_t cudaGetDeviceCount(int *N) {
+  *N = 1;
+  return cudaSuccess;
+}
+// Stream-ordered memory pools: allocation is plain malloc here.
+typedef struct ww_mem_pool *cudaMemPool_t;
+enum cudaMemAllocationType { cudaMemAllocationTypePinned = 1 };
+enum cudaMemLocationType { cudaMemLocationTypeDevice = 1 };
+enum cudaMemPoolAttr { cudaMemPoolAttrReleaseThreshold = 4 };
+struct cudaMemLocation {
+  cudaMemLocationType type;
+  int id;
+};
+struct cudaMemPoolProps {
+  cudaMemAllocationType allocType;
+  int handleTypes;
+  cudaMemLocation location;
+};
+struct ww_mem_pool {};
+inline cudaError_t cudaMemPoolCreate(cudaMemPool_t *P,
+                                     const cudaMemPoolProps *) {
+  *P = new ww_mem_pool;
+  return cudaSuccess;
+}
+inline cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t, cudaMemPoolAttr,
+                                           void *) {
+  return cudaSuccess;
+}
+inline cudaError_t cudaMallocFromPoolAsync(void **P, size_t N, cudaMemPool_t,
+                                           cudaStream_t) {
+  return cudaMalloc(P, N);
+}
 inline cudaError_t cudaFuncSetAttribute(const void *, int, int) {
   return cudaSuccess;
 }

@@ -7,6 +7,10 @@
 // RUN: %warpwise rewrite %s --transforms split --split-form compact -o %t.cu 2> %t.err
 // RUN: sed '/^\/\/ [A-Z-]*:/d' %t.cu > %t.code
 // RUN: FileCheck %s --input-file %t.code
+// RUN: grep -c "^static cudaMemPool_t ww_list_pool(int device) {" %t.code | FileCheck %s --check-prefix=ONE-HELPER
+// ONE-HELPER: 1
+// RUN: grep -c "ww_list_pool(ww_dev_" %t.code | FileCheck %s --check-prefix=TWO-USERS
+// TWO-USERS: 2
 // RUN: %nvcc -arch=sm_75 -c %t.cu -o %t.75.o
 // RUN: %nvcc -arch=sm_90 -c %t.cu -o %t.90.o
 // A two-dimensional launch is refused:
@@ -32,7 +36,24 @@ __global__ void heavy_tail(const int *__restrict__ mask, const float *__restrict
   }
 }
 
+// A second kernel split in the same file shares the pool helper.
+__global__ void light_tail(const int *__restrict__ mask, float *__restrict__ out,
+                           int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  if (mask[i] == 0) {
+    out[i] = 0.0f;
+  } else {
+    float s = 0.0f;
+    for (int k = 0; k < 64; ++k)
+      s += (float)(i + k) * 0.5f;
+    out[i] = s;
+  }
+}
+
 void run(const int *m, const float *in, float *out, int n, cudaStream_t st) {
+  light_tail<<<(n + 127) / 128, 128>>>(m, out, n);
   #ifdef TWO_D
   heavy_tail<<<(n + 255) / 256, dim3(32, 8), 0, st>>>(m, in, out, n);
 #else
@@ -40,6 +61,13 @@ void run(const int *m, const float *in, float *out, int n, cudaStream_t st) {
 #endif
 }
 
+// The pool helper comes once, before the first compact kernels.
+// CHECK:      // warpwise: one memory pool per device for the thread lists of the compact
+// CHECK:      static cudaMemPool_t ww_list_pool(int device) {
+// CHECK:        static Pools pools;
+// CHECK-NEXT:   return device >= 0 && device < pools.count ? pools.pool[device] : 0;
+// CHECK-NEXT: }
+// CHECK-NOT:  ww_list_pool(int device)
 // CHECK:      __global__ void heavy_tail_ww_light({{.*}}
 // CHECK-NEXT: {{.*}}float *__restrict__ out, int n, int *__restrict__ ww_list, int *__restrict__ ww_count) {
 // CHECK:        bool ww_heavy = false;
@@ -65,6 +93,6 @@ void run(const int *m, const float *in, float *out, int n, cudaStream_t st) {
 // CHECK-NEXT:   const unsigned ww_block = ww_id / blockDim.x;
 // CHECK-NEXT:   const unsigned ww_thread = ww_id % blockDim.x;
 // CHECK-NEXT:   int i = ww_block * blockDim.x + ww_thread;
-// CHECK:      { dim3 const ww_grid_[[L:[0-9]+]]_0((n + 255) / 256); dim3 const ww_block_[[L]]_0(256); int *ww_list_[[L]]_0 = 0; cudaMallocAsync((void **)&ww_list_[[L]]_0, ((size_t)ww_grid_[[L]]_0.x * ww_block_[[L]]_0.x + 1) * sizeof(int), st); cudaMemsetAsync(ww_list_[[L]]_0, 0, sizeof(int), st); heavy_tail_ww_light<<<ww_grid_[[L]]_0, ww_block_[[L]]_0, 0, st>>>(m, in, out, n, ww_list_[[L]]_0 + 1, ww_list_[[L]]_0); heavy_tail_ww_heavy<<<ww_grid_[[L]]_0, ww_block_[[L]]_0, 0, st>>>(m, in, out, n, ww_list_[[L]]_0 + 1, ww_list_[[L]]_0); cudaFreeAsync(ww_list_[[L]]_0, st); } /* warpwise: split launch, compact form [WW4003] */
+// CHECK:      { dim3 const ww_grid_[[L:[0-9]+]]_0((n + 255) / 256); dim3 const ww_block_[[L]]_0(256); int ww_dev_[[L]]_0 = 0; cudaGetDevice(&ww_dev_[[L]]_0); cudaMemPool_t const ww_pool_[[L]]_0 = ww_list_pool(ww_dev_[[L]]_0); int *ww_list_[[L]]_0 = 0; if (ww_pool_[[L]]_0) cudaMallocFromPoolAsync((void **)&ww_list_[[L]]_0, ((size_t)ww_grid_[[L]]_0.x * ww_block_[[L]]_0.x + 1) * sizeof(int), ww_pool_[[L]]_0, st); else cudaMallocAsync((void **)&ww_list_[[L]]_0, ((size_t)ww_grid_[[L]]_0.x * ww_block_[[L]]_0.x + 1) * sizeof(int), st); cudaMemsetAsync(ww_list_[[L]]_0, 0, sizeof(int), st); heavy_tail_ww_light<<<ww_grid_[[L]]_0, ww_block_[[L]]_0, 0, st>>>(m, in, out, n, ww_list_[[L]]_0 + 1, ww_list_[[L]]_0); heavy_tail_ww_heavy<<<ww_grid_[[L]]_0, ww_block_[[L]]_0, 0, st>>>(m, in, out, n, ww_list_[[L]]_0 + 1, ww_list_[[L]]_0); cudaFreeAsync(ww_list_[[L]]_0, st); } /* warpwise: split launch, compact form [WW4003] */
 
 // TWO-D: the compact form does not apply: the launch at line {{[0-9]+}} does not show a one-dimensional block whose size is a multiple of 32; not split [WW3003]
