@@ -63,6 +63,26 @@ template <unsigned TILE> static void sort_buckets(int *d, int tiles, int reps) {
   bench(reps, [&]() { bitonic_tiles<TILE><<<tiles, TILE>>>(d); });
 }
 
+static void sort_any_bucket(int bucket, int *d, int tiles, int reps) {
+  switch (bucket) {
+  case 64:
+    sort_buckets<64>(d, tiles, reps);
+    break;
+  case 128:
+    sort_buckets<128>(d, tiles, reps);
+    break;
+  case 256:
+    sort_buckets<256>(d, tiles, reps);
+    break;
+  case 512:
+    sort_buckets<512>(d, tiles, reps);
+    break;
+  default:
+    sort_buckets<1024>(d, tiles, reps);
+    break;
+  }
+}
+
 int main(int argc, char **argv) {
   SampleArgs args = parse_args(argc, argv);
   int log2n = arg_int(args, 0, 24);
@@ -85,23 +105,7 @@ int main(int argc, char **argv) {
   cudaMalloc((void **)&d, n * sizeof(int));
   cudaMemcpy(d, in.data(), n * sizeof(int), cudaMemcpyHostToDevice);
   // The timed runs go after the copy back: they re-sort sorted buckets.
-  switch (bucket) {
-  case 64:
-    sort_buckets<64>(d, tiles, 0);
-    break;
-  case 128:
-    sort_buckets<128>(d, tiles, 0);
-    break;
-  case 256:
-    sort_buckets<256>(d, tiles, 0);
-    break;
-  case 512:
-    sort_buckets<512>(d, tiles, 0);
-    break;
-  default:
-    sort_buckets<1024>(d, tiles, 0);
-    break;
-  }
+  sort_any_bucket(bucket, d, tiles, 0);
   cudaMemcpy(out.data(), d, n * sizeof(int), cudaMemcpyDeviceToHost);
   ref = in;
   for (int t = 0; t < tiles; ++t)
@@ -110,23 +114,7 @@ int main(int argc, char **argv) {
     return 1;
   printf("bitonic_sort: OK (%d tiles of %d)\n", tiles, bucket);
   print_checksum("out", checksum_bytes(out.data(), n * sizeof(int)));
-  switch (bucket) {
-  case 64:
-    sort_buckets<64>(d, tiles, args.bench);
-    break;
-  case 128:
-    sort_buckets<128>(d, tiles, args.bench);
-    break;
-  case 256:
-    sort_buckets<256>(d, tiles, args.bench);
-    break;
-  case 512:
-    sort_buckets<512>(d, tiles, args.bench);
-    break;
-  default:
-    sort_buckets<1024>(d, tiles, args.bench);
-    break;
-  }
+  sort_any_bucket(bucket, d, tiles, args.bench);
   cudaFree(d);
   return 0;
 }

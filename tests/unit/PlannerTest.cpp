@@ -14,28 +14,41 @@
 using namespace warpwise;
 
 namespace {
-/// Reports fixed register and instruction counts for the original text and
-/// for any candidate (recognised by warpwise's condition variable).
+/// A stand-in for nvcc: fixed register and instruction counts for the
+/// original text and for any candidate (recognised by warpwise's condition
+/// variable), per compiled instance of kernel `k`. One instance stands for a
+/// plain kernel, several for the instantiations of a template.
+struct FakeInstance {
+  std::string Mangled; ///< Empty for a plain kernel.
+  unsigned RegsBefore, RegsAfter, InsBefore, InsAfter;
+};
+
 class FakeFeedback : public CompileFeedback {
 public:
-  FakeFeedback(unsigned RegsBefore, unsigned RegsAfter, unsigned InsBefore,
-               unsigned InsAfter)
-      : CompileFeedback(Kit, {}), RB(RegsBefore), RA(RegsAfter),
-        IB(InsBefore), IA(InsAfter) {}
+  explicit FakeFeedback(std::vector<FakeInstance> I)
+      : CompileFeedback(Kit, {}), Instances(std::move(I)) {}
   bool available() const override { return true; }
   std::optional<std::map<std::string, KernelStats>>
   measure(const std::string &Source, const std::string &, const std::string &,
           std::string &) override {
     bool Candidate = Source.find("ww_cond_") != std::string::npos;
-    KernelStats S;
-    S.Registers = Candidate ? RA : RB;
-    S.Instructions = Candidate ? IA : IB;
-    return std::map<std::string, KernelStats>{{"k", S}};
+    KernelStats Total;
+    for (const FakeInstance &I : Instances) {
+      KernelStats S;
+      S.Mangled = I.Mangled;
+      S.Registers = Candidate ? I.RegsAfter : I.RegsBefore;
+      S.Instructions = Candidate ? I.InsAfter : I.InsBefore;
+      Total.Registers = std::max(Total.Registers, S.Registers);
+      Total.Instructions += S.Instructions;
+      if (Instances.size() > 1)
+        Total.Instances.push_back(S);
+    }
+    return std::map<std::string, KernelStats>{{"k", Total}};
   }
 
 private:
   static inline CudaToolkit Kit;
-  unsigned RB, RA, IB, IA;
+  std::vector<FakeInstance> Instances;
 };
 
 const char *Kernel = R"(
@@ -56,39 +69,6 @@ __global__ void k(const float *in, float *out, float s) {
 }
 void go(const float *in, float *out) { k<<<64, 256>>>(in, out, 2.0f); }
 )";
-
-/// Two instantiations of one template kernel; the stand-in compiler gives
-/// each its own register counts before and after.
-class FakeTemplateFeedback : public CompileFeedback {
-public:
-  struct Instance {
-    std::string Mangled;
-    unsigned Before, After;
-  };
-  explicit FakeTemplateFeedback(std::vector<Instance> I)
-      : CompileFeedback(Kit, {}), Instances(std::move(I)) {}
-  bool available() const override { return true; }
-  std::optional<std::map<std::string, KernelStats>>
-  measure(const std::string &Source, const std::string &, const std::string &,
-          std::string &) override {
-    bool Candidate = Source.find("ww_cond_") != std::string::npos;
-    KernelStats Total;
-    for (const Instance &I : Instances) {
-      KernelStats S;
-      S.Mangled = I.Mangled;
-      S.Registers = Candidate ? I.After : I.Before;
-      S.Instructions = Candidate ? 150 : 200;
-      Total.Registers = std::max(Total.Registers, S.Registers);
-      Total.Instructions += S.Instructions;
-      Total.Instances.push_back(S);
-    }
-    return std::map<std::string, KernelStats>{{"k", Total}};
-  }
-
-private:
-  static inline CudaToolkit Kit;
-  std::vector<Instance> Instances;
-};
 
 const char *TemplateKernel = R"(
 template <int N>
@@ -151,7 +131,7 @@ std::vector<Decision> planWith(const char *Source, CompileFeedback &FB,
 
 std::vector<Decision> plan(unsigned RB, unsigned RA, unsigned IB, unsigned IA,
                            std::vector<Change> &Changes) {
-  FakeFeedback FB(RB, RA, IB, IA);
+  FakeFeedback FB({{"", RB, RA, IB, IA}});
   return planWith(Kernel, FB, Changes);
 }
 } // namespace
@@ -197,8 +177,8 @@ TEST_CASE("a template kernel is guarded per instantiation and block size",
   // instantiation is checked at every block size the file launches it with
   // (conservative: k<256> is only launched with 256), the smallest first.
   std::vector<Change> Changes;
-  FakeTemplateFeedback FB(
-      {{"_Z1kILi64EEvPKfPff", 33, 33}, {"_Z1kILi256EEvPKfPff", 32, 33}});
+  FakeFeedback FB({{"_Z1kILi64EEvPKfPff", 33, 33, 200, 150},
+                   {"_Z1kILi256EEvPKfPff", 32, 33, 200, 150}});
   std::vector<unsigned> Sizes;
   auto D = planWith(TemplateKernel, FB, Changes, &Sizes);
   // The block sizes come from the launch's two instantiations.
@@ -213,8 +193,8 @@ TEST_CASE("a template kernel is guarded per instantiation and block size",
 TEST_CASE("a template kernel is merged when no instantiation loses a step",
           "[planner]") {
   std::vector<Change> Changes;
-  FakeTemplateFeedback FB(
-      {{"_Z1kILi64EEvPKfPff", 20, 22}, {"_Z1kILi256EEvPKfPff", 24, 26}});
+  FakeFeedback FB({{"_Z1kILi64EEvPKfPff", 20, 22, 200, 150},
+                   {"_Z1kILi256EEvPKfPff", 24, 26, 200, 150}});
   std::vector<unsigned> Sizes;
   auto D = planWith(TemplateKernel, FB, Changes, &Sizes);
   REQUIRE(D.size() == 1);
