@@ -1,0 +1,34 @@
+#!/bin/bash
+# The register-heavy check of docs/benchmarks.md.
+#   docs/bench/register-heavy.sh prepare   # here: variants + forced rewrites
+#   docs/bench/register-heavy.sh run       # on the GPU machine (carry bench-out-heavy)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+out=$root/bench-out-heavy
+case "${1:-}" in
+prepare)
+  rm -rf "$out" && mkdir -p "$out" && cp "$root/samples/sample_util.h" "$out/"
+  for r in 4 16; do
+    v=w96_r$r
+    sed "s/^#define WIDTH 32/#define WIDTH 96/; s/^#define ROUNDS 4/#define ROUNDS $r/" \
+      "$root/samples/decision_mask.cu" > "$out/dm_$v.cu"
+    for f in compact efficient; do
+      "$root/build/bin/warpwise" rewrite "$out/dm_$v.cu" --transforms split \
+        --split-form $f -o "$out/dm_${v}_$f.cu"
+    done
+  done ;;
+run)
+  cd "$out"
+  for f in dm_*.cu; do /usr/local/cuda/bin/nvcc -O3 -arch=sm_90 -o "${f%.cu}.bin" "$f" & done; wait
+  for round in 1 2; do
+    for v in w96_r4 w96_r16; do
+      for cfg in "0 0" "1 0" "5 0" "25 0" "50 0" "100 0" "10 1" "50 1" "100 1"; do
+        for form in "" _compact _efficient; do
+          # shellcheck disable=SC2086
+          echo "R$round $v [$cfg] ${form:-_original} $(./dm_${v}${form}.bin 21 $cfg --bench 30 | grep -E 'checksum|time_ms|MISMATCH|error' | tr '\n' ' ')"
+        done
+      done
+    done
+  done ;;
+*) echo "usage: $0 prepare|run"; exit 2 ;;
+esac
