@@ -138,8 +138,11 @@ Decision planSplit(TransformContext &TC, const SplitCandidate &C,
     double Light = 0, Heavy = 0, Orig = 0;
     if (TC.Feedback && TC.Feedback->available()) {
       clang::tooling::Replacements R;
+      if (!C.CompactPrelude.empty())
+        llvm::consumeError(R.add(clang::tooling::Replacement(
+            TC.File, C.PreludeAt, 0, C.CompactPrelude)));
       llvm::consumeError(R.add(clang::tooling::Replacement(
-          TC.File, C.InsertAt, 0, C.CompactPrelude + C.CompactKernels)));
+          TC.File, C.InsertAt, 0, C.CompactKernels)));
       for (const auto &L : C.CompactLaunches)
         llvm::consumeError(R.add(L));
       auto Applied = clang::tooling::applyAllReplacements(TC.Contents, R);

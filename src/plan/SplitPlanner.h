@@ -24,6 +24,7 @@ struct SplitCandidate {
   /// Host code the compact launches need (the list-pool helper), unless the
   /// file has it: measured with the kernels, emitted once per file.
   std::string CompactPrelude;
+  unsigned PreludeAt = 0; ///< File scope, before the kernel's declaration.
   std::vector<clang::tooling::Replacement> CompactLaunches;
   std::string CompactProblem;
   /// The efficient form, or why it does not apply.

@@ -194,6 +194,9 @@ struct LaunchSite {
   std::string Config[4]; ///< grid, block, shared bytes, stream.
   bool Written[4] = {false, false, false, false};
   std::string Args; ///< "a, b, c".
+  /// The kernel's name as the launch spells it, qualifier included
+  /// (`lab::pick`); the new kernels' names are this plus a suffix.
+  std::string Callee;
   /// Template arguments of a launch of a template kernel, appended to the
   /// new kernels' names: as written (`<T>`, may be empty when deduced), and
   /// complete (`<float>`; empty when a dependent launch deduces some).
@@ -253,9 +256,8 @@ private:
 /// created on first use (a function-local static, so creation is
 /// thread-safe) and kept reserved between launches. 0 for a device beyond
 /// the table or one without pools: the launch then uses cudaMallocAsync.
-const char *const ListPoolHelper = R"(
-
-// warpwise: one memory pool per device for the thread lists of the compact
+const char *const ListPoolHelper =
+    R"(// warpwise: one memory pool per device for the thread lists of the compact
 // split form, kept reserved between launches (the default pool releases its
 // memory at every synchronization) [WW4003]
 static cudaMemPool_t ww_list_pool(int device) {
@@ -285,7 +287,9 @@ static cudaMemPool_t ww_list_pool(int device) {
   };
   static Pools pools;
   return device >= 0 && device < pools.count ? pools.pool[device] : 0;
-})";
+}
+
+)";
 
 /// True when every shape is known, one-dimensional and whole warps wide.
 bool oneDimensionalWarps(const std::vector<std::array<unsigned, 3>> &Shapes) {
@@ -293,6 +297,42 @@ bool oneDimensionalWarps(const std::vector<std::array<unsigned, 3>> &Shapes) {
          llvm::all_of(Shapes, [](const std::array<unsigned, 3> &D) {
            return D[1] == 1 && D[2] == 1 && D[0] % 32 == 0;
          });
+}
+
+/// The start of the `//` comment lines directly above the line holding
+/// \p Offset (none: the start of that line), so that an insertion there
+/// does not separate a declaration from its comment.
+/// The offset where the line holding \p Pos begins.
+unsigned lineStart(llvm::StringRef Text, unsigned Pos) {
+  size_t NL = Text.rfind('\n', Pos); // Looks at the bytes before Pos.
+  return NL == llvm::StringRef::npos ? 0 : NL + 1;
+}
+
+unsigned aboveLineComments(llvm::StringRef Text, unsigned Offset) {
+  unsigned Start = lineStart(Text, Offset);
+  if (!Text.slice(Start, Offset).trim().empty())
+    return Offset; // Something else precedes it on its line.
+  while (Start > 0) {
+    unsigned PrevStart = lineStart(Text, Start - 1);
+    if (!Text.slice(PrevStart, Start - 1).trim().starts_with("//"))
+      break;
+    Start = PrevStart;
+  }
+  return Start;
+}
+
+/// `lab::pick` for `lab::pick<2><<<...>>>`: the callee up to its name.
+std::string writtenCalleeName(const CUDAKernelCallExpr *Call,
+                              const SourceManager &SM, const LangOptions &LO) {
+  const Expr *Callee = Call->getCallee()->IgnoreParenImpCasts();
+  SourceLocation End;
+  if (auto *Ref = dyn_cast<DeclRefExpr>(Callee))
+    End = Ref->getNameInfo().getLoc();
+  else if (auto *Lookup = dyn_cast<OverloadExpr>(Callee))
+    End = Lookup->getNameLoc();
+  if (End.isInvalid())
+    return "";
+  return sourceText(SM, LO, SourceRange(Callee->getBeginLoc(), End));
 }
 
 /// `<T, 4>` as written after the callee's name, or "".
@@ -352,12 +392,28 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
       if (F->getIdentifier() && F->getName() == "ww_list_pool")
         FileHasPoolHelper = true;
   bool NeedPoolHelper = !FileHasPoolHelper;
-  for (Decl *D : Ctx.getTranslationUnitDecl()->decls()) {
-    auto *FD = dyn_cast<FunctionDecl>(D);
-    if (auto *FT = dyn_cast<FunctionTemplateDecl>(D))
-      FD = FT->getTemplatedDecl();
-    if (!FD || !FD->hasAttr<CUDAGlobalAttr>() ||
-        !FD->doesThisDeclarationHaveABody() ||
+  // Kernels at file scope and in namespaces, in the order of the file, each
+  // with the file-scope declaration that holds it (where host code that all
+  // later launches can name may go).
+  std::vector<std::pair<FunctionDecl *, const Decl *>> Candidates;
+  std::function<void(DeclContext *, const Decl *)> Collect =
+      [&](DeclContext *DC, const Decl *Top) {
+        for (Decl *D : DC->decls()) {
+          const Decl *Outer = Top ? Top : D;
+          if (auto *NS = dyn_cast<NamespaceDecl>(D)) {
+            Collect(NS, Outer);
+            continue;
+          }
+          auto *F = dyn_cast<FunctionDecl>(D);
+          if (auto *FT = dyn_cast<FunctionTemplateDecl>(D))
+            F = FT->getTemplatedDecl();
+          if (F)
+            Candidates.push_back({F, Outer});
+        }
+      };
+  Collect(Ctx.getTranslationUnitDecl(), nullptr);
+  for (auto [FD, TopDecl] : Candidates) {
+    if (!FD->hasAttr<CUDAGlobalAttr>() || !FD->doesThisDeclarationHaveABody() ||
         !SM.isInMainFile(SM.getExpansionLoc(FD->getLocation())))
       continue;
     auto *Body = dyn_cast<CompoundStmt>(FD->getBody());
@@ -548,6 +604,9 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
         Site.Config[I] = T;
         Site.Written[I] = true;
       }
+      Site.Callee = writtenCalleeName(Call, SM, LO);
+      if (Site.Callee.empty())
+        Site.Callee = Dn.Kernel;
       Site.TemplateArgs = writtenTemplateArgs(Call, SM, LO);
       Site.FullTemplateArgs = fullTemplateArgs(Call, Ctx);
       // A dependent launch that spells every argument (`k<T, N>`) names its
@@ -589,9 +648,9 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
       Site.Length = SM.getFileOffset(Semi) - Site.Begin;
       std::string Config = Site.configAsWritten();
       std::string Text =
-          "{ " + Site.Temps + Dn.Kernel + "_ww_then" + Site.TemplateArgs +
-          "<<<" + Config + ">>>(" + Site.Args + "); " + Dn.Kernel + "_ww_else" +
-          Site.TemplateArgs + "<<<" + Config + ">>>(" + Site.Args +
+          "{ " + Site.Temps + Site.Callee + "_ww_then" + Site.TemplateArgs +
+          "<<<" + Config + ">>>(" + Site.Args + "); " + Site.Callee +
+          "_ww_else" + Site.TemplateArgs + "<<<" + Config + ">>>(" + Site.Args +
           "); } /* warpwise: split launch [WW4003] */";
       LaunchEdits.push_back(
           tooling::Replacement(TC.File, Site.Begin, Site.Length, Text));
@@ -816,6 +875,11 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
       Heavy += "}";
       // Headers: renamed, with the list and the counter appended.
       C.CompactPrelude = FileHasPoolHelper ? "" : ListPoolHelper;
+      // At file scope, before the declaration that holds the kernel (and
+      // its comment), so that launches outside the kernel's namespace see it.
+      C.PreludeAt = aboveLineComments(
+          TC.Contents,
+          SM.getFileOffset(SM.getExpansionLoc(TopDecl->getBeginLoc())));
       C.CompactKernels =
           "\n\n" +
           Header("_ww_light",
@@ -845,8 +909,8 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
             ") cudaMallocFromPoolAsync((void **)&" + Lst + ", " + Bytes + ", " +
             Pool + ", " + St + "); else cudaMallocAsync((void **)&" + Lst +
             ", " + Bytes + ", " + St + "); cudaMemsetAsync(" + Lst +
-            ", 0, sizeof(int), " + St + "); " + Dn.Kernel + "_ww_light" +
-            L.TemplateArgs + Launch + Dn.Kernel + "_ww_heavy" + L.TemplateArgs +
+            ", 0, sizeof(int), " + St + "); " + L.Callee + "_ww_light" +
+            L.TemplateArgs + Launch + L.Callee + "_ww_heavy" + L.TemplateArgs +
             Launch + "cudaFreeAsync(" + Lst + ", " + St +
             "); } /* warpwise: split launch, compact form [WW4003] */";
         C.CompactLaunches.push_back(
@@ -929,8 +993,7 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
         // side is the else-side.
         std::string LightKernel = Make(HeavyIsElse);
         C.EfficientKernels = "\n\n" + LightKernel + "\n\n" + H + Heavy;
-        std::string LightName =
-            Dn.Kernel + (HeavyIsElse ? "_ww_then" : "_ww_else");
+        std::string LightSuffix = HeavyIsElse ? "_ww_then" : "_ww_else";
         // Launches: the light kernel over the whole grid, then the heavy
         // one as a single wave sized from the device at run time.
         for (const LaunchSite &L : Sites)
@@ -948,17 +1011,18 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
                       W = "ww_wave_" + T, St = L.stream();
           std::string Text =
               "{ " + L.Temps + "dim3 const " + G + "(" + L.Config[0] +
-              "); dim3 const " + B + "(" + L.Config[1] + "); " + LightName +
-              L.TemplateArgs + "<<<" + G + ", " + B + ", " + L.shared() + ", " +
-              St + ">>>(" + L.Args + "); int ww_dev_" + T + " = 0, ww_sms_" +
-              T + " = 1, ww_per_sm_" + T + " = 1; cudaGetDevice(&ww_dev_" + T +
+              "); dim3 const " + B + "(" + L.Config[1] + "); " + L.Callee +
+              LightSuffix + L.TemplateArgs + "<<<" + G + ", " + B + ", " +
+              L.shared() + ", " + St + ">>>(" + L.Args + "); int ww_dev_" + T +
+              " = 0, ww_sms_" + T + " = 1, ww_per_sm_" + T +
+              " = 1; cudaGetDevice(&ww_dev_" + T +
               "); cudaDeviceGetAttribute(&ww_sms_" + T +
               ", cudaDevAttrMultiProcessorCount, ww_dev_" + T +
               "); cudaOccupancyMaxActiveBlocksPerMultiprocessor(&ww_per_sm_" +
-              T + ", " + Dn.Kernel + "_ww_wave" + L.FullTemplateArgs + ", " +
-              B + ".x, " + L.shared() + "); unsigned const " + W +
+              T + ", " + L.Callee + "_ww_wave" + L.FullTemplateArgs + ", " + B +
+              ".x, " + L.shared() + "); unsigned const " + W +
               " = (unsigned)(ww_sms_" + T + " * (ww_per_sm_" + T +
-              " > 0 ? ww_per_sm_" + T + " : 1)); " + Dn.Kernel + "_ww_wave" +
+              " > 0 ? ww_per_sm_" + T + " : 1)); " + L.Callee + "_ww_wave" +
               L.TemplateArgs + "<<<" + G + ".x < " + W + " ? " + G +
               ".x : " + W + ", " + B + ", " + L.shared() + ", " + St + ">>>(" +
               L.argsThen(G + ".x * " + B + ".x") +
@@ -977,12 +1041,13 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
       Change Ch;
       Ch.Description =
           "split of `" + Dn.Kernel + "` at line " + std::to_string(Line);
-      Ch.Edits.push_back(tooling::Replacement(
-          TC.File, KE, 0,
-          Compact ? (NeedPoolHelper ? C.CompactPrelude : std::string()) +
-                        C.CompactKernels
-          : Efficient ? C.EfficientKernels
-                      : Kernels));
+      if (Compact && NeedPoolHelper && !C.CompactPrelude.empty())
+        Ch.Edits.push_back(
+            tooling::Replacement(TC.File, C.PreludeAt, 0, C.CompactPrelude));
+      Ch.Edits.push_back(tooling::Replacement(TC.File, KE, 0,
+                                              Compact     ? C.CompactKernels
+                                              : Efficient ? C.EfficientKernels
+                                                          : Kernels));
       const auto &L = Compact     ? C.CompactLaunches
                       : Efficient ? C.EfficientLaunches
                                   : LaunchEdits;
