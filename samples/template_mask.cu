@@ -1,7 +1,7 @@
 // template_mask.cu - the decision-mask kernel as a template over the stencil
 // width and the element type, launched the ways template kernels are: with
 // some template arguments deduced, with all of them spelled, and from a
-// function template.
+// function template, all from outside the kernel's namespace.
 //
 // Exercises: branch splitting of template kernels (issue #4): the new
 // kernels keep the template header and every launch keeps its template
@@ -15,6 +15,8 @@
 #include <cuda_runtime.h>
 
 #include "sample_util.h"
+
+namespace masks {
 
 template <int WIDTH, typename T>
 __global__ void scale_or_smooth(const int *__restrict__ mask,
@@ -40,6 +42,8 @@ __global__ void scale_or_smooth(const int *__restrict__ mask,
   }
 }
 
+} // namespace masks
+
 template <int WIDTH, typename T>
 static void reference(const int *mask, const T *in, T *out, int n) {
   for (int i = 0; i < n; ++i) {
@@ -64,7 +68,7 @@ static void reference(const int *mask, const T *in, T *out, int n) {
 // A launch inside a function template: every template argument spelled.
 template <int WIDTH, typename T>
 static void smooth_wide(const int *mask, const T *in, T *out, int n) {
-  scale_or_smooth<WIDTH, T><<<(n + 127) / 128, 128>>>(mask, in, out, n);
+  masks::scale_or_smooth<WIDTH, T><<<(n + 127) / 128, 128>>>(mask, in, out, n);
 }
 
 int main(int argc, char **argv) {
@@ -97,7 +101,7 @@ int main(int argc, char **argv) {
 
   // The element type deduced from the arguments.
   cudaMemset(d_out, 0xff, n * sizeof(float)); // poison: NaNs
-  scale_or_smooth<8><<<grid, block>>>(d_mask, d_in, d_out, n);
+  masks::scale_or_smooth<8><<<grid, block>>>(d_mask, d_in, d_out, n);
   check_cuda("template_mask");
   cudaMemcpy(narrow.data(), d_out, n * sizeof(float), cudaMemcpyDeviceToHost);
   reference<8>(mask.data(), in.data(), ref.data(), n);
@@ -114,7 +118,8 @@ int main(int argc, char **argv) {
 
   // Every template argument spelled at the launch.
   cudaMemset(d_out_d, 0xff, n * sizeof(double));
-  scale_or_smooth<16, double><<<grid, block>>>(d_mask, d_in_d, d_out_d, n);
+  masks::scale_or_smooth<16, double>
+      <<<grid, block>>>(d_mask, d_in_d, d_out_d, n);
   check_cuda("template_mask");
   cudaMemcpy(wide_d.data(), d_out_d, n * sizeof(double),
              cudaMemcpyDeviceToHost);
@@ -134,7 +139,8 @@ int main(int argc, char **argv) {
   print_checksum("wide_double",
                  checksum_bytes(wide_d.data(), n * sizeof(double)));
   bench(args.bench, [&]() {
-    scale_or_smooth<16, double><<<grid, block>>>(d_mask, d_in_d, d_out_d, n);
+    masks::scale_or_smooth<16, double>
+        <<<grid, block>>>(d_mask, d_in_d, d_out_d, n);
   });
   cudaFree(d_mask);
   cudaFree(d_in);
