@@ -238,9 +238,14 @@ Decision planSplit(TransformContext &TC, const SplitCandidate &C,
     return D;
   }
   D.Applied = true;
-  D.Reason = Where + "; " + Formula + "; CC " + TC.Arch.Cc +
-             " is a generation where the literal split paid (CF'09: +6% to "
-             "+14% on a G80); applied";
+  D.Reason =
+      Where + "; " + Formula + "; CC " + TC.Arch.Cc +
+      " is a generation where the literal split paid (CF'09: +6% to "
+      "+14% on a G80); applied, assuming the grid covers at least one "
+      "wave of blocks: the second kernel costs about " +
+      formatNumber(Rules.value("kernel_launch_overhead_us", 5.0), "%.0f") +
+      " us more (rules/split.json), which a smaller grid does not "
+      "earn back";
   return D;
 }
 
