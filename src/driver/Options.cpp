@@ -57,7 +57,9 @@ REWRITE
                         meld, fuse, fission, split (default: all;
                         'none' for none)
   --split-form FORM     force branch splitting in this form: literal,
-                        compact or efficient ('none' disables splitting)
+                        compact or efficient ('none' disables splitting);
+                        KERNEL=FORM[,KERNEL=FORM...] forces it for those
+                        kernels only (the planner decides for the others)
   --force-transforms    apply every legal candidate without the
                         profitability checks (for exploring; the legality
                         checks and the uniform-branch rule still hold)
@@ -214,9 +216,26 @@ ParseOutcome parseCommandLine(const std::vector<std::string> &Args,
       for (llvm::StringRef P : Parts)
         Opts.Transforms.push_back(P.trim().str());
     } else if (R.valueOf(Arg, "--split-form", V, Err)) {
-      if (V != "literal" && V != "efficient" && V != "compact" && V != "none")
-        Err = "--split-form must be literal, efficient, compact or none, not '" +
-              V + "'";
+      // FORM for every kernel, or KERNEL=FORM[,KERNEL=FORM...].
+      auto Known = [](llvm::StringRef F) {
+        return F == "literal" || F == "efficient" || F == "compact" ||
+               F == "none";
+      };
+      llvm::SmallVector<llvm::StringRef> Parts;
+      llvm::StringRef(V).split(Parts, ',', -1, /*KeepEmpty=*/false);
+      bool PerKernel = llvm::StringRef(V).contains('=');
+      for (llvm::StringRef P : Parts) {
+        auto [Kernel, Form] = P.trim().split('=');
+        if (!PerKernel)
+          Form = Kernel;
+        if ((PerKernel && Kernel.trim().empty()) || !Known(Form.trim()) ||
+            (!PerKernel && Parts.size() != 1))
+          Err = "--split-form must be literal, efficient, compact or none, or "
+                "KERNEL=FORM[,KERNEL=FORM...], not '" +
+                V + "'";
+      }
+      if (Parts.empty())
+        Err = "--split-form needs a form";
       Opts.SplitForm = V;
     } else if (Arg == "--force-transforms") {
       Opts.ForceTransforms = true;

@@ -376,6 +376,21 @@ std::string fullTemplateArgs(const CUDAKernelCallExpr *Call,
 
 } // namespace
 
+/// The form --split-form asks for \p Kernel: the one form for all kernels,
+/// its entry in KERNEL=FORM[,...], or "" (the planner decides).
+static std::string splitFormFor(llvm::StringRef Spec, llvm::StringRef Kernel) {
+  if (!Spec.contains('='))
+    return Spec.str();
+  llvm::SmallVector<llvm::StringRef> Parts;
+  Spec.split(Parts, ',', -1, /*KeepEmpty=*/false);
+  for (llvm::StringRef P : Parts) {
+    auto [Name, Form] = P.trim().split('=');
+    if (Name.trim() == Kernel)
+      return Form.trim().str();
+  }
+  return "";
+}
+
 void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
                       std::vector<Change> &Changes) {
   if (TC.SplitForm == "none")
@@ -415,6 +430,11 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
   for (auto [FD, TopDecl] : Candidates) {
     if (!FD->hasAttr<CUDAGlobalAttr>() || !FD->doesThisDeclarationHaveABody() ||
         !SM.isInMainFile(SM.getExpansionLoc(FD->getLocation())))
+      continue;
+    // This kernel's --split-form, for the planner.
+    TransformContext KTC = TC;
+    KTC.SplitForm = splitFormFor(TC.SplitForm, FD->getName());
+    if (KTC.SplitForm == "none")
       continue;
     auto *Body = dyn_cast<CompoundStmt>(FD->getBody());
     if (!Body)
@@ -1034,7 +1054,7 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
     } else {
       C.EfficientProblem = C.CompactProblem;
     }
-    Dn = planSplit(TC, C, name());
+    Dn = planSplit(KTC, C, name());
     if (Dn.Applied) {
       bool Compact = Dn.Form == "compact", Efficient = Dn.Form == "efficient";
 

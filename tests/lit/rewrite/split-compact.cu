@@ -13,6 +13,14 @@
 // TWO-USERS: 2
 // RUN: %nvcc -arch=sm_75 -c %t.cu -o %t.75.o
 // RUN: %nvcc -arch=sm_90 -c %t.cu -o %t.90.o
+// Forced for one kernel only: the other is left to the planner, which
+// declines the compact form on its own.
+// RUN: %warpwise rewrite %s --transforms split --split-form heavy_tail=compact -o %t.one.cu 2> %t.one.err
+// RUN: FileCheck %s --check-prefix=ONE --input-file %t.one.err
+// ONE-DAG: split: if-else at line {{[0-9]+}} of `heavy_tail` {{.*}}compact split applied because it was forced (--split-form compact) [WW4003]
+// ONE-DAG: split: if-else at line {{[0-9]+}} of `light_tail` {{.*}}the compact form is legal here, but it is applied only on request {{.*}}[WW3003]
+// RUN: not grep -q "void light_tail_[w]w_" %t.one.cu
+// RUN: grep -q "heavy_tail_ww_light<<<" %t.one.cu
 // A two-dimensional launch is refused:
 // RUN: %warpwise rewrite %s --transforms split --split-form compact -o %t.2d.cu 2> %t.2d.err -- -DTWO_D
 // RUN: FileCheck %s --check-prefix=TWO-D --input-file %t.2d.err
