@@ -55,6 +55,17 @@ private:
   std::map<std::string, std::map<std::string, KernelStats>> Cache;
 };
 
+/// The compiled instances of a kernel: its instantiations, or itself.
+std::vector<KernelStats> compiledInstances(const KernelStats &S);
+
+/// The instance in \p Candidates compiled from the same instantiation as
+/// \p Of (same mangled name), or nullptr.
+const KernelStats *sameInstance(const std::vector<KernelStats> &Candidates,
+                                const KernelStats &Of);
+
+/// `bitonic_tiles<64u>` for `_Z13bitonic_tilesILj64EEvPi`.
+std::string instanceName(const std::string &Mangled);
+
 /// Parses `cuobjdump -sass` output into per-function statistics (mangled
 /// names as keys).
 std::map<std::string, KernelStats> parseSass(const std::string &Text);

@@ -4,6 +4,7 @@
 #include "warpwise/Ptxas.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Demangle/Demangle.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -36,6 +37,30 @@ CompileFeedback::CompileFeedback(const CudaToolkit &T,
   Nvdisasm = findTool(T, "nvdisasm");
   Available = T.Found && llvm::sys::fs::can_execute(T.Path + "/bin/nvcc") &&
               !Cuobjdump.empty() && !Nvdisasm.empty();
+}
+
+std::vector<KernelStats> compiledInstances(const KernelStats &S) {
+  if (!S.Instances.empty())
+    return S.Instances;
+  return {S};
+}
+
+const KernelStats *sameInstance(const std::vector<KernelStats> &Candidates,
+                                const KernelStats &Of) {
+  for (const KernelStats &C : Candidates)
+    if (C.Mangled == Of.Mangled)
+      return &C;
+  return nullptr;
+}
+
+std::string instanceName(const std::string &Mangled) {
+  std::string D = llvm::demangle(Mangled);
+  size_t Paren = D.find('(');
+  if (Paren != std::string::npos)
+    D = D.substr(0, Paren);
+  if (D.rfind("void ", 0) == 0)
+    D = D.substr(5);
+  return D;
 }
 
 std::map<std::string, KernelStats> parseSass(const std::string &Text) {

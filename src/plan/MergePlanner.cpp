@@ -18,33 +18,10 @@
 #include "warpwise/Ptxas.h"
 
 #include "clang/AST/Decl.h"
-#include "llvm/Demangle/Demangle.h"
 
 #include <algorithm>
 
 namespace warpwise {
-
-namespace {
-
-/// The compiled instances of a kernel: its instantiations, or itself.
-std::vector<KernelStats> instancesOf(const KernelStats &S) {
-  if (!S.Instances.empty())
-    return S.Instances;
-  return {S};
-}
-
-/// `bitonic_tiles<64u>` for `_Z13bitonic_tilesILj64EEvPi`.
-std::string demangledName(const std::string &Mangled) {
-  std::string D = llvm::demangle(Mangled);
-  size_t Paren = D.find('(');
-  if (Paren != std::string::npos)
-    D = D.substr(0, Paren);
-  if (D.rfind("void ", 0) == 0)
-    D = D.substr(5);
-  return D;
-}
-
-} // namespace
 
 Decision planMerge(TransformContext &TC, const MergeCandidate &C,
                    const MergeOutcome &M, const char *Transform) {
@@ -144,17 +121,14 @@ Decision planMerge(TransformContext &TC, const MergeCandidate &C,
     // Every instantiation at every block size it may be launched with: a
     // template whose small instantiation crosses a step while the large one
     // does not still loses occupancy there.
-    std::vector<KernelStats> InstB = instancesOf(B->second),
-                             InstA = instancesOf(A->second);
+    std::vector<KernelStats> InstB = compiledInstances(B->second),
+                             InstA = compiledInstances(A->second);
     unsigned MinB = ~0u, MaxB = 0, MinA = ~0u, MaxA = 0;
     for (const KernelStats &IB : InstB) {
-      const KernelStats *IA = nullptr;
-      for (const KernelStats &X : InstA)
-        if (X.Mangled == IB.Mangled)
-          IA = &X;
+      const KernelStats *IA = sameInstance(InstA, IB);
       std::string What = "`" + K->Name + "`";
       if (InstB.size() > 1)
-        What = "`" + demangledName(IB.Mangled) + "`";
+        What = "`" + instanceName(IB.Mangled) + "`";
       if (!IA) {
         D.Reason = Where + " is divergent; " + Sim + "; but " + What +
                    " is missing from nvcc's output for the candidate; "

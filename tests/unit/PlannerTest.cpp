@@ -25,13 +25,15 @@ struct FakeInstance {
 
 class FakeFeedback : public CompileFeedback {
 public:
-  explicit FakeFeedback(std::vector<FakeInstance> I)
-      : CompileFeedback(Kit, {}), Instances(std::move(I)) {}
+  explicit FakeFeedback(std::vector<FakeInstance> I,
+                        std::string CandidateMarker = "ww_cond_")
+      : CompileFeedback(Kit, {}), Instances(std::move(I)),
+        Marker(std::move(CandidateMarker)) {}
   bool available() const override { return true; }
   std::optional<std::map<std::string, KernelStats>>
   measure(const std::string &Source, const std::string &, const std::string &,
           std::string &) override {
-    bool Candidate = Source.find("ww_cond_") != std::string::npos;
+    bool Candidate = Source.find(Marker) != std::string::npos;
     KernelStats Total;
     for (const FakeInstance &I : Instances) {
       KernelStats S;
@@ -49,6 +51,7 @@ public:
 private:
   static inline CudaToolkit Kit;
   std::vector<FakeInstance> Instances;
+  std::string Marker; ///< Text only a candidate contains.
 };
 
 const char *Kernel = R"(
@@ -96,7 +99,8 @@ template void go<256>(const float *, float *);
 
 std::vector<Decision> planWith(const char *Source, CompileFeedback &FB,
                                std::vector<Change> &Changes,
-                               std::vector<unsigned> *BlockSizes = nullptr) {
+                               std::vector<unsigned> *BlockSizes = nullptr,
+                               const char *Transform = "fuse") {
   std::vector<std::string> Args = {
       "-x", "cuda", "--cuda-host-only", "--cuda-gpu-arch=sm_90",
       "-nocudainc", "-nocudalib", "-Wno-unknown-cuda-version",
@@ -125,7 +129,7 @@ std::vector<Decision> planWith(const char *Source, CompileFeedback &FB,
       Ctx,    File, Display, Source,  A,     *Table->find("sm_90"),
       *Costs, &FB,  Log,     Claimed, false, ""};
   std::vector<Decision> Decisions;
-  createTransform("fuse")->run(TC, Decisions, Changes);
+  createTransform(Transform)->run(TC, Decisions, Changes);
   return Decisions;
 }
 
@@ -204,4 +208,55 @@ TEST_CASE("a template kernel is merged when no instantiation loses a step",
         std::string::npos);
   CHECK(D[0].Reason.find("SASS instructions 400 -> 300") != std::string::npos);
   CHECK(Changes.size() == 1);
+}
+
+const char *TemplateLoops = R"(
+template <int N>
+__global__ void k(const float *__restrict__ a, const float *__restrict__ b,
+                  float *__restrict__ s, float *__restrict__ t, int rows) {
+  int i = blockIdx.x * N + threadIdx.x;
+  float x = 0.0f, y = 0.0f;
+  for (int r = 0; r < rows; ++r) {
+    x += a[r * 4096 + i];
+    y += b[r * 4096 + i];
+  }
+  s[i] = x;
+  t[i] = y;
+}
+template <int N> void go(const float *a, const float *b, float *s, float *t) {
+  k<N><<<64, N>>>(a, b, s, t, 8);
+}
+template void go<64>(const float *, const float *, float *, float *);
+template void go<256>(const float *, const float *, float *, float *);
+)";
+
+TEST_CASE("fission of a template kernel needs a step gained by every "
+          "instantiation",
+          "[planner]") {
+  // sm_90: 40 -> 32 registers gains a step (75% -> 100% at 256 threads);
+  // 24 -> 20 gains none (100% already). k<64> gaining nothing declines.
+  std::vector<Change> Changes;
+  std::vector<unsigned> Sizes;
+  FakeFeedback Mixed({{"_Z1kILi64EEvPKfS1_PfS2_i", 24, 20, 100, 110},
+                      {"_Z1kILi256EEvPKfS1_PfS2_i", 40, 32, 100, 110}},
+                     "split into");
+  auto D = planWith(TemplateLoops, Mixed, Changes, &Sizes, "fission");
+  CHECK(Sizes == std::vector<unsigned>{64, 256});
+  REQUIRE(D.size() == 1);
+  CHECK_FALSE(D[0].Applied);
+  CHECK(D[0].Reason.find("`k<64>` registers 24 -> 20, occupancy 100.0% -> "
+                         "100.0% at 64 threads") != std::string::npos);
+  CHECK(D[0].Reason.find("no occupancy step is gained") != std::string::npos);
+  CHECK(Changes.empty());
+
+  FakeFeedback Both({{"_Z1kILi64EEvPKfS1_PfS2_i", 40, 32, 100, 110},
+                     {"_Z1kILi256EEvPKfS1_PfS2_i", 40, 32, 100, 110}},
+                    "split into");
+  std::vector<Change> Applied;
+  auto E = planWith(TemplateLoops, Both, Applied, &Sizes, "fission");
+  REQUIRE(E.size() == 1);
+  CHECK(E[0].Applied);
+  CHECK(E[0].Reason.find("`k<256>` registers 40 -> 32, occupancy 75.0% -> "
+                         "100.0% at 256 threads") != std::string::npos);
+  CHECK(Applied.size() == 1);
 }
