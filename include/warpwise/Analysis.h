@@ -11,6 +11,7 @@
 #include "warpwise/Occupancy.h"
 
 #include <array>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -120,7 +121,17 @@ struct FileAnalysis {
   std::vector<KernelInfo> Kernels;
   std::vector<DeviceFunctionInfo> DeviceFunctions;
   std::vector<LaunchInfo> Launches;
+  /// Template kernels: the constant block sizes each instantiation (by
+  /// mangled name, as ptxas names it) is launched with, where every launch
+  /// of it shows one.
+  std::map<std::string, std::vector<unsigned>> InstanceBlockSizes;
 };
+
+/// The block sizes to check an instance of \p K (mangled name \p Mangled,
+/// empty for a plain kernel) at: its own launches' when known, else every
+/// size the file launches \p K with.
+std::vector<unsigned> blockSizesFor(const FileAnalysis &A, const KernelInfo &K,
+                                    const std::string &Mangled);
 
 /// The distinct constant block sizes, in threads, that \p Kernel is launched
 /// with in the file (launches in template instantiations included),

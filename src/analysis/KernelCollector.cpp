@@ -13,6 +13,8 @@
 #include "clang/Lex/Lexer.h"
 
 #include <algorithm>
+#include <map>
+#include <set>
 
 namespace warpwise {
 
@@ -204,7 +206,17 @@ std::string launchedKernelName(const CUDAKernelCallExpr *Call) {
 
 class LaunchCollector : public RecursiveASTVisitor<LaunchCollector> {
 public:
-  LaunchCollector(ASTContext &Ctx, FileAnalysis &Out) : Ctx(Ctx), Out(Out) {}
+  LaunchCollector(ASTContext &Ctx, FileAnalysis &Out) : Ctx(Ctx), Out(Out) {
+    Mangler.reset(Ctx.createMangleContext());
+  }
+
+  /// Per instantiation of a template kernel: its launches' block sizes,
+  /// or none at all once one launch of it shows no constant size.
+  void finish() {
+    for (auto &[Mangled, Sizes] : InstanceSizes)
+      if (!UnknownInstances.count(Mangled))
+        Out.InstanceBlockSizes[Mangled].assign(Sizes.begin(), Sizes.end());
+  }
 
   // A launch written in a function template is recorded once, as written;
   // its instantiations only add the block shapes they launch with.
@@ -216,6 +228,7 @@ public:
     if (!SM.isInMainFile(SM.getExpansionLoc(Loc)))
       return true;
     const FunctionDecl *Caller = enclosingFunction(Ctx, Call);
+    noteInstanceLaunch(Call);
     if (Caller && Caller->isTemplateInstantiation()) {
       addInstance(Call, SM.getExpansionLineNumber(Loc),
                   SM.getExpansionColumnNumber(Loc));
@@ -249,6 +262,29 @@ public:
   }
 
 private:
+  /// A launch of a specialization of a template kernel (in plain code or in
+  /// an instantiation): the size it launches that instantiation with.
+  void noteInstanceLaunch(const CUDAKernelCallExpr *Call) {
+    const FunctionDecl *Callee = Call->getDirectCallee();
+    if (!Callee || !Callee->getPrimaryTemplate() ||
+        !Mangler->shouldMangleDeclName(Callee))
+      return;
+    std::string Mangled;
+    llvm::raw_string_ostream OS(Mangled);
+    // The kernel's own name, as ptxas reports it (on the host side the
+    // default would be its launch stub's).
+    Mangler->mangleName(GlobalDecl(Callee, KernelReferenceKind::Kernel), OS);
+    OS.flush();
+    const CallExpr *Config = Call->getConfig();
+    auto Dims = Config && Config->getNumArgs() >= 2
+                    ? constantDims(Ctx, Config->getArg(1), Call)
+                    : std::nullopt;
+    if (!Dims)
+      UnknownInstances.insert(Mangled);
+    else
+      InstanceSizes[Mangled].insert((*Dims)[0] * (*Dims)[1] * (*Dims)[2]);
+  }
+
   void addInstance(const CUDAKernelCallExpr *Call, unsigned Line,
                    unsigned Column) {
     for (LaunchInfo &L : Out.Launches) {
@@ -274,6 +310,9 @@ private:
   }
   ASTContext &Ctx;
   FileAnalysis &Out;
+  std::unique_ptr<MangleContext> Mangler;
+  std::map<std::string, std::set<unsigned>> InstanceSizes;
+  std::set<std::string> UnknownInstances;
 };
 
 BlockShape shapeFor(const std::string &Kernel, const FileAnalysis &A) {
@@ -330,7 +369,9 @@ public:
       if (Mangler->shouldMangleDeclName(FD)) {
         std::string Name;
         llvm::raw_string_ostream OS(Name);
-        Mangler->mangleName(FD, OS);
+        // The kernel's own name (host-side parsing would otherwise mangle
+        // its launch stub, `__device_stub__...`, which ptxas never shows).
+        Mangler->mangleName(GlobalDecl(FD, KernelReferenceKind::Kernel), OS);
         K.MangledName = OS.str();
       } else {
         K.MangledName = K.Name;
@@ -362,11 +403,25 @@ std::vector<unsigned> launchBlockSizes(const FileAnalysis &A,
   return Sizes;
 }
 
+std::vector<unsigned> blockSizesFor(const FileAnalysis &A, const KernelInfo &K,
+                                    const std::string &Mangled) {
+  if (K.BlockSizeSource == "--block-size")
+    return K.BlockSizes;
+  auto Own = A.InstanceBlockSizes.find(Mangled);
+  if (!Mangled.empty() && Own != A.InstanceBlockSizes.end() &&
+      !Own->second.empty())
+    return Own->second;
+  if (!K.BlockSizes.empty())
+    return K.BlockSizes;
+  return {K.BlockSize ? K.BlockSize : 256};
+}
+
 FileAnalysis analyzeTranslationUnit(ASTContext &Ctx, const std::string &File) {
   FileAnalysis Out;
   Out.File = File;
   LaunchCollector Launches(Ctx, Out);
   Launches.TraverseDecl(Ctx.getTranslationUnitDecl());
+  Launches.finish();
   DivergenceAnalysis DA(Ctx);
   KernelVisitor Kernels(Ctx, Out, DA);
   Kernels.TraverseDecl(Ctx.getTranslationUnitDecl());

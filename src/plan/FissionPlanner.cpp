@@ -69,7 +69,7 @@ Decision planFission(TransformContext &TC, const FissionCandidate &C,
                  "is missing from nvcc's output for the split; not split";
       return D;
     }
-    for (unsigned T : Sizes) {
+    for (unsigned T : K ? blockSizesFor(TC.Analysis, *K, B.Mangled) : Sizes) {
       OccupancyResult OB = computeOccupancy(TC.Arch, {B.Registers, T, Smem});
       OccupancyResult OA = computeOccupancy(TC.Arch, {A->Registers, T, Smem});
       std::string F = What + "registers " + std::to_string(B.Registers) +

@@ -139,7 +139,7 @@ Decision planMerge(TransformContext &TC, const MergeCandidate &C,
       MaxB = std::max(MaxB, IB.Registers);
       MinA = std::min(MinA, IA->Registers);
       MaxA = std::max(MaxA, IA->Registers);
-      for (unsigned Threads : Sizes) {
+      for (unsigned Threads : blockSizesFor(TC.Analysis, *K, IB.Mangled)) {
         OccupancyResult OB =
             computeOccupancy(TC.Arch, {IB.Registers, Threads, K->StaticShared});
         OccupancyResult OA = computeOccupancy(

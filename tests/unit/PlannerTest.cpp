@@ -177,9 +177,8 @@ TEST_CASE("fusion is declined when nvcc's code does not shrink", "[planner]") {
 TEST_CASE("a template kernel is guarded per instantiation and block size",
           "[planner]") {
   // k<64> stays at 33 registers; k<256> goes 32 -> 33 (100% -> 75% on
-  // sm_90), which the largest-register totals (33 -> 33) would hide. Every
-  // instantiation is checked at every block size the file launches it with
-  // (conservative: k<256> is only launched with 256), the smallest first.
+  // sm_90), which the largest-register totals (33 -> 33) would hide. Each
+  // instantiation is checked at the block sizes its own launches use.
   std::vector<Change> Changes;
   FakeFeedback FB({{"_Z1kILi64EEvPKfPff", 33, 33, 200, 150},
                    {"_Z1kILi256EEvPKfPff", 32, 33, 200, 150}});
@@ -190,7 +189,7 @@ TEST_CASE("a template kernel is guarded per instantiation and block size",
   REQUIRE(D.size() == 1);
   CHECK_FALSE(D[0].Applied);
   CHECK(D[0].Reason.find("`k<256>` registers 32 -> 33, occupancy 100.0% -> "
-                         "75.0% at 64 threads") != std::string::npos);
+                         "75.0% at 256 threads") != std::string::npos);
   CHECK(Changes.empty());
 }
 
