@@ -182,6 +182,8 @@ private:
   void walkLoop(const Stmt *Loop, const Stmt *Init, const Expr *Cond,
                 const Stmt *CondVar, const Expr *Inc, const Stmt *Body,
                 const char *Kind);
+  void enterBranch(const Stmt *Branch, const Stmt *Init, const Stmt *CondVar,
+                   const Expr *Cond, const char *Kind, bool IsSwitch);
   void noteJump(const Stmt *Jump, bool IsReturn, bool IsContinue);
 
   // --- Expressions --------------------------------------------------------
@@ -954,6 +956,28 @@ void FunctionRun::walkLoop(const Stmt *Loop, const Stmt *Init, const Expr *Cond,
   Control.pop_back();
 }
 
+/// Walks an if's or switch's init and condition, records its verdict, and
+/// makes it the innermost control dependence of what the caller walks next
+/// (the caller pops it).
+void FunctionRun::enterBranch(const Stmt *Branch, const Stmt *Init,
+                              const Stmt *CondVar, const Expr *Cond,
+                              const char *Kind, bool IsSwitch) {
+  if (Init)
+    walk(Init);
+  if (CondVar)
+    walk(CondVar);
+  Val C = eval(Cond);
+  recordCond(Branch, C);
+  if (Seen.insert(Branch).second)
+    Order.push_back(Branch);
+  const Cause *Why =
+      P.cause({Cause::Control,
+               std::string("the ") + uniformityName(C.L) + " `" + Kind +
+                   "` at line " + std::to_string(P.line(Branch->getBeginLoc())),
+               nullptr, 0, C.Why});
+  Control.push_back({Branch, C.L, Why, false, IsSwitch});
+}
+
 void FunctionRun::walk(const Stmt *S) {
   if (!S)
     return;
@@ -975,20 +999,8 @@ void FunctionRun::walk(const Stmt *S) {
     return;
   }
   if (auto *If = dyn_cast<IfStmt>(S)) {
-    if (If->getInit())
-      walk(If->getInit());
-    if (If->getConditionVariableDeclStmt())
-      walk(If->getConditionVariableDeclStmt());
-    Val C = eval(If->getCond());
-    recordCond(If, C);
-    if (Seen.insert(If).second)
-      Order.push_back(If);
-    const Cause *Why = P.cause(
-        {Cause::Control,
-         std::string("the ") + uniformityName(C.L) + " `if` at line " +
-             std::to_string(P.line(If->getBeginLoc())),
-         nullptr, 0, C.Why});
-    Control.push_back({If, C.L, Why, false, false});
+    enterBranch(If, If->getInit(), If->getConditionVariableDeclStmt(),
+                If->getCond(), "if", false);
     walk(If->getThen());
     walk(If->getElse());
     Control.pop_back();
@@ -1019,20 +1031,9 @@ void FunctionRun::walk(const Stmt *S) {
     return;
   }
   if (auto *Switch = dyn_cast<SwitchStmt>(S)) {
-    if (Switch->getInit())
-      walk(Switch->getInit());
-    if (Switch->getConditionVariableDeclStmt())
-      walk(Switch->getConditionVariableDeclStmt());
-    Val C = eval(Switch->getCond());
-    recordCond(Switch, C);
-    if (Seen.insert(Switch).second)
-      Order.push_back(Switch);
-    const Cause *Why = P.cause(
-        {Cause::Control,
-         std::string("the ") + uniformityName(C.L) + " `switch` at line " +
-             std::to_string(P.line(Switch->getBeginLoc())),
-         nullptr, 0, C.Why});
-    Control.push_back({Switch, C.L, Why, false, true});
+    enterBranch(Switch, Switch->getInit(),
+                Switch->getConditionVariableDeclStmt(), Switch->getCond(),
+                "switch", true);
     walk(Switch->getBody());
     Control.pop_back();
     return;

@@ -1,12 +1,12 @@
 //===- BranchMerge.cpp - Shared driver of fusion and melding --------------===//
 #include "BranchMerge.h"
 
-#include "Merge.h"
 #include "../plan/MergePlanner.h"
+#include "Candidates.h"
+#include "Merge.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
 
@@ -28,33 +28,6 @@ bool hasControlFlow(const Stmt *S) {
   return false;
 }
 
-class CandidateFinder : public RecursiveASTVisitor<CandidateFinder> {
-public:
-  CandidateFinder(ASTContext &Ctx) : Ctx(Ctx) {}
-  bool shouldVisitTemplateInstantiations() const { return false; }
-
-  bool TraverseFunctionDecl(FunctionDecl *FD) {
-    const SourceManager &SM = Ctx.getSourceManager();
-    bool Device = FD->hasAttr<CUDAGlobalAttr>() || FD->hasAttr<CUDADeviceAttr>();
-    if (!Device || !FD->doesThisDeclarationHaveABody() ||
-        !SM.isInMainFile(SM.getExpansionLoc(FD->getLocation())))
-      return true;
-    Current = FD;
-    RecursiveASTVisitor::TraverseStmt(FD->getBody());
-    Current = nullptr;
-    return true;
-  }
-  bool VisitIfStmt(IfStmt *If) {
-    if (Current && If->getElse())
-      Found.push_back({If, Current});
-    return true;
-  }
-
-  ASTContext &Ctx;
-  const FunctionDecl *Current = nullptr;
-  std::vector<std::pair<const IfStmt *, const FunctionDecl *>> Found;
-};
-
 } // namespace
 
 void BranchMergeTransform::run(TransformContext &TC,
@@ -62,9 +35,12 @@ void BranchMergeTransform::run(TransformContext &TC,
                                std::vector<Change> &Changes) {
   ASTContext &Ctx = TC.Ctx;
   const SourceManager &SM = Ctx.getSourceManager();
-  CandidateFinder Finder(Ctx);
-  Finder.TraverseDecl(Ctx.getTranslationUnitDecl());
-  for (auto [If, FD] : Finder.Found) {
+  std::vector<std::pair<const IfStmt *, const FunctionDecl *>> Found;
+  for (const FunctionDecl *FD : deviceCodeDefinitions(Ctx, true))
+    for (const IfStmt *If : statementsIn<IfStmt>(FD->getBody()))
+      if (If->getElse())
+        Found.push_back({If, FD});
+  for (auto [If, FD] : Found) {
     bool CF = hasControlFlow(If->getThen()) || hasControlFlow(If->getElse());
     if (CF != allowsControlFlow())
       continue; // The other transformation's candidate.

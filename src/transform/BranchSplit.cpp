@@ -2,6 +2,7 @@
 #include "BranchSplit.h"
 
 #include "../plan/SplitPlanner.h"
+#include "Candidates.h"
 #include "MemoryAccess.h"
 #include "SideEffects.h"
 #include "SourceText.h"
@@ -407,30 +408,9 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
       if (F->getIdentifier() && F->getName() == "ww_list_pool")
         FileHasPoolHelper = true;
   bool NeedPoolHelper = !FileHasPoolHelper;
-  // Kernels at file scope and in namespaces, in the order of the file, each
-  // with the file-scope declaration that holds it (where host code that all
-  // later launches can name may go).
-  std::vector<std::pair<FunctionDecl *, const Decl *>> Candidates;
-  std::function<void(DeclContext *, const Decl *)> Collect =
-      [&](DeclContext *DC, const Decl *Top) {
-        for (Decl *D : DC->decls()) {
-          const Decl *Outer = Top ? Top : D;
-          if (auto *NS = dyn_cast<NamespaceDecl>(D)) {
-            Collect(NS, Outer);
-            continue;
-          }
-          auto *F = dyn_cast<FunctionDecl>(D);
-          if (auto *FT = dyn_cast<FunctionTemplateDecl>(D))
-            F = FT->getTemplatedDecl();
-          if (F)
-            Candidates.push_back({F, Outer});
-        }
-      };
-  Collect(Ctx.getTranslationUnitDecl(), nullptr);
-  for (auto [FD, TopDecl] : Candidates) {
-    if (!FD->hasAttr<CUDAGlobalAttr>() || !FD->doesThisDeclarationHaveABody() ||
-        !SM.isInMainFile(SM.getExpansionLoc(FD->getLocation())))
-      continue;
+  for (const FunctionDecl *FD : deviceCodeDefinitions(Ctx, false)) {
+    // Host code that every later launch can name goes before this.
+    const Decl *TopDecl = fileScopeDeclOf(FD);
     // This kernel's --split-form, for the planner.
     TransformContext KTC = TC;
     KTC.SplitForm = splitFormFor(TC.SplitForm, FD->getName());

@@ -2,13 +2,13 @@
 #include "LoopFission.h"
 
 #include "../plan/FissionPlanner.h"
+#include "Candidates.h"
 #include "MemoryAccess.h"
 #include "SourceText.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
 #include "clang/AST/ParentMapContext.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
 
@@ -58,30 +58,6 @@ struct UnionFind {
   void unite(unsigned A, unsigned B) { P[find(A)] = find(B); }
 };
 
-class LoopFinder : public RecursiveASTVisitor<LoopFinder> {
-public:
-  explicit LoopFinder(ASTContext &C) : Ctx(C) {}
-  bool shouldVisitTemplateInstantiations() const { return false; }
-  bool TraverseFunctionDecl(FunctionDecl *FD) {
-    const SourceManager &SM = Ctx.getSourceManager();
-    if (!FD->hasAttr<CUDAGlobalAttr>() || !FD->doesThisDeclarationHaveABody() ||
-        !SM.isInMainFile(SM.getExpansionLoc(FD->getLocation())))
-      return true;
-    Current = FD;
-    RecursiveASTVisitor::TraverseStmt(FD->getBody());
-    Current = nullptr;
-    return true;
-  }
-  bool VisitForStmt(ForStmt *F) {
-    if (Current)
-      Found.push_back({F, Current});
-    return true;
-  }
-  ASTContext &Ctx;
-  const FunctionDecl *Current = nullptr;
-  std::vector<std::pair<const ForStmt *, const FunctionDecl *>> Found;
-};
-
 } // namespace
 
 void LoopFission::run(TransformContext &TC, std::vector<Decision> &Decisions,
@@ -89,9 +65,11 @@ void LoopFission::run(TransformContext &TC, std::vector<Decision> &Decisions,
   ASTContext &Ctx = TC.Ctx;
   const SourceManager &SM = Ctx.getSourceManager();
   const LangOptions &LO = Ctx.getLangOpts();
-  LoopFinder Finder(Ctx);
-  Finder.TraverseDecl(Ctx.getTranslationUnitDecl());
-  for (auto [Loop, FD] : Finder.Found) {
+  std::vector<std::pair<const ForStmt *, const FunctionDecl *>> Found;
+  for (const FunctionDecl *FD : deviceCodeDefinitions(Ctx, false))
+    for (const ForStmt *Loop : statementsIn<ForStmt>(FD->getBody()))
+      Found.push_back({Loop, FD});
+  for (auto [Loop, FD] : Found) {
     auto *Body = dyn_cast<CompoundStmt>(Loop->getBody());
     if (!Body || Body->size() < 2)
       continue; // Nothing to split.

@@ -1,0 +1,48 @@
+//===- Candidates.h - Where the transformations look ------------*- C++ -*-===//
+//
+// Every transformation starts from the same place: the definitions of device
+// code in the file being rewritten (kernels, and for fuse/meld __device__
+// functions too), template patterns rather than their instantiations, in
+// namespaces as well, in source order; then the statements of one kind in
+// each body.
+//
+//===----------------------------------------------------------------------===//
+#ifndef WARPWISE_CANDIDATES_H
+#define WARPWISE_CANDIDATES_H
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Decl.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+
+#include <vector>
+
+namespace warpwise {
+
+/// The kernels (and with \p WithDeviceFunctions, the __device__ functions)
+/// defined in the main file, in source order.
+std::vector<const clang::FunctionDecl *>
+deviceCodeDefinitions(clang::ASTContext &Ctx, bool WithDeviceFunctions);
+
+/// The file-scope declaration that holds \p FD: FD itself, its function
+/// template, or the outermost namespace around it.
+const clang::Decl *fileScopeDeclOf(const clang::FunctionDecl *FD);
+
+/// The statements of type \p T in \p Body, outer before inner, in source
+/// order.
+template <class T>
+std::vector<const T *> statementsIn(const clang::Stmt *Body) {
+  struct Finder : clang::RecursiveASTVisitor<Finder> {
+    std::vector<const T *> Found;
+    bool VisitStmt(clang::Stmt *S) {
+      if (auto *Match = llvm::dyn_cast<T>(S))
+        Found.push_back(Match);
+      return true;
+    }
+  } F;
+  F.TraverseStmt(const_cast<clang::Stmt *>(Body));
+  return F.Found;
+}
+
+} // namespace warpwise
+
+#endif
