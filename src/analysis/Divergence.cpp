@@ -194,6 +194,10 @@ private:
   Val arith(BinaryOperatorKind Op, const Val &A, const Val &B,
             const Expr *Whole);
   void assign(const Expr *Target, const Val &V, const Expr *Where);
+  /// A write of \p Written through parameter \p D (a pointer or reference;
+  /// nothing when \p D is not a parameter), joined with the enclosing
+  /// control into the function's summary for its callers.
+  void noteParamWrite(const ValueDecl *D, Val Written);
   void assignVar(const VarDecl *Var, Val V);
 
   Uniformity controlFor(const VarDecl *Var, const Cause *&Why) const;
@@ -318,21 +322,27 @@ const VarDecl *FunctionRun::localArray(const Expr *Base) const {
   return nullptr;
 }
 
+void FunctionRun::noteParamWrite(const ValueDecl *D, Val Written) {
+  auto PI = ParamIndex.find(dyn_cast<VarDecl>(D));
+  if (PI == ParamIndex.end())
+    return;
+  for (const ControlEntry &C : Control)
+    Written.L = join(Written.L, C.L);
+  auto &Slot = Sum.ParamWrites[PI->second];
+  Slot = Slot ? joinVals(*Slot, Written) : Written;
+}
+
 void FunctionRun::assign(const Expr *Target, const Val &V, const Expr *Where) {
   Target = Target->IgnoreParenImpCasts();
   if (auto *Ref = dyn_cast<DeclRefExpr>(Target)) {
     if (auto *Var = dyn_cast<VarDecl>(Ref->getDecl())) {
       if (Var->hasLocalStorage()) {
         // Writes to a reference parameter are the caller's business too.
-        auto PI = ParamIndex.find(Var);
-        if (PI != ParamIndex.end() && Var->getType()->isReferenceType()) {
+        if (Var->getType()->isReferenceType()) {
           const Cause *W;
           Val Out = V;
           Out.L = join(V.L, controlFor(nullptr, W));
-          for (const ControlEntry &C : Control)
-            Out.L = join(Out.L, C.L);
-          auto &Slot = Sum.ParamWrites[PI->second];
-          Slot = Slot ? joinVals(*Slot, Out) : Out;
+          noteParamWrite(Var, Out);
         }
         assignVar(Var, V);
       }
@@ -340,10 +350,8 @@ void FunctionRun::assign(const Expr *Target, const Val &V, const Expr *Where) {
     return;
   }
   if (auto *M = dyn_cast<MemberExpr>(Target)) {
-    if (!M->isArrow())
-      assign(M->getBase(), V, Where);
-    else
-      assign(M->getBase(), V, Where); // p->f = v: a write through p.
+    // s.f = v writes s; p->f = v writes through p.
+    assign(M->getBase(), V, Where);
     return;
   }
   if (auto *A = dyn_cast<ArraySubscriptExpr>(Target)) {
@@ -354,18 +362,8 @@ void FunctionRun::assign(const Expr *Target, const Val &V, const Expr *Where) {
       return;
     }
     // A store through a pointer parameter.
-    const Expr *Base = A->getBase()->IgnoreParenImpCasts();
-    if (auto *Ref = dyn_cast<DeclRefExpr>(Base))
-      if (auto *PV = dyn_cast<ParmVarDecl>(Ref->getDecl())) {
-        auto PI = ParamIndex.find(PV);
-        if (PI != ParamIndex.end()) {
-          Val Out = Stored;
-          for (const ControlEntry &C : Control)
-            Out.L = join(Out.L, C.L);
-          auto &Slot = Sum.ParamWrites[PI->second];
-          Slot = Slot ? joinVals(*Slot, Out) : Out;
-        }
-      }
+    if (auto *Ref = dyn_cast<DeclRefExpr>(A->getBase()->IgnoreParenImpCasts()))
+      noteParamWrite(Ref->getDecl(), Stored);
     eval(A->getBase());
     return;
   }
@@ -373,16 +371,7 @@ void FunctionRun::assign(const Expr *Target, const Val &V, const Expr *Where) {
     if (U->getOpcode() == UO_Deref) {
       const Expr *Ptr = U->getSubExpr()->IgnoreParenImpCasts();
       if (auto *Ref = dyn_cast<DeclRefExpr>(Ptr))
-        if (auto *PV = dyn_cast<ParmVarDecl>(Ref->getDecl())) {
-          auto PI = ParamIndex.find(PV);
-          if (PI != ParamIndex.end()) {
-            Val Out = V;
-            for (const ControlEntry &C : Control)
-              Out.L = join(Out.L, C.L);
-            auto &Slot = Sum.ParamWrites[PI->second];
-            Slot = Slot ? joinVals(*Slot, Out) : Out;
-          }
-        }
+        noteParamWrite(Ref->getDecl(), V);
       eval(Ptr);
     }
     return;

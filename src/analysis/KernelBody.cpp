@@ -28,21 +28,28 @@ public:
 };
 } // namespace
 
+/// The verdicts of \p V with each branch's and loop's register pressure.
+static void withPressure(RegisterEstimator &Regs, FunctionVerdicts &V,
+                         std::vector<BranchInfo> &Branches,
+                         std::vector<LoopInfo> &Loops) {
+  for (BranchRecord &B : V.Branches) {
+    B.Info.Then = Regs.region(B.Then);
+    B.Info.Else = Regs.region(B.Else);
+    Branches.push_back(B.Info);
+  }
+  for (LoopRecord &L : V.Loops) {
+    L.Info.Body = Regs.region(L.Body);
+    Loops.push_back(L.Info);
+  }
+}
+
 void analyzeKernelBody(ASTContext &Ctx, const FunctionDecl *FD,
                        const BlockShape &Shape, DivergenceAnalysis &DA,
                        KernelInfo &K) {
   RegisterEstimator Regs(Ctx, FD);
   K.Registers = Regs.whole();
   FunctionVerdicts V = DA.analyzeKernel(FD, Shape);
-  for (BranchRecord &B : V.Branches) {
-    B.Info.Then = Regs.region(B.Then);
-    B.Info.Else = Regs.region(B.Else);
-    K.Branches.push_back(B.Info);
-  }
-  for (LoopRecord &L : V.Loops) {
-    L.Info.Body = Regs.region(L.Body);
-    K.Loops.push_back(L.Info);
-  }
+  withPressure(Regs, V, K.Branches, K.Loops);
   SharedCollector SC(Ctx);
   SC.TraverseStmt(FD->getBody());
   K.StaticShared = SC.Bytes;
@@ -60,15 +67,7 @@ std::vector<DeviceFunctionInfo> collectDeviceFunctions(ASTContext &Ctx,
     D.Line = SM.getExpansionLineNumber(V.FD->getLocation());
     D.Contexts = V.Contexts;
     RegisterEstimator Regs(Ctx, V.FD);
-    for (BranchRecord &B : V.Branches) {
-      B.Info.Then = Regs.region(B.Then);
-      B.Info.Else = Regs.region(B.Else);
-      D.Branches.push_back(B.Info);
-    }
-    for (LoopRecord &L : V.Loops) {
-      L.Info.Body = Regs.region(L.Body);
-      D.Loops.push_back(L.Info);
-    }
+    withPressure(Regs, V, D.Branches, D.Loops);
     Out.push_back(std::move(D));
   }
   return Out;

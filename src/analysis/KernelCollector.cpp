@@ -193,6 +193,17 @@ std::optional<std::array<unsigned, 3>> constantDims(ASTContext &Ctx,
   return std::nullopt;
 }
 
+/// A kernel's name as ptxas reports it: mangled as the kernel itself (on the
+/// host side the default would name its launch stub, `__device_stub__...`).
+std::string kernelMangledName(MangleContext &Mangler, const FunctionDecl *FD) {
+  if (!Mangler.shouldMangleDeclName(FD))
+    return FD->getNameAsString();
+  std::string Name;
+  llvm::raw_string_ostream OS(Name);
+  Mangler.mangleName(GlobalDecl(FD, KernelReferenceKind::Kernel), OS);
+  return OS.str();
+}
+
 /// The name of the kernel a launch calls, also when the callee is still a
 /// dependent template-id (`k<N><<<...>>>` inside a template).
 std::string launchedKernelName(const CUDAKernelCallExpr *Call) {
@@ -228,10 +239,14 @@ public:
     if (!SM.isInMainFile(SM.getExpansionLoc(Loc)))
       return true;
     const FunctionDecl *Caller = enclosingFunction(Ctx, Call);
-    noteInstanceLaunch(Call);
+    const CallExpr *Config = Call->getConfig();
+    std::optional<std::array<unsigned, 3>> Dims;
+    if (Config && Config->getNumArgs() >= 2)
+      Dims = constantDims(Ctx, Config->getArg(1), Call);
+    noteInstanceLaunch(Call, Dims);
     if (Caller && Caller->isTemplateInstantiation()) {
-      addInstance(Call, SM.getExpansionLineNumber(Loc),
-                  SM.getExpansionColumnNumber(Loc));
+      addInstance(SM.getExpansionLineNumber(Loc),
+                  SM.getExpansionColumnNumber(Loc), Dims);
       return true;
     }
     LaunchInfo L;
@@ -241,11 +256,10 @@ public:
     L.Kernel = launchedKernelName(Call);
     if (Caller)
       L.Caller = Caller->getNameAsString();
-    const CallExpr *Config = Call->getConfig();
     if (Config && Config->getNumArgs() >= 2) {
       L.GridText = text(Config->getArg(0));
       L.BlockText = text(Config->getArg(1));
-      L.BlockDims = constantDims(Ctx, Config->getArg(1), Call);
+      L.BlockDims = Dims;
       if (L.BlockDims)
         L.BlockThreads = (*L.BlockDims)[0] * (*L.BlockDims)[1] *
                          (*L.BlockDims)[2];
@@ -264,36 +278,23 @@ public:
 private:
   /// A launch of a specialization of a template kernel (in plain code or in
   /// an instantiation): the size it launches that instantiation with.
-  void noteInstanceLaunch(const CUDAKernelCallExpr *Call) {
+  void noteInstanceLaunch(const CUDAKernelCallExpr *Call,
+                          const std::optional<std::array<unsigned, 3>> &Dims) {
     const FunctionDecl *Callee = Call->getDirectCallee();
-    if (!Callee || !Callee->getPrimaryTemplate() ||
-        !Mangler->shouldMangleDeclName(Callee))
+    if (!Callee || !Callee->getPrimaryTemplate())
       return;
-    std::string Mangled;
-    llvm::raw_string_ostream OS(Mangled);
-    // The kernel's own name, as ptxas reports it (on the host side the
-    // default would be its launch stub's).
-    Mangler->mangleName(GlobalDecl(Callee, KernelReferenceKind::Kernel), OS);
-    OS.flush();
-    const CallExpr *Config = Call->getConfig();
-    auto Dims = Config && Config->getNumArgs() >= 2
-                    ? constantDims(Ctx, Config->getArg(1), Call)
-                    : std::nullopt;
+    std::string Mangled = kernelMangledName(*Mangler, Callee);
     if (!Dims)
       UnknownInstances.insert(Mangled);
     else
       InstanceSizes[Mangled].insert((*Dims)[0] * (*Dims)[1] * (*Dims)[2]);
   }
 
-  void addInstance(const CUDAKernelCallExpr *Call, unsigned Line,
-                   unsigned Column) {
+  void addInstance(unsigned Line, unsigned Column,
+                   const std::optional<std::array<unsigned, 3>> &Dims) {
     for (LaunchInfo &L : Out.Launches) {
       if (L.Line != Line || L.Column != Column)
         continue;
-      const CallExpr *Config = Call->getConfig();
-      auto Dims = Config && Config->getNumArgs() >= 2
-                      ? constantDims(Ctx, Config->getArg(1), Call)
-                      : std::nullopt;
       if (!Dims)
         L.InstanceDimsUnknown = true;
       else if (std::find(L.InstanceBlockDims.begin(), L.InstanceBlockDims.end(),
@@ -365,18 +366,8 @@ public:
     K.Name = FD->getNameAsString();
     K.Line = SM.getExpansionLineNumber(FD->getLocation());
     K.IsTemplate = FD->getDescribedFunctionTemplate() != nullptr;
-    if (!K.IsTemplate) {
-      if (Mangler->shouldMangleDeclName(FD)) {
-        std::string Name;
-        llvm::raw_string_ostream OS(Name);
-        // The kernel's own name (host-side parsing would otherwise mangle
-        // its launch stub, `__device_stub__...`, which ptxas never shows).
-        Mangler->mangleName(GlobalDecl(FD, KernelReferenceKind::Kernel), OS);
-        K.MangledName = OS.str();
-      } else {
-        K.MangledName = K.Name;
-      }
-    }
+    if (!K.IsTemplate)
+      K.MangledName = kernelMangledName(*Mangler, FD);
     analyzeKernelBody(Ctx, FD, shapeFor(K.Name, Out), DA, K);
     Out.Kernels.push_back(std::move(K));
     return true;

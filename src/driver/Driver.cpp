@@ -30,7 +30,6 @@
 
 #include <algorithm>
 #include <map>
-#include <set>
 
 namespace warpwise {
 
