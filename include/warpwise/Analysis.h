@@ -100,6 +100,7 @@ struct KernelInfo {
   /// Every constant block size it is launched with (one entry when forced or
   /// defaulted); the register guards check each.
   std::vector<unsigned> BlockSizes;
+  bool BlockSizeForced = false; ///< --block-size: it wins over the launches.
   std::optional<OccupancyResult> Occupancy;
   std::string OccupancyRegisterSource; ///< "ptxas" or "estimate".
   std::vector<BranchInfo> Branches;

@@ -396,7 +396,7 @@ std::vector<unsigned> launchBlockSizes(const FileAnalysis &A,
 
 std::vector<unsigned> blockSizesFor(const FileAnalysis &A, const KernelInfo &K,
                                     const std::string &Mangled) {
-  if (K.BlockSizeSource == "--block-size")
+  if (K.BlockSizeForced)
     return K.BlockSizes;
   auto Own = A.InstanceBlockSizes.find(Mangled);
   if (!Mangled.empty() && Own != A.InstanceBlockSizes.end() &&

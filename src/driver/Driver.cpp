@@ -110,6 +110,7 @@ void chooseBlockSize(KernelInfo &K, const FileAnalysis &A,
   if (Forced) {
     K.BlockSize = *Forced;
     K.BlockSizes = {*Forced};
+    K.BlockSizeForced = true;
     K.BlockSizeSource = "--block-size";
     return;
   }
