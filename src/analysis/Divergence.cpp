@@ -81,6 +81,17 @@ Val joinVals(const Val &A, const Val &B) {
   return R;
 }
 
+/// \p V's level and cause, without the affine facts: the value is not a
+/// known linear function of the thread index any more (a load, a cast to a
+/// non-integer, a member).
+Val opaque(Val V) {
+  V.Linear = V.L <= Uniformity::BlockUniform;
+  V.Coef = 0;
+  V.Const.reset();
+  V.BaseMul32 = false;
+  return V;
+}
+
 /// Max of the operands' levels, the cause of the strongest one.
 Val combineLevels(const Val &A, const Val &B) {
   Val R;
@@ -700,12 +711,8 @@ Val FunctionRun::eval(const Expr *E) {
   if (auto *Cast = dyn_cast<CastExpr>(E)) {
     Val V = eval(Cast->getSubExpr());
     QualType T = Cast->getType();
-    if (!T->isIntegerType() && !T->isPointerType()) {
-      V.Linear = V.L <= Uniformity::BlockUniform;
-      V.Coef = 0;
-      V.BaseMul32 = false;
-      V.Const.reset();
-    }
+    if (!T->isIntegerType() && !T->isPointerType())
+      V = opaque(V);
     return V;
   }
   if (auto *Ref = dyn_cast<DeclRefExpr>(E)) {
@@ -788,14 +795,6 @@ Val FunctionRun::eval(const Expr *E) {
       assign(U->getSubExpr(), New, U);
       return U->isPrefix() ? New : Old;
     }
-    case UO_Deref: {
-      Val V = eval(U->getSubExpr());
-      V.Linear = V.L <= Uniformity::BlockUniform;
-      V.Coef = 0;
-      V.Const.reset();
-      V.BaseMul32 = false;
-      return V;
-    }
     case UO_AddrOf: {
       const Expr *Sub = U->getSubExpr()->IgnoreParenImpCasts();
       if (isa<DeclRefExpr>(Sub))
@@ -811,14 +810,8 @@ Val FunctionRun::eval(const Expr *E) {
         V.Const = -*V.Const;
       return V;
     }
-    default: {
-      Val V = eval(U->getSubExpr());
-      V.Linear = V.L <= Uniformity::BlockUniform;
-      V.Coef = 0;
-      V.Const.reset();
-      V.BaseMul32 = false;
-      return V;
-    }
+    default: // *p, ~x, !x: no longer affine in the thread index.
+      return opaque(eval(U->getSubExpr()));
     }
   }
   if (auto *B = dyn_cast<BinaryOperator>(E))
@@ -838,12 +831,7 @@ Val FunctionRun::eval(const Expr *E) {
     return R;
   }
   if (auto *M = dyn_cast<MemberExpr>(E)) {
-    Val V = eval(M->getBase());
-    V.Linear = V.L <= Uniformity::BlockUniform;
-    V.Coef = 0;
-    V.Const.reset();
-    V.BaseMul32 = false;
-    return V;
+    return opaque(eval(M->getBase()));
   }
   if (auto *Call = dyn_cast<CallExpr>(E)) {
     if (isa<CUDAKernelCallExpr>(Call))
