@@ -442,6 +442,8 @@ bool Merger::matchExpr(const Expr *A, const Expr *B, Selects &Sel,
       return SelectHere();
     return matchExpr(MA->getBase(), MB->getBase(), Sel, Optimistic, true);
   }
+  if (isa<CXXThisExpr>(A))
+    return true; // `this` is the same object on both sides.
   if (auto *TA = dyn_cast<ConditionalOperator>(A)) {
     auto *TB = cast<ConditionalOperator>(B);
     return matchExpr(TA->getCond(), TB->getCond(), Sel, Optimistic, true) &&
