@@ -21,9 +21,8 @@
 #define WIDTH 32
 #define ROUNDS 4
 
-__global__ void decide_and_compute(const int *__restrict__ mask,
-                                   const float *__restrict__ in,
-                                   float *__restrict__ out, int n) {
+__global__ void decide_and_compute(const int *mask, const float *in,
+                                   float *out, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n)
     return;

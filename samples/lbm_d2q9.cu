@@ -57,10 +57,9 @@ __global__ void lbm_boundary(float *f, int nx, int ny, float u_in) {
   }
 }
 
-__global__ void lbm_collide_stream(const float *__restrict__ fin,
-                                   float *__restrict__ fout,
-                                   const int *__restrict__ solid, int nx,
-                                   int ny, float omega) {
+__global__ void lbm_collide_stream(const float *fin, float *fout,
+                                   const int *solid, int nx, int ny,
+                                   float omega) {
   int x = blockIdx.x * blockDim.x + threadIdx.x;
   int y = blockIdx.y;
   if (x >= nx)

@@ -19,9 +19,7 @@
 namespace masks {
 
 template <int WIDTH, typename T>
-__global__ void scale_or_smooth(const int *__restrict__ mask,
-                                const T *__restrict__ in, T *__restrict__ out,
-                                int n) {
+__global__ void scale_or_smooth(const int *mask, const T *in, T *out, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n)
     return;

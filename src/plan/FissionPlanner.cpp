@@ -20,6 +20,8 @@ Decision planFission(TransformContext &TC, const FissionCandidate &C,
   std::string Where = "loop at line " + std::to_string(C.Line) +
                       " splits into " + std::to_string(C.Loops) +
                       " independent loops";
+  if (!C.HostFacts.empty())
+    Where += " (" + C.HostFacts + ")";
   const KernelInfo *K = nullptr;
   for (const KernelInfo &I : TC.Analysis.Kernels)
     if (I.Name == D.Kernel)

@@ -15,6 +15,9 @@ struct FissionCandidate {
   unsigned Line;
   unsigned Begin, End; ///< Byte range of the loop.
   unsigned Loops;      ///< How many loops it becomes.
+  /// Facts from outside the kernel the legality proof used (alias facts
+  /// from the host), quoted in the remark; empty if none.
+  std::string HostFacts;
 };
 
 /// Applies a legal fission only when ptxas shows the kernel reaching a higher

@@ -3,7 +3,7 @@
 
 #include "../plan/SplitPlanner.h"
 #include "Candidates.h"
-#include "MemoryAccess.h"
+#include "../analysis/MemoryAccess.h"
 #include "SideEffects.h"
 #include "SourceText.h"
 
@@ -45,26 +45,32 @@ public:
     return true;
   }
   bool VisitCallExpr(CallExpr *C) {
-    const FunctionDecl *F = C->getDirectCallee();
-    std::string N = F ? F->getNameAsString() : "";
-    llvm::StringRef NR(N);
-    if (!Why.empty() || NR.starts_with("__fetch_builtin"))
+    if (!Why.empty() || isa<CUDAKernelCallExpr>(C))
       return true;
-    if (NR.starts_with("__syncthreads") || NR.starts_with("__syncwarp") ||
-        NR.contains("_sync") || NR.starts_with("atomic") ||
-        NR.starts_with("__threadfence") || NR == "__activemask" ||
-        NR.starts_with("clock")) {
-      Why = "it calls `" + N + "`" + at(C->getBeginLoc()) +
-            ", so its threads are not independent";
-      return true;
+    std::vector<const FunctionDecl *> Callees = calleeCandidates(C);
+    for (const FunctionDecl *F : Callees) {
+      llvm::StringRef N = F->getName();
+      if (N.starts_with("__fetch_builtin"))
+        return true;
+      const CallSummary &S = summarizeFunction(F);
+      if (!S.OrderedName.empty()) {
+        Why = "it calls `" + S.OrderedName + "`" + at(C->getBeginLoc()) +
+              ", so its threads are not independent";
+        return true;
+      }
+      // Shared memory and volatile data inside a callee count too.
+      const FunctionDecl *Def = F->getDefinition();
+      if (!Def)
+        if (const FunctionDecl *P = F->getTemplateInstantiationPattern())
+          Def = P->getDefinition();
+      if (Def && Def->hasBody() && Seen.insert(Def).second)
+        TraverseDecl(const_cast<FunctionDecl *>(Def));
     }
-    if (!F && !isa<CUDAKernelCallExpr>(C)) {
-      Why = "it makes an indirect call" + at(C->getBeginLoc());
-      return true;
-    }
-    if (F && F->getDefinition() && F->getDefinition()->hasBody() &&
-        Seen.insert(F->getDefinition()).second)
-      TraverseDecl(const_cast<FunctionDecl *>(F->getDefinition()));
+    if (Callees.empty() &&
+        !(isa<CXXOperatorCallExpr>(C) && C->isTypeDependent()))
+      Why = "it calls `" + calleeName(C) + "`" + at(C->getBeginLoc()) +
+            " indirectly or through a name that depends on a template "
+            "parameter";
     return true;
   }
 
@@ -76,17 +82,27 @@ private:
 /// Base variables of the memory an expression reads and writes.
 struct MemoryUse {
   std::set<const VarDecl *> Reads, Writes;
-  bool Unknown = false;
+  bool Unknown = false, UnknownRead = false;
+  std::string UnknownWhy;
   std::string PrefixEffect; ///< A side effect that must not run twice.
 };
 
-MemoryUse memoryOf(const Stmt *S, const SourceManager &SM) {
-  Accesses A = collectAccesses(S, SM);
+MemoryUse memoryOf(const Stmt *S, const FunctionDecl *FD,
+                   const SourceManager &SM) {
+  Accesses A = collectAccessesAllInstances(S, FD, SM);
   MemoryUse M;
   M.Reads = A.MemReads;
   M.Writes = A.MemWrites;
-  // A call to a function with a body touches memory warpwise does not track.
   M.Unknown = A.UnknownWrite || A.OpaqueCall;
+  M.UnknownRead = A.UnknownRead;
+  if (A.OpaqueCall)
+    M.UnknownWhy = "the call to `" + calleeName(A.OpaqueCall) + "` (line " +
+                   std::to_string(SM.getExpansionLineNumber(
+                       A.OpaqueCall->getBeginLoc())) +
+                   ") has unknown effects: " + A.OpaqueWhy;
+  else if (A.UnknownWrite)
+    M.UnknownWhy = "a store (line " + std::to_string(A.FirstStoreLine) +
+                   ") goes through a pointer warpwise cannot name";
   if (A.FirstStoreLine)
     M.PrefixEffect = "a store (line " + std::to_string(A.FirstStoreLine) + ")";
   return M;
@@ -408,6 +424,7 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
       if (F->getIdentifier() && F->getName() == "ww_list_pool")
         FileHasPoolHelper = true;
   bool NeedPoolHelper = !FileHasPoolHelper;
+  AliasFacts Facts = collectAliasFacts(Ctx);
   for (const FunctionDecl *FD : deviceCodeDefinitions(Ctx, false)) {
     // Host code that every later launch can name goes before this.
     const Decl *TopDecl = fileScopeDeclOf(FD);
@@ -481,11 +498,12 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
     // nothing they read may be written by either side or the suffix.
     MemoryUse Pre;
     for (const Stmt *S : Prefix) {
-      MemoryUse M = memoryOf(S, SM);
+      MemoryUse M = memoryOf(S, FD, SM);
       Pre.Reads.insert(M.Reads.begin(), M.Reads.end());
+      Pre.UnknownRead |= M.UnknownRead;
       if (!M.Writes.empty() || M.Unknown) {
-        Pre.PrefixEffect = M.PrefixEffect.empty()
-                               ? "a call whose effects are not tracked"
+        Pre.PrefixEffect = M.PrefixEffect.empty() || !M.UnknownWhy.empty()
+                               ? M.UnknownWhy
                                : M.PrefixEffect;
         break;
       }
@@ -505,28 +523,39 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
       Decline("its condition has side effects or declares a variable");
       continue;
     }
-    MemoryUse CondM = memoryOf(If->getCond(), SM);
+    MemoryUse CondM = memoryOf(If->getCond(), FD, SM);
     Pre.Reads.insert(CondM.Reads.begin(), CondM.Reads.end());
-    MemoryUse Rest = memoryOf(If->getThen(), SM);
-    MemoryUse ElseM = memoryOf(If->getElse(), SM);
+    Pre.UnknownRead |= CondM.UnknownRead;
+    MemoryUse Rest = memoryOf(If->getThen(), FD, SM);
+    MemoryUse ElseM = memoryOf(If->getElse(), FD, SM);
     Rest.Writes.insert(ElseM.Writes.begin(), ElseM.Writes.end());
+    if (Rest.UnknownWhy.empty())
+      Rest.UnknownWhy = ElseM.UnknownWhy;
     Rest.Unknown |= ElseM.Unknown;
     for (const Stmt *S : Suffix) {
-      MemoryUse M = memoryOf(S, SM);
+      MemoryUse M = memoryOf(S, FD, SM);
       Rest.Writes.insert(M.Writes.begin(), M.Writes.end());
+      if (Rest.UnknownWhy.empty())
+        Rest.UnknownWhy = M.UnknownWhy;
       Rest.Unknown |= M.Unknown;
     }
     std::string Alias;
+    Facts.Used.clear();
     for (const VarDecl *R : Pre.Reads)
       for (const VarDecl *W : Rest.Writes)
-        if (Alias.empty() && mayAlias(R, W))
+        if (Alias.empty() && mayAlias(R, W, &Facts))
           Alias = "the condition's inputs are read through `" +
                   R->getNameAsString() + "`, which may alias `" +
                   W->getNameAsString() +
                   "` that the branch writes (neither is __restrict__); the "
                   "second kernel could see the first one's writes";
     if (Alias.empty() && Rest.Unknown)
-      Alias = "the branch writes memory warpwise cannot name";
+      Alias = Rest.UnknownWhy.empty()
+                  ? "the branch writes memory warpwise cannot name"
+                  : Rest.UnknownWhy;
+    if (Alias.empty() && Pre.UnknownRead && !Rest.Writes.empty())
+      Alias = "the condition's inputs include a load warpwise cannot name, "
+              "and the branch writes memory";
     if (!Alias.empty()) {
       Decline(Alias);
       continue;
@@ -1035,6 +1064,8 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
       C.EfficientProblem = C.CompactProblem;
     }
     Dn = planSplit(KTC, C, name());
+    if (Facts.Used.count(FD) && Facts.Why.count(FD))
+      Dn.Reason += " (legal because " + Facts.Why.at(FD) + ")";
     if (Dn.Applied) {
       bool Compact = Dn.Form == "compact", Efficient = Dn.Form == "efficient";
 

@@ -3,7 +3,7 @@
 
 #include "../plan/FissionPlanner.h"
 #include "Candidates.h"
-#include "MemoryAccess.h"
+#include "../analysis/MemoryAccess.h"
 #include "SourceText.h"
 
 #include "clang/AST/ASTContext.h"
@@ -28,23 +28,21 @@ struct Effects : Accesses {
   std::string Forbidden;
 };
 
-Effects effectsOf(const Stmt *S, const SourceManager &SM) {
+Effects effectsOf(const Stmt *S, const FunctionDecl *FD,
+                  const SourceManager &SM) {
   Effects E;
-  static_cast<Accesses &>(E) = collectAccesses(S, SM);
+  static_cast<Accesses &>(E) = collectAccessesAllInstances(S, FD, SM);
   auto Line = [&](const Stmt *At) {
     return std::to_string(SM.getExpansionLineNumber(At->getBeginLoc()));
   };
-  auto Callee = [](const CallExpr *C) {
-    return C->getDirectCallee() ? C->getDirectCallee()->getNameAsString()
-                                : std::string("?");
-  };
   if (E.OrderedCall)
-    E.Forbidden = "the loop calls `" + Callee(E.OrderedCall) + "` (line " +
+    E.Forbidden = "the loop calls `" + E.OrderedName + "` (line " +
                   Line(E.OrderedCall) +
                   "), whose order across threads must not change";
   else if (E.OpaqueCall)
-    E.Forbidden = "the loop calls `" + Callee(E.OpaqueCall) +
-                  "`, whose effects are not analysed";
+    E.Forbidden = "the call to `" + calleeName(E.OpaqueCall) + "` (line " +
+                  Line(E.OpaqueCall) + ") has unknown effects: " +
+                  E.OpaqueWhy;
   else if (E.Jump)
     E.Forbidden = std::string("the loop contains a `") +
                   E.Jump->getStmtClassName() + "` (line " + Line(E.Jump) + ")";
@@ -69,6 +67,7 @@ void LoopFission::run(TransformContext &TC, std::vector<Decision> &Decisions,
   for (const FunctionDecl *FD : deviceCodeDefinitions(Ctx, false))
     for (const ForStmt *Loop : statementsIn<ForStmt>(FD->getBody()))
       Found.push_back({Loop, FD});
+  AliasFacts Facts = collectAliasFacts(Ctx);
   for (auto [Loop, FD] : Found) {
     auto *Body = dyn_cast<CompoundStmt>(Loop->getBody());
     if (!Body || Body->size() < 2)
@@ -86,6 +85,7 @@ void LoopFission::run(TransformContext &TC, std::vector<Decision> &Decisions,
                     std::string(name()) + ": " + D.Reason);
       Decisions.push_back(D);
     };
+    Facts.Used.clear(); // which facts this loop's proof relies on
     CharSourceRange Range = Lexer::makeFileCharRange(
         CharSourceRange::getTokenRange(Loop->getSourceRange()), SM, LO);
     if (!Range.isValid() || Loop->getBeginLoc().isMacroID()) {
@@ -100,24 +100,36 @@ void LoopFission::run(TransformContext &TC, std::vector<Decision> &Decisions,
     if (Inside)
       continue;
 
-    // The header must be re-executable: the same trip count in every copy.
+    // The header must be re-executable: every copy runs the same iterations
+    // and leaves the same state. It may change only the variables its
+    // initialiser declares, and may read no memory the body writes.
     Effects Header;
+    std::set<const VarDecl *> Counters;
+    if (auto *Init = dyn_cast_or_null<DeclStmt>(Loop->getInit()))
+      for (const Decl *D : Init->decls())
+        if (auto *V = dyn_cast<VarDecl>(D))
+          Counters.insert(V);
     for (const Stmt *H : {static_cast<const Stmt *>(Loop->getInit()),
                           static_cast<const Stmt *>(Loop->getCond()),
                           static_cast<const Stmt *>(Loop->getInc())})
       if (H) {
-        Effects E = effectsOf(H, SM);
-        Header.Uses.insert(E.Uses.begin(), E.Uses.end());
-        Header.Defs.insert(E.Defs.begin(), E.Defs.end());
-        if (!E.Forbidden.empty() || !E.MemWrites.empty() || E.UnknownWrite) {
+        Effects E = effectsOf(H, FD, SM);
+        Header.merge(E);
+        if (!Header.Forbidden.empty())
+          continue;
+        if (!E.Forbidden.empty() || !E.MemWrites.empty() || E.UnknownWrite)
           Header.Forbidden = "its header has side effects beyond the counter";
-        }
+        for (const VarDecl *V : E.Defs)
+          if (Header.Forbidden.empty() && !Counters.count(V))
+            Header.Forbidden = "its header changes `" + V->getNameAsString() +
+                               "`, declared outside the loop: every copy "
+                               "would change it again";
       }
     std::vector<const Stmt *> Stmts(Body->body_begin(), Body->body_end());
     std::vector<Effects> Eff;
     std::string Forbidden = Header.Forbidden;
     for (const Stmt *S : Stmts) {
-      Eff.push_back(effectsOf(S, SM));
+      Eff.push_back(effectsOf(S, FD, SM));
       if (Forbidden.empty() && !Eff.back().Forbidden.empty())
         Forbidden = Eff.back().Forbidden;
       if (Forbidden.empty() && Eff.back().UnknownWrite)
@@ -129,6 +141,17 @@ void LoopFission::run(TransformContext &TC, std::vector<Decision> &Decisions,
         if (Forbidden.empty() && Header.Uses.count(V))
           Forbidden = "the body changes `" + V->getNameAsString() +
                       "`, which the loop header reads";
+      for (const VarDecl *W : Eff.back().MemWrites)
+        for (const VarDecl *R : Header.MemReads)
+          if (Forbidden.empty() && mayAlias(W, R, &Facts))
+            Forbidden = "the body writes memory through `" +
+                        W->getNameAsString() +
+                        "` that the loop header may read through `" +
+                        R->getNameAsString() + "`";
+      if (Forbidden.empty() && Header.UnknownRead &&
+          !Eff.back().MemWrites.empty())
+        Forbidden = "the loop header reads memory warpwise cannot name, and "
+                    "the body writes memory";
       if (Forbidden.empty() &&
           !Lexer::makeFileCharRange(
                CharSourceRange::getTokenRange(S->getSourceRange()), SM, LO)
@@ -156,7 +179,7 @@ void LoopFission::run(TransformContext &TC, std::vector<Decision> &Decisions,
       auto *V = dyn_cast<VarDecl>(DS->getSingleDecl());
       if (!V || !V->getInit() || V->getType()->isArrayType())
         continue;
-      bool OK = Eff[I].MemReads.empty();
+      bool OK = Eff[I].MemReads.empty() && !Eff[I].UnknownRead;
       for (const VarDecl *U : Eff[I].Uses)
         if (U != V && WrittenInBody.count(U) &&
             !(DeclaredBy.count(U) && Replicable[DeclaredBy[U]]))
@@ -185,13 +208,16 @@ void LoopFission::run(TransformContext &TC, std::vector<Decision> &Decisions,
         auto MemConflict = [&](const Effects &W, const Effects &O) {
           for (const VarDecl *A : W.MemWrites) {
             for (const VarDecl *B : O.MemReads)
-              if (mayAlias(A, B))
+              if (mayAlias(A, B, &Facts))
                 return "memory through `" + A->getNameAsString() + "` and `" +
                        B->getNameAsString() + "`";
             for (const VarDecl *B : O.MemWrites)
-              if (mayAlias(A, B))
+              if (mayAlias(A, B, &Facts))
                 return "memory through `" + A->getNameAsString() + "` and `" +
                        B->getNameAsString() + "`";
+            if (O.UnknownRead)
+              return "memory through `" + A->getNameAsString() +
+                     "` and a load warpwise cannot name";
           }
           return std::string();
         };
@@ -261,7 +287,7 @@ void LoopFission::run(TransformContext &TC, std::vector<Decision> &Decisions,
                      .isValid())
               break;
             After.push_back(S);
-            AfterEff.push_back(effectsOf(S, SM));
+            AfterEff.push_back(effectsOf(S, FD, SM));
           }
           Seen |= S == Self;
         }
@@ -275,18 +301,21 @@ void LoopFission::run(TransformContext &TC, std::vector<Decision> &Decisions,
           return true;
       for (const VarDecl *A : X.MemWrites) {
         for (const VarDecl *B : Y.MemReads)
-          if (mayAlias(A, B))
+          if (mayAlias(A, B, &Facts))
             return true;
         for (const VarDecl *B : Y.MemWrites)
-          if (mayAlias(A, B))
+          if (mayAlias(A, B, &Facts))
             return true;
       }
       for (const VarDecl *A : Y.MemWrites)
         for (const VarDecl *B : X.MemReads)
-          if (mayAlias(A, B))
+          if (mayAlias(A, B, &Facts))
             return true;
+      if ((X.UnknownRead && !Y.MemWrites.empty()) ||
+          (Y.UnknownRead && !X.MemWrites.empty()))
+        return true;
       return X.UnknownWrite || Y.UnknownWrite || !X.Forbidden.empty() ||
-             !Y.Forbidden.empty();
+             !Y.Forbidden.empty() || X.Jump || Y.Jump;
     };
 
     // Write one loop per group, with the replicated declarations it needs.
@@ -415,7 +444,9 @@ void LoopFission::run(TransformContext &TC, std::vector<Decision> &Decisions,
     std::string Replacement = Out;
     Begin = ReplaceBegin;
     FissionCandidate C{FD, Line, Begin, End,
-                       static_cast<unsigned>(Groups.size())};
+                       static_cast<unsigned>(Groups.size()), ""};
+    if (Facts.Used.count(FD) && Facts.Why.count(FD))
+      C.HostFacts = Facts.Why.at(FD);
     D = planFission(TC, C, Replacement, name());
     if (D.Applied) {
       Changes.push_back(

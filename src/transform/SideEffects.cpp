@@ -1,12 +1,12 @@
 //===- SideEffects.cpp - What evaluating an expression changes ------------===//
 #include "SideEffects.h"
 
+#include "../analysis/MemoryAccess.h"
+
 #include "clang/AST/Attr.h"
 #include "clang/AST/Decl.h"
 #include "clang/AST/Expr.h"
-
-#include <set>
-#include <string>
+#include "clang/AST/ExprCXX.h"
 
 namespace warpwise {
 
@@ -15,24 +15,10 @@ using namespace clang;
 bool isPureCallee(const FunctionDecl *F) {
   if (!F)
     return false;
-  if (F->hasAttr<ConstAttr>() || F->hasAttr<PureAttr>())
-    return true;
-  if (F->getName().starts_with("__fetch_builtin"))
+  if (F->hasAttr<ConstAttr>() || F->hasAttr<PureAttr>() ||
+      F->getName().starts_with("__fetch_builtin"))
     return true; // threadIdx.x and friends.
-  static const std::set<std::string> Pure = {
-      "sqrtf",    "sqrt",       "rsqrtf",      "expf",
-      "exp",      "exp2f",      "logf",        "log",
-      "log2f",    "sinf",       "cosf",        "tanf",
-      "sin",      "cos",        "powf",        "pow",
-      "fabsf",    "fabs",       "floorf",      "floor",
-      "ceilf",    "ceil",       "roundf",      "truncf",
-      "fmaf",     "fma",        "fminf",       "fmaxf",
-      "fmin",     "fmax",       "min",         "max",
-      "abs",      "__expf",     "__logf",      "__sinf",
-      "__cosf",   "__fdividef", "__saturatef", "__popc",
-      "__clz",    "__ffs",      "__mul24",     "__float2int_rn",
-      "copysignf"};
-  return Pure.count(F->getNameAsString()) > 0;
+  return !summarizeFunction(F).writes();
 }
 
 bool hasEffects(const Stmt *S) {
@@ -44,9 +30,26 @@ bool hasEffects(const Stmt *S) {
   if (auto *U = dyn_cast<UnaryOperator>(S))
     if (U->isIncrementDecrementOp())
       return true;
-  if (auto *C = dyn_cast<CallExpr>(S))
-    if (!isPureCallee(C->getDirectCallee()))
+  if (auto *C = dyn_cast<CallExpr>(S)) {
+    if (isa<CUDAKernelCallExpr>(C))
       return true;
+    std::vector<const FunctionDecl *> Cands = calleeCandidates(C);
+    if (auto *Op = dyn_cast<CXXOperatorCallExpr>(C)) {
+      OverloadedOperatorKind K = Op->getOperator();
+      if (Op->isAssignmentOp() || K == OO_PlusPlus || K == OO_MinusMinus)
+        return true;
+      // A builtin operator on a dependent operand: no effect of its own.
+      if (Cands.empty() && C->isTypeDependent())
+        Cands.clear();
+      else if (Cands.empty())
+        return true;
+    } else if (Cands.empty()) {
+      return true;
+    }
+    for (const FunctionDecl *F : Cands)
+      if (!isPureCallee(F))
+        return true;
+  }
   for (const Stmt *Child : S->children())
     if (hasEffects(Child))
       return true;

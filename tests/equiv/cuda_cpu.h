@@ -411,6 +411,21 @@ inline float __saturatef(float A) { return A < 0 ? 0 : A > 1 ? 1 : A; }
 inline int __float2int_rn(float A) { return (int)nearbyintf(A); }
 inline int __mul24(int A, int B) { return A * B; }
 inline float rsqrtf(float A) { return 1.0f / sqrtf(A); }
+// Round-to-nearest intrinsics are IEEE operations, as the host's are (no
+// contraction: each is one rounding, as on the GPU).
+inline float __fadd_rn(float A, float B) { return A + B; }
+inline float __fsub_rn(float A, float B) { return A - B; }
+inline float __fmul_rn(float A, float B) { return A * B; }
+inline float __fdiv_rn(float A, float B) { return A / B; }
+inline float __fmaf_rn(float A, float B, float C) { return fmaf(A, B, C); }
+inline float __fsqrt_rn(float A) { return sqrtf(A); }
+inline float __frcp_rn(float A) { return 1.0f / A; }
+inline double __dadd_rn(double A, double B) { return A + B; }
+inline double __dsub_rn(double A, double B) { return A - B; }
+inline double __dmul_rn(double A, double B) { return A * B; }
+inline double __ddiv_rn(double A, double B) { return A / B; }
+inline double __fma_rn(double A, double B, double C) { return fma(A, B, C); }
+inline double __dsqrt_rn(double A) { return sqrt(A); }
 using std::max;
 using std::min;
 

@@ -1,0 +1,988 @@
+//===- MemoryAccess.cpp - Which memory a statement touches ----------------===//
+#include "MemoryAccess.h"
+
+#include "warpwise/Embedded.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Attr.h"
+#include "clang/AST/Decl.h"
+#include "clang/AST/DeclTemplate.h"
+#include "clang/AST/Expr.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Basic/SourceManager.h"
+
+#include <nlohmann/json.hpp>
+
+namespace warpwise {
+
+using namespace clang;
+
+const VarDecl *accessBase(const Expr *E) {
+  E = E->IgnoreParenImpCasts();
+  for (;;) {
+    if (auto *A = dyn_cast<ArraySubscriptExpr>(E))
+      E = A->getBase()->IgnoreParenImpCasts();
+    else if (auto *U = dyn_cast<UnaryOperator>(E);
+             U && U->getOpcode() == UO_Deref)
+      E = U->getSubExpr()->IgnoreParenImpCasts();
+    else if (auto *B = dyn_cast<BinaryOperator>(E);
+             B && B->isAdditiveOp() && B->getType()->isPointerType())
+      E = (B->getLHS()->getType()->isPointerType() ? B->getLHS() : B->getRHS())
+              ->IgnoreParenImpCasts();
+    else if (auto *M = dyn_cast<MemberExpr>(E))
+      E = M->getBase()->IgnoreParenImpCasts();
+    else
+      break;
+  }
+  if (auto *R = dyn_cast<DeclRefExpr>(E))
+    return dyn_cast<VarDecl>(R->getDecl());
+  return nullptr;
+}
+
+/// Whether the innermost object of an access is `this` (a member function
+/// touching its own object).
+static bool throughThis(const Expr *E) {
+  E = E->IgnoreParenImpCasts();
+  for (;;) {
+    if (auto *A = dyn_cast<ArraySubscriptExpr>(E))
+      E = A->getBase()->IgnoreParenImpCasts();
+    else if (auto *U = dyn_cast<UnaryOperator>(E);
+             U && U->getOpcode() == UO_Deref)
+      E = U->getSubExpr()->IgnoreParenImpCasts();
+    else if (auto *M = dyn_cast<MemberExpr>(E))
+      E = M->getBase()->IgnoreParenImpCasts();
+    else
+      break;
+  }
+  return isa<CXXThisExpr>(E);
+}
+
+//===----------------------------------------------------------------------===//
+// Alias facts
+//===----------------------------------------------------------------------===//
+
+void AliasFacts::addDistinct(const VarDecl *A, const VarDecl *B) {
+  Pairs.insert({std::min(A, B), std::max(A, B)});
+}
+
+bool AliasFacts::distinct(const VarDecl *A, const VarDecl *B) const {
+  if (!Pairs.count({std::min(A, B), std::max(A, B)}))
+    return false;
+  if (auto *F = dyn_cast<FunctionDecl>(A->getDeclContext()))
+    Used.insert(F);
+  return true;
+}
+
+bool mayAlias(const VarDecl *A, const VarDecl *B, const AliasFacts *Facts) {
+  if (A == B)
+    return true;
+  if (A->hasAttr<CUDAConstantAttr>() || B->hasAttr<CUDAConstantAttr>())
+    return false;
+  if (A->getType().isRestrictQualified() || B->getType().isRestrictQualified())
+    return false;
+  auto Array = [](const VarDecl *V) { return V->getType()->isArrayType(); };
+  if (Array(A) && Array(B))
+    return false;
+  auto KernelParam = [](const VarDecl *V) {
+    if (!isa<ParmVarDecl>(V))
+      return false;
+    auto *F = dyn_cast<FunctionDecl>(V->getDeclContext());
+    return F && F->hasAttr<CUDAGlobalAttr>();
+  };
+  auto OnChip = [&](const VarDecl *V) {
+    return Array(V) && (V->hasAttr<CUDASharedAttr>() || V->hasLocalStorage());
+  };
+  if ((KernelParam(A) && OnChip(B)) || (KernelParam(B) && OnChip(A)))
+    return false;
+  if (Facts && KernelParam(A) && KernelParam(B) && Facts->distinct(A, B))
+    return false;
+  return true;
+}
+
+namespace {
+
+bool isAllocationCall(const CallExpr *C) {
+  const FunctionDecl *F = C->getDirectCallee();
+  if (!F || !F->getIdentifier())
+    return false;
+  llvm::StringRef N = F->getName();
+  return N == "cudaMalloc" || N == "cudaMallocManaged" ||
+         N == "cudaMallocAsync" || N == "cudaMallocPitch" ||
+         N == "cudaMallocHost" || N == "cudaHostAlloc" ||
+         N == "cudaMallocFromPoolAsync" || N == "cudaMalloc3D";
+}
+
+const VarDecl *addressOfVar(const Expr *E) {
+  E = E->IgnoreParenCasts();
+  if (auto *U = dyn_cast<UnaryOperator>(E); U && U->getOpcode() == UO_AddrOf)
+    if (auto *R = dyn_cast<DeclRefExpr>(U->getSubExpr()->IgnoreParenCasts()))
+      return dyn_cast<VarDecl>(R->getDecl());
+  return nullptr;
+}
+
+/// Which allocations each host pointer variable may point into: a
+/// flow-insensitive points-to analysis over the translation unit. A pointer
+/// whose address goes to cudaMalloc & co. points to its own allocation; one
+/// assigned or initialised from others (`cur = next`, `p = d_a + k`, a host
+/// function's parameter from its call sites' arguments) points where they
+/// do; anything else (a load, a call's result, an escaping address, a
+/// parameter of a function called from elsewhere) is unknown.
+class PointerOrigins : public RecursiveASTVisitor<PointerOrigins> {
+public:
+  using Allocs = std::set<const VarDecl *>;
+  bool shouldVisitTemplateInstantiations() const { return true; }
+  std::vector<const CUDAKernelCallExpr *> Launches;
+
+  bool VisitVarDecl(VarDecl *V) {
+    if (V->getType()->isPointerType() && V->getInit())
+      Sources[V].push_back(V->getInit());
+    return true;
+  }
+  bool VisitBinaryOperator(BinaryOperator *B) {
+    if (B->getOpcode() == BO_Assign)
+      if (const VarDecl *V = varOf(B->getLHS()))
+        Sources[V].push_back(B->getRHS());
+    return true;
+  }
+  bool VisitDeclRefExpr(DeclRefExpr *R) {
+    if (auto *F = dyn_cast<FunctionDecl>(R->getDecl()))
+      ++Refs[F];
+    return true;
+  }
+  bool VisitCallExpr(CallExpr *C) {
+    if (auto *K = dyn_cast<CUDAKernelCallExpr>(C)) {
+      if (!K->isTypeDependent() && !K->isValueDependent())
+        Launches.push_back(K);
+      return true;
+    }
+    bool Alloc = isAllocationCall(C);
+    for (unsigned I = 0; I < C->getNumArgs(); ++I)
+      if (const VarDecl *V = addressOfVar(C->getArg(I))) {
+        if (Alloc && I == 0) {
+          Allocated.insert(V);
+          ++AllocationArgs[V];
+        } else {
+          Escaped.insert(V);
+        }
+      }
+    const FunctionDecl *F = C->getDirectCallee();
+    if (F && !Alloc && !isa<CXXMemberCallExpr>(C) &&
+        !isa<CXXOperatorCallExpr>(C)) {
+      ++Calls[F];
+      for (unsigned I = 0; I < C->getNumArgs() && I < F->getNumParams(); ++I)
+        Sources[F->getParamDecl(I)].push_back(C->getArg(I));
+    }
+    return true;
+  }
+  bool VisitUnaryOperator(UnaryOperator *U) {
+    // `&p` anywhere but as an allocation's first argument: anything may
+    // store to p through it.
+    if (U->getOpcode() == UO_AddrOf)
+      if (const VarDecl *V = addressOfVar(U))
+        ++AddressTaken[V];
+    return true;
+  }
+
+  /// Solves the points-to sets once everything was visited.
+  void solve() {
+    for (auto &[V, N] : AddressTaken)
+      if (N > AllocationArgs[V])
+        Escaped.insert(V);
+    for (auto &[V, Srcs] : Sources)
+      (void)Srcs, Points[V];
+    for (const VarDecl *V : Allocated)
+      Points[V].insert(V);
+    for (bool Changed = true; Changed;) {
+      Changed = false;
+      for (auto &[V, Srcs] : Sources) {
+        if (Unknown.count(V))
+          continue;
+        for (const Expr *E : Srcs) {
+          Allocs Into;
+          if (!eval(E, Into)) {
+            Unknown.insert(V);
+            Changed = true;
+            break;
+          }
+          size_t Before = Points[V].size();
+          Points[V].insert(Into.begin(), Into.end());
+          Changed |= Points[V].size() != Before;
+        }
+      }
+    }
+  }
+
+  /// The allocations \p E may point into; false when unknown.
+  bool eval(const Expr *E, Allocs &Into) const {
+    E = E->IgnoreParenCasts();
+    if (E->isNullPointerConstant(const_cast<ASTContext &>(Ctx()),
+                                 Expr::NPC_ValueDependentIsNotNull))
+      return true;
+    if (auto *B = dyn_cast<BinaryOperator>(E);
+        B && B->isAdditiveOp() && B->getType()->isPointerType())
+      return eval(B->getLHS()->getType()->isPointerType() ? B->getLHS()
+                                                          : B->getRHS(),
+                  Into);
+    if (auto *U = dyn_cast<UnaryOperator>(E); U && U->getOpcode() == UO_AddrOf)
+      if (auto *A = dyn_cast<ArraySubscriptExpr>(
+              U->getSubExpr()->IgnoreParenCasts()))
+        return eval(A->getBase(), Into);
+    if (auto *CO = dyn_cast<ConditionalOperator>(E))
+      return eval(CO->getTrueExpr(), Into) && eval(CO->getFalseExpr(), Into);
+    const VarDecl *V = varOf(E);
+    if (!V || Escaped.count(V) || Unknown.count(V))
+      return false;
+    if (auto *P = dyn_cast<ParmVarDecl>(V)) {
+      // Only a parameter of a function this file calls directly, and never
+      // otherwise names (no function pointers), has known arguments.
+      auto *F = dyn_cast<FunctionDecl>(P->getDeclContext());
+      auto C = F ? Calls.find(F) : Calls.end();
+      auto R = F ? Refs.find(F) : Refs.end();
+      if (C == Calls.end() || (R != Refs.end() && R->second > C->second))
+        return false;
+    }
+    auto It = Points.find(V);
+    if (It == Points.end())
+      return false; // never given a value this file can see
+    Into.insert(It->second.begin(), It->second.end());
+    return true;
+  }
+
+  const ASTContext &Ctx() const { return *Context; }
+  const ASTContext *Context = nullptr;
+
+private:
+  static const VarDecl *varOf(const Expr *E) {
+    auto *R = dyn_cast<DeclRefExpr>(E->IgnoreParenCasts());
+    auto *V = R ? dyn_cast<VarDecl>(R->getDecl()) : nullptr;
+    return V && V->getType()->isPointerType() ? V : nullptr;
+  }
+  std::map<const VarDecl *, std::vector<const Expr *>> Sources;
+  std::map<const VarDecl *, Allocs> Points;
+  std::set<const VarDecl *> Allocated, Escaped, Unknown;
+  std::map<const VarDecl *, unsigned> AddressTaken, AllocationArgs;
+  std::map<const FunctionDecl *, unsigned> Calls, Refs;
+};
+
+/// Kernel parameters assigned with `=` in the body: they may point
+/// anywhere afterwards.
+std::set<const VarDecl *> reassignedParams(const FunctionDecl *K) {
+  struct Finder : RecursiveASTVisitor<Finder> {
+    std::set<const VarDecl *> Found;
+    bool VisitBinaryOperator(BinaryOperator *B) {
+      if (B->getOpcode() == BO_Assign)
+        if (auto *R = dyn_cast<DeclRefExpr>(B->getLHS()->IgnoreParenCasts()))
+          if (auto *P = dyn_cast<ParmVarDecl>(R->getDecl()))
+            Found.insert(P);
+      return true;
+    }
+  } F;
+  if (K->getBody())
+    F.TraverseStmt(K->getBody());
+  return F.Found;
+}
+
+} // namespace
+
+AliasFacts collectAliasFacts(ASTContext &Ctx) {
+  AliasFacts Facts;
+  PointerOrigins O;
+  O.Context = &Ctx;
+  O.TraverseDecl(Ctx.getTranslationUnitDecl());
+  O.solve();
+  const SourceManager &SM = Ctx.getSourceManager();
+  // Per kernel pattern: for each pair of parameter positions, whether every
+  // launch so far passed distinct allocations.
+  struct PerKernel {
+    std::map<std::pair<unsigned, unsigned>, bool> Distinct;
+    std::vector<unsigned> Lines;
+  };
+  std::map<const FunctionDecl *, PerKernel> Kernels;
+  for (const CUDAKernelCallExpr *L : O.Launches) {
+    const FunctionDecl *K = L->getDirectCallee();
+    if (!K)
+      continue;
+    const FunctionDecl *Pattern = K->getTemplateInstantiationPattern();
+    if (!Pattern)
+      Pattern = K;
+    Pattern = Pattern->getDefinition() ? Pattern->getDefinition() : Pattern;
+    PerKernel &PK = Kernels[Pattern];
+    PK.Lines.push_back(SM.getExpansionLineNumber(L->getBeginLoc()));
+    unsigned N = std::min<unsigned>(L->getNumArgs(), K->getNumParams());
+    std::vector<PointerOrigins::Allocs> Alloc(N);
+    std::vector<bool> Known(N, false);
+    for (unsigned I = 0; I < N; ++I)
+      if (K->getParamDecl(I)->getType()->isPointerType())
+        Known[I] = O.eval(L->getArg(I), Alloc[I]) && !Alloc[I].empty();
+    for (unsigned I = 0; I < N; ++I)
+      for (unsigned J = I + 1; J < N; ++J) {
+        if (!K->getParamDecl(I)->getType()->isPointerType() ||
+            !K->getParamDecl(J)->getType()->isPointerType())
+          continue;
+        bool D = Known[I] && Known[J] &&
+                 llvm::none_of(Alloc[I], [&](const VarDecl *V) {
+                   return Alloc[J].count(V) > 0;
+                 });
+        auto It = PK.Distinct.find({I, J});
+        if (It == PK.Distinct.end())
+          PK.Distinct[{I, J}] = D;
+        else
+          It->second = It->second && D;
+      }
+  }
+  for (auto &[K, PK] : Kernels) {
+    if (K->getNumParams() == 0)
+      continue;
+    std::set<const VarDecl *> Reassigned = reassignedParams(K);
+    bool Any = false;
+    for (auto &[IJ, D] : PK.Distinct) {
+      if (!D || IJ.second >= K->getNumParams())
+        continue;
+      const ParmVarDecl *A = K->getParamDecl(IJ.first);
+      const ParmVarDecl *B = K->getParamDecl(IJ.second);
+      if (Reassigned.count(A) || Reassigned.count(B))
+        continue;
+      Facts.addDistinct(A, B);
+      Any = true;
+    }
+    if (!Any)
+      continue;
+    std::string Lines;
+    std::sort(PK.Lines.begin(), PK.Lines.end());
+    PK.Lines.erase(std::unique(PK.Lines.begin(), PK.Lines.end()),
+                   PK.Lines.end());
+    for (unsigned L : PK.Lines)
+      Lines += (Lines.empty() ? "" : ", ") + std::to_string(L);
+    Facts.Why[K] = "every launch in this file (line" +
+                   std::string(PK.Lines.size() > 1 ? "s " : " ") + Lines +
+                   ") passes its pointer parameters distinct allocations";
+  }
+  return Facts;
+}
+
+//===----------------------------------------------------------------------===//
+// Callee summaries
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+struct CalleeRules {
+  std::set<std::string> Pure;
+  std::vector<std::string> PurePrefixes;
+  std::map<std::string, std::vector<unsigned>> WritesThrough, ReadsThrough;
+
+  static const CalleeRules &get() {
+    static const CalleeRules R = [] {
+      CalleeRules R;
+      nlohmann::json J = nlohmann::json::parse(
+          findEmbeddedFile("callees.json"), nullptr, false);
+      if (J.is_discarded())
+        return R;
+      auto Names = [&](const char *Key, auto &&Add) {
+        if (J.contains(Key))
+          for (const nlohmann::json &N : J[Key])
+            Add(N);
+      };
+      Names("pure", [&](const nlohmann::json &N) {
+        R.Pure.insert(N.get<std::string>());
+      });
+      Names("pure_prefixes", [&](const nlohmann::json &N) {
+        R.PurePrefixes.push_back(N.get<std::string>());
+      });
+      auto Positions = [&](const char *Key, auto &Into) {
+        if (J.contains(Key))
+          for (auto It = J[Key].begin(); It != J[Key].end(); ++It)
+            Into[It.key()] = It.value().get<std::vector<unsigned>>();
+      };
+      Positions("writes_through", R.WritesThrough);
+      Positions("reads_through", R.ReadsThrough);
+      return R;
+    }();
+    return R;
+  }
+  bool known(llvm::StringRef N) const {
+    if (Pure.count(N.str()) || WritesThrough.count(N.str()) ||
+        ReadsThrough.count(N.str()))
+      return true;
+    for (const std::string &P : PurePrefixes)
+      if (N.starts_with(P))
+        return true;
+    return false;
+  }
+};
+
+/// Calls whose order across threads matters.
+bool isOrderedName(llvm::StringRef N) {
+  return N.starts_with("__syncthreads") || N.starts_with("__syncwarp") ||
+         N.contains("_sync") || N.starts_with("atomic") ||
+         N.starts_with("__threadfence") || N == "sync" ||
+         N == "__activemask" || N.starts_with("__nanosleep") ||
+         N.starts_with("clock");
+}
+
+bool isPointerLike(QualType T) {
+  return T->isPointerType() || T->isReferenceType() || T->isArrayType();
+}
+
+} // namespace
+
+bool CallSummary::writes() const {
+  if (Unknown || !OrderedName.empty() || WritesObject ||
+      !GlobalWrites.empty() || !CapturedDefs.empty())
+    return true;
+  for (bool W : WritesParam)
+    if (W)
+      return true;
+  return false;
+}
+
+namespace {
+class AccessCollector : public RecursiveASTVisitor<AccessCollector> {
+public:
+  AccessCollector(Accesses &A, const SourceManager &SM, const DeclMap *Rename)
+      : A(A), SM(SM), Rename(Rename) {}
+
+  bool VisitDeclRefExpr(DeclRefExpr *R) {
+    if (auto *V = dyn_cast<VarDecl>(R->getDecl()))
+      A.Uses.insert(ren(V));
+    return true;
+  }
+  bool VisitVarDecl(VarDecl *V) {
+    A.Defs.insert(ren(V));
+    return true;
+  }
+  bool VisitBinaryOperator(BinaryOperator *B) {
+    if (B->isAssignmentOp())
+      write(B->getLHS());
+    return true;
+  }
+  bool VisitUnaryOperator(UnaryOperator *U) {
+    if (U->isIncrementDecrementOp())
+      write(U->getSubExpr());
+    if (U->getOpcode() == UO_Deref)
+      read(U);
+    return true;
+  }
+  bool VisitArraySubscriptExpr(ArraySubscriptExpr *S) {
+    read(S);
+    return true;
+  }
+  bool VisitMemberExpr(MemberExpr *M) {
+    if (M->isArrow() || isa<CXXThisExpr>(M->getBase()->IgnoreParenImpCasts()))
+      read(M);
+    return true;
+  }
+  bool VisitCallExpr(CallExpr *C);
+  bool VisitStmt(Stmt *S) {
+    if (!A.Jump &&
+        (isa<BreakStmt>(S) || isa<ContinueStmt>(S) || isa<ReturnStmt>(S) ||
+         isa<GotoStmt>(S) || isa<CUDAKernelCallExpr>(S)))
+      A.Jump = S;
+    return true;
+  }
+  // Lambdas are summarised when called, not when defined.
+  bool TraverseLambdaExpr(LambdaExpr *L) {
+    for (const LambdaCapture &C : L->captures())
+      if (C.capturesVariable())
+        if (auto *V = dyn_cast<VarDecl>(C.getCapturedVar()))
+          A.Uses.insert(ren(V));
+    return true;
+  }
+
+private:
+  const VarDecl *ren(const VarDecl *V) const {
+    if (Rename) {
+      auto It = Rename->find(V);
+      if (It != Rename->end())
+        return It->second;
+    }
+    return V;
+  }
+  static bool localArray(const VarDecl *V) {
+    return V->hasLocalStorage() && V->getType()->isArrayType();
+  }
+  void read(const Expr *At) {
+    const VarDecl *B = accessBase(At);
+    if (B) {
+      if (!localArray(B))
+        A.MemReads.insert(ren(B));
+    } else if (!throughThis(At)) { // its own object: see summarizeFunction
+      A.UnknownRead = true;
+    }
+  }
+  void write(const Expr *Target) {
+    const Expr *T = Target->IgnoreParenImpCasts();
+    if (auto *R = dyn_cast<DeclRefExpr>(T)) {
+      if (auto *V = dyn_cast<VarDecl>(R->getDecl())) {
+        A.Defs.insert(ren(V));
+        // A reference is an alias for the object it was bound to.
+        if (!V->hasLocalStorage() || V->getType()->isReferenceType())
+          store(V, T);
+      }
+      return;
+    }
+    if (auto *M = dyn_cast<MemberExpr>(T); M && !M->isArrow() &&
+                                           !isa<CXXThisExpr>(M->getBase()))
+    {
+      write(M->getBase());
+      return;
+    }
+    if (auto *U = dyn_cast<UnaryOperator>(T); U && U->getOpcode() == UO_Deref)
+      if (auto *AO = dyn_cast<UnaryOperator>(
+              U->getSubExpr()->IgnoreParenImpCasts());
+          AO && AO->getOpcode() == UO_AddrOf) {
+        write(AO->getSubExpr()); // *&x
+        return;
+      }
+    const VarDecl *B = accessBase(T);
+    if (B && localArray(B)) {
+      A.Defs.insert(ren(B));
+      return;
+    }
+    if (!B && throughThis(T)) { // its own object: see summarizeFunction
+      if (!A.FirstStoreLine)
+        A.FirstStoreLine = SM.getExpansionLineNumber(T->getBeginLoc());
+      return;
+    }
+    if (!B)
+      A.UnknownWrite = true;
+    store(B, T);
+  }
+  /// A store through a pointer-valued argument: `&x` writes x, a local
+  /// array writes the array, anything else writes the memory it points to.
+  void writeThrough(const Expr *Arg) {
+    const Expr *E = Arg->IgnoreParenImpCasts();
+    if (auto *U = dyn_cast<UnaryOperator>(E); U && U->getOpcode() == UO_AddrOf) {
+      write(U->getSubExpr());
+      return;
+    }
+    if (E->getType()->isPointerType() || E->getType()->isArrayType()) {
+      const VarDecl *B = accessBase(E);
+      if (B && localArray(B)) {
+        A.Defs.insert(ren(B));
+        return;
+      }
+      if (!B)
+        A.UnknownWrite = true;
+      store(B, E);
+      return;
+    }
+    write(E);
+  }
+  void readThrough(const Expr *Arg) {
+    const Expr *E = Arg->IgnoreParenImpCasts();
+    if (auto *U = dyn_cast<UnaryOperator>(E); U && U->getOpcode() == UO_AddrOf)
+      return; // the variable is read as a DeclRefExpr
+    if (E->getType()->isPointerType() || E->getType()->isArrayType()) {
+      const VarDecl *B = accessBase(E);
+      if (B) {
+        if (!localArray(B))
+          A.MemReads.insert(ren(B));
+      } else {
+        A.UnknownRead = true;
+      }
+    }
+  }
+  void store(const VarDecl *B, const Expr *At) {
+    if (B)
+      A.MemWrites.insert(ren(B));
+    if (!A.FirstStoreLine)
+      A.FirstStoreLine = SM.getExpansionLineNumber(At->getBeginLoc());
+  }
+  void opaque(const CallExpr *C, const std::string &Why) {
+    if (!A.OpaqueCall) {
+      A.OpaqueCall = C;
+      A.OpaqueWhy = Why;
+    }
+  }
+  void ordered(const CallExpr *C, const std::string &Name) {
+    if (!A.OrderedCall) {
+      A.OrderedCall = C;
+      A.OrderedName = Name;
+    }
+  }
+  void apply(const CallSummary &S, const CallExpr *C,
+             const FunctionDecl *F);
+
+  Accesses &A;
+  const SourceManager &SM;
+  const DeclMap *Rename;
+};
+
+void AccessCollector::apply(const CallSummary &S, const CallExpr *C,
+                            const FunctionDecl *F) {
+  if (S.Unknown)
+    opaque(C, S.UnknownWhy);
+  if (!S.OrderedName.empty())
+    ordered(C, S.OrderedName);
+  // Arguments by parameter position; a member call's object apart.
+  const Expr *Object = nullptr;
+  unsigned Skip = 0;
+  if (auto *MC = dyn_cast<CXXMemberCallExpr>(C))
+    Object = MC->getImplicitObjectArgument();
+  else if (isa<CXXOperatorCallExpr>(C) && isa<CXXMethodDecl>(F) &&
+           !cast<CXXMethodDecl>(F)->isStatic() && C->getNumArgs() > 0) {
+    Object = C->getArg(0);
+    Skip = 1;
+  }
+  for (unsigned I = Skip; I < C->getNumArgs(); ++I) {
+    unsigned P = I - Skip;
+    const Expr *Arg = C->getArg(I);
+    if (P >= S.WritesParam.size()) {
+      // Variadic arguments: what they point to may be read and written.
+      if (isPointerLike(Arg->getType())) {
+        readThrough(Arg);
+        writeThrough(Arg);
+      }
+      continue;
+    }
+    if (S.ReadsParam[P])
+      readThrough(Arg);
+    if (S.WritesParam[P])
+      writeThrough(Arg);
+  }
+  if (Object) {
+    bool Ptr = Object->getType()->isPointerType();
+    if (S.ReadsObject)
+      Ptr ? readThrough(Object) : (void)0;
+    if (S.WritesObject)
+      Ptr ? writeThrough(Object) : write(Object);
+  }
+  for (const VarDecl *G : S.GlobalReads) {
+    A.MemReads.insert(ren(G));
+    A.Uses.insert(ren(G));
+  }
+  for (const VarDecl *G : S.GlobalWrites) {
+    A.Defs.insert(ren(G));
+    store(G, C);
+  }
+  for (const VarDecl *V : S.CapturedUses)
+    A.Uses.insert(ren(V));
+  for (const VarDecl *V : S.CapturedDefs) {
+    A.Defs.insert(ren(V));
+    if (V->getType()->isReferenceType())
+      store(V, C);
+  }
+  if (S.UnknownRead)
+    A.UnknownRead = true;
+}
+
+bool AccessCollector::VisitCallExpr(CallExpr *C) {
+  if (isa<CUDAKernelCallExpr>(C))
+    return true; // A jump (VisitStmt): nothing moves across it.
+  const FunctionDecl *Direct = C->getDirectCallee();
+  if (Direct && Direct->getName().starts_with("__fetch_builtin"))
+    return true; // threadIdx.x and friends.
+  // In a template pattern an operator on a dependent operand may turn out
+  // to be the builtin one: `s *= (T)2` writes s either way.
+  if (auto *Op = dyn_cast<CXXOperatorCallExpr>(C); Op && C->getNumArgs() > 0) {
+    OverloadedOperatorKind K = Op->getOperator();
+    if (Op->isAssignmentOp() || K == OO_PlusPlus || K == OO_MinusMinus)
+      write(C->getArg(0));
+  }
+  std::vector<const FunctionDecl *> Cands = calleeCandidates(C);
+  if (Cands.empty()) {
+    if (!isa<CXXOperatorCallExpr>(C) || !C->isTypeDependent())
+      opaque(C, "`" + calleeName(C) +
+                    "` is called indirectly or through a name that depends "
+                    "on a template parameter");
+    return true;
+  }
+  for (const FunctionDecl *F : Cands)
+    apply(summarizeFunction(F), C, F);
+  return true;
+}
+
+/// Locations of the declarations in a function, for matching a template
+/// instantiation's variables with its pattern's.
+std::map<SourceLocation, const VarDecl *> varsByLocation(const FunctionDecl *F) {
+  struct Finder : RecursiveASTVisitor<Finder> {
+    std::map<SourceLocation, const VarDecl *> Found;
+    bool VisitVarDecl(VarDecl *V) {
+      Found[V->getLocation()] = V;
+      return true;
+    }
+  } Fi;
+  for (const ParmVarDecl *P : F->parameters())
+    Fi.Found[P->getLocation()] = P;
+  if (F->getBody())
+    Fi.TraverseStmt(F->getBody());
+  return Fi.Found;
+}
+
+/// The statement of \p In at the same place as \p Pattern.
+const Stmt *sameStatement(const Stmt *Pattern, const Stmt *In) {
+  struct Finder : RecursiveASTVisitor<Finder> {
+    const Stmt *P;
+    const Stmt *Found = nullptr;
+    bool VisitStmt(Stmt *S) {
+      if (!Found && S->getStmtClass() == P->getStmtClass() &&
+          S->getBeginLoc() == P->getBeginLoc() &&
+          S->getEndLoc() == P->getEndLoc())
+        Found = S;
+      return !Found;
+    }
+  } F;
+  F.P = Pattern;
+  F.TraverseStmt(const_cast<Stmt *>(In));
+  return F.Found;
+}
+
+} // namespace
+
+void Accesses::merge(const Accesses &O) {
+  Defs.insert(O.Defs.begin(), O.Defs.end());
+  Uses.insert(O.Uses.begin(), O.Uses.end());
+  MemReads.insert(O.MemReads.begin(), O.MemReads.end());
+  MemWrites.insert(O.MemWrites.begin(), O.MemWrites.end());
+  UnknownWrite |= O.UnknownWrite;
+  UnknownRead |= O.UnknownRead;
+  if (!FirstStoreLine)
+    FirstStoreLine = O.FirstStoreLine;
+  if (!OrderedCall && O.OrderedCall) {
+    OrderedCall = O.OrderedCall;
+    OrderedName = O.OrderedName;
+  }
+  if (!OpaqueCall && O.OpaqueCall) {
+    OpaqueCall = O.OpaqueCall;
+    OpaqueWhy = O.OpaqueWhy;
+  }
+  if (!Jump)
+    Jump = O.Jump;
+}
+
+Accesses collectAccesses(const Stmt *S, const SourceManager &SM,
+                         const DeclMap *Rename) {
+  Accesses A;
+  if (S) {
+    AccessCollector C(A, SM, Rename);
+    C.TraverseStmt(const_cast<Stmt *>(S));
+  }
+  return A;
+}
+
+Accesses collectAccessesAllInstances(const Stmt *S, const FunctionDecl *FD,
+                                     const SourceManager &SM) {
+  Accesses A = collectAccesses(S, SM);
+  const FunctionTemplateDecl *FT = FD->getDescribedFunctionTemplate();
+  if (!FT)
+    return A;
+  std::map<SourceLocation, const VarDecl *> PatternVars = varsByLocation(FD);
+  for (const FunctionDecl *Spec : FT->specializations()) {
+    if (!Spec->getBody() ||
+        Spec->getTemplateSpecializationKind() == TSK_ExplicitSpecialization)
+      continue;
+    const Stmt *Inst = sameStatement(S, Spec->getBody());
+    if (!Inst)
+      continue;
+    DeclMap Rename;
+    for (auto &[Loc, V] : varsByLocation(Spec)) {
+      auto It = PatternVars.find(Loc);
+      if (It != PatternVars.end())
+        Rename[V] = It->second;
+    }
+    A.merge(collectAccesses(Inst, SM, &Rename));
+  }
+  return A;
+}
+
+std::vector<const FunctionDecl *> calleeCandidates(const CallExpr *C) {
+  std::vector<const FunctionDecl *> Out;
+  if (isa<CUDAKernelCallExpr>(C))
+    return Out;
+  if (const FunctionDecl *F = C->getDirectCallee()) {
+    Out.push_back(F);
+    return Out;
+  }
+  const Expr *Callee = C->getCallee()->IgnoreParenImpCasts();
+  const OverloadExpr *OE = dyn_cast<OverloadExpr>(Callee);
+  if (!OE)
+    return Out;
+  for (const NamedDecl *D : OE->decls()) {
+    D = D->getUnderlyingDecl();
+    if (auto *FT = dyn_cast<FunctionTemplateDecl>(D))
+      Out.push_back(FT->getTemplatedDecl());
+    else if (auto *F = dyn_cast<FunctionDecl>(D))
+      Out.push_back(F);
+  }
+  return Out;
+}
+
+std::string calleeName(const CallExpr *C) {
+  if (const FunctionDecl *F = C->getDirectCallee())
+    return F->getNameAsString();
+  const Expr *Callee = C->getCallee()->IgnoreParenImpCasts();
+  if (auto *OE = dyn_cast<OverloadExpr>(Callee))
+    return OE->getName().getAsString();
+  if (auto *D = dyn_cast<DependentScopeDeclRefExpr>(Callee))
+    return D->getDeclName().getAsString();
+  if (auto *M = dyn_cast<CXXDependentScopeMemberExpr>(Callee))
+    return M->getMember().getAsString();
+  if (auto *R = dyn_cast<DeclRefExpr>(Callee))
+    return R->getDecl()->getNameAsString();
+  if (auto *M = dyn_cast<MemberExpr>(Callee))
+    return M->getMemberDecl()->getNameAsString();
+  return "an expression";
+}
+
+const CallSummary &summarizeFunction(const FunctionDecl *F) {
+  static std::map<const FunctionDecl *, CallSummary> Cache;
+  static const CallSummary UnknownCallee = [] {
+    CallSummary S;
+    S.Unknown = true;
+    S.UnknownWhy = "the callee is not known";
+    return S;
+  }();
+  if (!F)
+    return UnknownCallee;
+  F = F->getCanonicalDecl();
+  auto It = Cache.find(F);
+  if (It != Cache.end())
+    return It->second;
+  CallSummary &S = Cache[F];
+  std::string Name = F->getNameAsString();
+  unsigned NP = F->getNumParams();
+  S.ReadsParam.assign(NP, false);
+  S.WritesParam.assign(NP, false);
+  // Until the body is summarised, a recursive call knows nothing.
+  S.Unknown = true;
+  S.UnknownWhy = "`" + Name + "` is recursive";
+
+  const ASTContext &Ctx = F->getASTContext();
+  const SourceManager &SM = Ctx.getSourceManager();
+  const CalleeRules &Rules = CalleeRules::get();
+  bool System = F->getBuiltinID() != 0 ||
+                SM.isInSystemHeader(SM.getExpansionLoc(F->getLocation()));
+  if (isOrderedName(Name)) {
+    S.Unknown = false;
+    S.OrderedName = Name;
+    // Atomics and collectives read and write what their pointers point to.
+    for (unsigned I = 0; I < NP; ++I)
+      if (isPointerLike(F->getParamDecl(I)->getType()))
+        S.ReadsParam[I] = S.WritesParam[I] = true;
+    return S;
+  }
+  if (System && F->getIdentifier() && Rules.known(Name)) {
+    S.Unknown = false;
+    auto Mark = [&](const std::map<std::string, std::vector<unsigned>> &M,
+                    std::vector<bool> &Flags) {
+      auto It = M.find(Name);
+      if (It != M.end())
+        for (unsigned I : It->second)
+          if (I < NP)
+            Flags[I] = true;
+    };
+    Mark(Rules.WritesThrough, S.WritesParam);
+    Mark(Rules.ReadsThrough, S.ReadsParam);
+    for (unsigned I = 0; I < NP; ++I)
+      if (isPointerLike(F->getParamDecl(I)->getType()) && !S.ReadsParam[I] &&
+          !S.WritesParam[I])
+        S.ReadsParam[I] = S.WritesParam[I] = true; // not described: assume
+    return S;
+  }
+  // Implicit and defaulted assignment operators copy into their object.
+  if (auto *M = dyn_cast<CXXMethodDecl>(F);
+      M && (M->isCopyAssignmentOperator() || M->isMoveAssignmentOperator()) &&
+      (M->isDefaulted() || M->isTrivial() || M->isImplicit())) {
+    S.Unknown = false;
+    S.ReadsObject = S.WritesObject = true;
+    S.ReadsParam.assign(NP, true);
+    return S;
+  }
+  const FunctionDecl *Def = nullptr;
+  if (!F->hasBody(Def) || !Def->getBody()) {
+    Def = nullptr;
+    if (const FunctionDecl *P = F->getTemplateInstantiationPattern())
+      if (!P->hasBody(Def) || !Def->getBody())
+        Def = nullptr;
+  }
+  if (!Def) {
+    S.UnknownWhy = "`" + Name + "` has no definition in this file";
+    return S;
+  }
+  Accesses A = collectAccesses(Def->getBody(), SM);
+  CallSummary R;
+  R.ReadsParam.assign(NP, false);
+  R.WritesParam.assign(NP, false);
+  if (A.OpaqueCall) {
+    R.Unknown = true;
+    R.UnknownWhy = "`" + Name + "` calls " +
+                   (A.OpaqueWhy.empty() ? "something unknown" : A.OpaqueWhy);
+  }
+  if (A.UnknownWrite && !R.Unknown) {
+    R.Unknown = true;
+    R.UnknownWhy =
+        "`" + Name + "` stores through a pointer warpwise cannot name";
+  }
+  R.OrderedName = A.OrderedName;
+  R.UnknownRead = A.UnknownRead;
+  std::map<const VarDecl *, unsigned> ParamIndex;
+  for (unsigned I = 0; I < Def->getNumParams() && I < NP; ++I)
+    ParamIndex[Def->getParamDecl(I)] = I;
+  // A local variable declared outside the body is a lambda's capture.
+  auto Captured = [&](const VarDecl *V) {
+    const DeclContext *DC = V->getDeclContext();
+    return V->hasLocalStorage() && !ParamIndex.count(V) && DC != Def &&
+           !Def->Encloses(DC);
+  };
+  for (const VarDecl *V : A.MemWrites) {
+    auto P = ParamIndex.find(V);
+    if (P != ParamIndex.end())
+      R.WritesParam[P->second] = true;
+    else if (!V->hasLocalStorage())
+      R.GlobalWrites.insert(V);
+    else if (!R.Unknown) {
+      R.Unknown = true;
+      R.UnknownWhy = "`" + Name + "` stores through the local pointer `" +
+                     V->getNameAsString() + "`";
+    }
+  }
+  for (const VarDecl *V : A.MemReads) {
+    auto P = ParamIndex.find(V);
+    if (P != ParamIndex.end())
+      R.ReadsParam[P->second] = true;
+    else if (!V->hasLocalStorage())
+      R.GlobalReads.insert(V);
+    else
+      R.UnknownRead = true;
+  }
+  for (const VarDecl *V : A.Defs) {
+    auto P = ParamIndex.find(V);
+    if (P != ParamIndex.end() && V->getType()->isReferenceType())
+      R.WritesParam[P->second] = true;
+    else if (Captured(V))
+      R.CapturedDefs.insert(V);
+  }
+  for (const VarDecl *V : A.Uses) {
+    auto P = ParamIndex.find(V);
+    if (P != ParamIndex.end() && V->getType()->isReferenceType())
+      R.ReadsParam[P->second] = true;
+    else if (Captured(V))
+      R.CapturedUses.insert(V);
+    else if (!V->hasLocalStorage() && !V->getType().isConstQualified())
+      R.GlobalReads.insert(V);
+  }
+  // A member function touching its own object.
+  struct ThisUse : RecursiveASTVisitor<ThisUse> {
+    bool Any = false;
+    bool VisitCXXThisExpr(CXXThisExpr *) {
+      Any = true;
+      return false;
+    }
+  } TU;
+  TU.TraverseStmt(Def->getBody());
+  if (TU.Any) {
+    R.ReadsObject = true;
+    if (auto *M = dyn_cast<CXXMethodDecl>(Def); M && !M->isConst())
+      R.WritesObject = true;
+  }
+  if (A.Jump && isa<CUDAKernelCallExpr>(A.Jump) && !R.Unknown) {
+    R.Unknown = true;
+    R.UnknownWhy = "`" + Name + "` launches a kernel";
+  }
+  Cache[F] = R;
+  return Cache[F];
+}
+
+} // namespace warpwise
