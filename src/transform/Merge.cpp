@@ -27,9 +27,9 @@ enum Side { SideA = 0, SideB = 1 };
 class Merger {
 public:
   Merger(ASTContext &Ctx, const FunctionDecl *FD, const CostTable &C,
-         bool AllowCF)
+         bool AllowCF, bool KeepContraction)
       : Ctx(Ctx), SM(Ctx.getSourceManager()), LO(Ctx.getLangOpts()), FD(FD),
-        C(C), AllowCF(AllowCF) {}
+        C(C), AllowCF(AllowCF), KeepContraction(KeepContraction) {}
 
   MergeOutcome run(const IfStmt *If);
 
@@ -155,6 +155,7 @@ private:
   const FunctionDecl *FD;
   const CostTable &C;
   bool AllowCF;
+  bool KeepContraction; ///< nvcc's -fmad=true: see selectable().
   std::string Cond;
   std::string BaseIndent;
   std::set<const VarDecl *> Local[2];
@@ -316,6 +317,18 @@ bool Merger::selectable(const Expr *A, const Expr *B) const {
   if (A->isLValue() != B->isLValue())
     return false;
   if (hasEffects(A) || hasEffects(B))
+    return false;
+  // nvcc contracts a floating-point product with the add that consumes it
+  // into one fma (-fmad=true, its default), even across statements. A
+  // select between a product and its consumer blocks that, so the program
+  // would round differently: a product is selected only as part of the
+  // whole expression that consumes it, unless the build uses -fmad=false.
+  auto Product = [](const Expr *E) {
+    auto *BO = dyn_cast<BinaryOperator>(E->IgnoreParenImpCasts());
+    return BO && BO->getOpcode() == BO_Mul &&
+           BO->getType()->isRealFloatingType();
+  };
+  if (KeepContraction && TA->isRealFloatingType() && (Product(A) || Product(B)))
     return false;
   // The operands are printed from the source: each must be a whole file
   // range (a macro argument or a complete macro invocation).
@@ -1053,8 +1066,8 @@ MergeOutcome Merger::run(const IfStmt *If) {
 
 MergeOutcome mergeBranch(ASTContext &Ctx, const FunctionDecl *FD,
                          const IfStmt *If, const CostTable &Costs,
-                         bool AllowControlFlow) {
-  Merger M(Ctx, FD, Costs, AllowControlFlow);
+                         bool AllowControlFlow, bool KeepContraction) {
+  Merger M(Ctx, FD, Costs, AllowControlFlow, KeepContraction);
   return M.run(If);
 }
 

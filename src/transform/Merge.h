@@ -42,9 +42,11 @@ struct MergeOutcome {
 
 /// Merges the then- and else-sides of \p If (in \p FD). With
 /// \p AllowControlFlow false only straight-line sides are accepted (fusion).
+/// With \p KeepContraction (nvcc's default -fmad=true) no select separates a
+/// floating-point product from its consumer, so fma contraction is unchanged.
 MergeOutcome mergeBranch(clang::ASTContext &Ctx, const clang::FunctionDecl *FD,
                          const clang::IfStmt *If, const CostTable &Costs,
-                         bool AllowControlFlow);
+                         bool AllowControlFlow, bool KeepContraction = true);
 
 } // namespace warpwise
 
