@@ -518,7 +518,7 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
               "be shown free of side effects before instantiation");
       continue;
     }
-    if (If->getCond()->HasSideEffects(Ctx) || If->getConditionVariable() ||
+    if (hasEffects(If->getCond()) || If->getConditionVariable() ||
         If->getInit()) {
       Decline("its condition has side effects or declares a variable");
       continue;
