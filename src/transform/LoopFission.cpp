@@ -78,6 +78,8 @@ void LoopFission::run(TransformContext &TC, std::vector<Decision> &Decisions,
     D.Transform = name();
     D.Kernel = FD->getNameAsString();
     D.Line = Line;
+    TC.CurrentKernel = D.Kernel;
+    TC.CurrentLine = Line;
     std::string Where = "loop at line " + std::to_string(Line);
     auto Decline = [&](const std::string &Why) {
       D.Reason = Where + ": " + Why + "; not split";
