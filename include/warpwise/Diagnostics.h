@@ -35,6 +35,8 @@ constexpr const char *OverlappingEdits = "WW1008";
 constexpr const char *DeviceOnlyParse = "WW1009";
 constexpr const char *NoCompileCommand = "WW1010";
 constexpr const char *DuplicateOutput = "WW1011";
+/// A transformation crashed; its changes to the file are dropped.
+constexpr const char *InternalError = "WW1012";
 constexpr const char *NoKernels = "WW2001";
 constexpr const char *PtxasFailed = "WW2004";
 constexpr const char *NoLaunchBlockSize = "WW2005";

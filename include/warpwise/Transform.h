@@ -54,7 +54,19 @@ struct TransformContext {
   bool Force = false;
   /// --split-form: "" (the planner chooses), "literal", "none".
   std::string SplitForm;
+  /// The candidate a transformation is working on, where it says so: named
+  /// by the internal-error diagnostic (WW1012) when the transformation
+  /// crashes.
+  std::string CurrentKernel;
+  unsigned CurrentLine = 0;
+  /// Testing hook (WARPWISE_DEBUG_CRASH=<transformation>): the
+  /// transformation crashes deliberately at its first candidate, or after
+  /// its run when it has no such hook.
+  bool DebugCrash = false;
 };
+
+/// Crashes deliberately (a null store); for the WARPWISE_DEBUG_CRASH hook.
+[[noreturn]] void crashForTesting();
 
 class Transform {
 public:

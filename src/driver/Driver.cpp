@@ -22,6 +22,7 @@
 #include "warpwise/Transform.h"
 
 #include "clang/Basic/Version.h"
+#include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -29,7 +30,9 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
+#include <set>
 
 namespace warpwise {
 
@@ -46,6 +49,9 @@ struct InputFile {
   EditSet Edits;
   std::string Rewritten;
   std::string OutputPath;
+  /// Transformations that crashed on this file (WW1012): their changes are
+  /// dropped.
+  std::set<std::string> Crashed;
 };
 
 int usageError(const std::string &Message) {
@@ -177,10 +183,46 @@ public:
     TransformContext TC{Ctx,   File,     F.Given, F.Contents, F.Analysis,
                         Arch,  Costs,    Feedback, Log,       Claimed,
                         Force,  SplitForm};
+    const char *CrashHook = std::getenv("WARPWISE_DEBUG_CRASH");
     for (const std::string &Name : Transforms) {
+      if (F.Crashed.count(Name))
+        continue;
       std::unique_ptr<Transform> T = createTransform(Name);
       std::vector<Change> Changes;
-      T->run(TC, F.Decisions, Changes);
+      // A crash in one transformation (a bug warpwise has on code nobody
+      // here wrote) costs that transformation's changes to this file, not
+      // the run: its decisions and claims are rolled back and the next
+      // transformation starts from the state before it.
+      size_t DecisionsBefore = F.Decisions.size();
+      size_t ClaimedBefore = Claimed.size();
+      TC.CurrentKernel.clear();
+      TC.CurrentLine = 0;
+      TC.DebugCrash = CrashHook && Name == CrashHook;
+      llvm::CrashRecoveryContext CRC;
+      bool Survived = CRC.RunSafely([&] {
+        T->run(TC, F.Decisions, Changes);
+        if (TC.DebugCrash) {
+          TC.CurrentKernel.clear(); // Its candidates are all done.
+          crashForTesting();
+        }
+      });
+      if (!Survived) {
+        F.Decisions.resize(DecisionsBefore);
+        Claimed.resize(ClaimedBefore);
+        F.Crashed.insert(Name);
+        std::string Where = TC.CurrentKernel.empty()
+                                ? std::string(" (the candidate is unknown)")
+                                : " while working on `" + TC.CurrentKernel +
+                                      "` at line " +
+                                      std::to_string(TC.CurrentLine);
+        Log.report(
+            diag::InternalError, Severity::Error, F.Given, TC.CurrentLine, 0,
+            "internal error: the " + Name + " transformation crashed" + Where +
+                "; its changes to this file are dropped and the other "
+                "transformations' are kept; please report this with "
+                "the file");
+        continue;
+      }
       for (const Change &C : Changes)
         if (llvm::Error E = F.Edits.add(C))
           Log.report(diag::OverlappingEdits, Severity::Error, F.Given, 0, 0,
@@ -201,6 +243,7 @@ private:
 };
 
 std::string displayName(const InputFile &F) { return F.Given; }
+
 
 int runOccupancy(const Options &Opts, const ArchLimits &Arch) {
   OccupancyResult R =
@@ -315,6 +358,24 @@ int runWarpwise(const std::vector<std::string> &Args) {
 
   DiagnosticLog Log;
   Log.setEcho(&llvm::errs());
+  // Each transformation runs under a CrashRecoveryContext (FileProcessor).
+  llvm::CrashRecoveryContext::Enable();
+  // A crashed transformation (WW1012) is reported as an error but does not
+  // stop the outputs: the file is written without that transformation's
+  // changes, and the exit code (3) says so.
+  auto blockingErrors = [&](const std::string &File) {
+    for (const Diagnostic &D : Log.all())
+      if (D.Level == Severity::Error && D.Id != diag::InternalError &&
+          (File.empty() || D.File == File))
+        return true;
+    return false;
+  };
+  auto internalErrors = [&] {
+    for (const Diagnostic &D : Log.all())
+      if (D.Id == diag::InternalError)
+        return true;
+    return false;
+  };
 
   std::vector<InputFile> Inputs(Opts.Files.size());
   for (size_t I = 0; I < Opts.Files.size(); ++I) {
@@ -452,7 +513,7 @@ int runWarpwise(const std::vector<std::string> &Args) {
                      "', which already receives '" + It->second + "'");
   }
 
-  bool Failed = Log.hasErrors();
+  bool Failed = blockingErrors("");
   if (!Failed) {
     for (InputFile &F : Inputs) {
       if (F.OutputPath.empty())
@@ -532,7 +593,9 @@ int runWarpwise(const std::vector<std::string> &Args) {
       Failed = true;
     }
   }
-  return Failed || Log.hasErrors() ? ExitInputProblem : ExitOK;
+  if (Failed || blockingErrors(""))
+    return ExitInputProblem;
+  return internalErrors() ? ExitInternalError : ExitOK;
 }
 
 } // namespace warpwise

@@ -68,7 +68,9 @@ REWRITE
   Nothing is written for any file when an input has errors.
 
 EXIT CODES
-  0 done, 1 problems with the input or output files, 2 usage errors
+  0 done, 1 problems with the input or output files, 2 usage errors,
+  3 a transformation crashed on a file (WW1012): the outputs were written
+  without that transformation's changes to that file
 )";
 }
 

@@ -63,6 +63,10 @@ void BranchMergeTransform::run(TransformContext &TC,
       Inside |= Begin < E && B < End;
     if (Inside)
       continue; // An enclosing branch was rewritten already.
+    TC.CurrentKernel = FD->getNameAsString();
+    TC.CurrentLine = SM.getExpansionLineNumber(If->getBeginLoc());
+    if (TC.DebugCrash)
+      crashForTesting();
     MergeCandidate C;
     C.If = If;
     C.FD = FD;

@@ -625,7 +625,10 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
           continue;
         std::string T = sourceText(SM, LO, A->getSourceRange());
         if (hasEffects(A)) {
-          std::string N = "ww_" + std::string(CfgName[I]) + "_" + Site.Tag;
+          // `_value_`: the compact and efficient forms declare their own
+          // `ww_grid_<tag>` and `ww_block_<tag>` from this.
+          std::string N =
+              "ww_" + std::string(CfgName[I]) + "_value_" + Site.Tag;
           Site.Temps +=
               std::string(CfgType[I]) + " const " + N + " = " + T + "; ";
           T = N;

@@ -77,6 +77,8 @@ void LoopFission::run(TransformContext &TC, std::vector<Decision> &Decisions,
     D.Transform = name();
     D.Kernel = FD->getNameAsString();
     D.Line = Line;
+    TC.CurrentKernel = D.Kernel;
+    TC.CurrentLine = Line;
     std::string Where = "loop at line " + std::to_string(Line);
     auto Decline = [&](const std::string &Why) {
       D.Reason = Where + ": " + Why + "; not split";
@@ -281,10 +283,18 @@ void LoopFission::run(TransformContext &TC, std::vector<Decision> &Decisions,
       if (Parent)
         for (const Stmt *S : Parent->body()) {
           if (Seen) {
-            if (!Lexer::makeFileCharRange(
-                     CharSourceRange::getTokenRange(S->getSourceRange()), SM,
-                     LO)
-                     .isValid())
+            CharSourceRange SR = Lexer::makeFileCharRange(
+                CharSourceRange::getTokenRange(S->getSourceRange()), SM, LO);
+            if (!SR.isValid())
+              break;
+            // An earlier decision rewrites this statement (a fused if-else):
+            // the replaced range must not reach into it.
+            unsigned SB = SM.getFileOffset(SR.getBegin()),
+                     SE = SM.getFileOffset(SR.getEnd());
+            bool Taken = false;
+            for (auto [B, E] : TC.Claimed)
+              Taken |= SB < E && B < SE;
+            if (Taken)
               break;
             After.push_back(S);
             AfterEff.push_back(effectsOf(S, FD, SM));

@@ -70,6 +70,13 @@ private:
   std::string renderMatchedExpr(const Expr *A, const Expr *B,
                                 bool AllowRootSelect);
   std::string declarator(const VarDecl *V, Side Sd) const;
+  /// Where the name at \p Loc is written in the file: itself, or the macro
+  /// argument it came from; invalid inside a macro's body.
+  SourceLocation nameInFile(SourceLocation Loc) const;
+  /// The macro invocation, as written in the file, that \p Loc is part of.
+  std::string macroAt(SourceLocation Loc) const;
+  /// Refuses macros that the rewriting could not keep intact.
+  bool checkMacros(const Stmt *S, std::string &Why) const;
   bool renderSeq(const std::vector<const Stmt *> &A,
                  const std::vector<const Stmt *> &B, unsigned Depth,
                  std::string &Out);
@@ -164,6 +171,8 @@ private:
   std::set<std::string> Taken;
   std::vector<std::string> Hoisted; ///< Declarations for the top of the block.
   std::map<const Stmt *, std::vector<std::string>> Comments;
+  /// Set when a piece of text could not be taken from the file.
+  mutable std::string MacroProblem;
   MergeOutcome Out;
 };
 
@@ -173,9 +182,10 @@ bool Merger::scanSide(const Stmt *S, Side Sd, std::string &Why) {
   if (!S)
     return true;
   if (!isa<CompoundStmt>(S) && !fileRange(S->getSourceRange()).isValid()) {
-    Why = "a statement at line " +
+    Why = "code at line " +
           std::to_string(SM.getExpansionLineNumber(S->getBeginLoc())) +
-          " is only partly inside a macro, so it cannot be rewritten in place";
+          " lies partly inside macro `" + macroAt(S->getBeginLoc()) +
+          "`, so it cannot be rewritten in place";
     return false;
   }
   if (isa<ReturnStmt>(S) || isa<BreakStmt>(S) || isa<ContinueStmt>(S) ||
@@ -334,6 +344,14 @@ bool Merger::selectable(const Expr *A, const Expr *B) const {
   // range (a macro argument or a complete macro invocation).
   if (!fileRange(A->getSourceRange()).isValid() ||
       !fileRange(B->getSourceRange()).isValid())
+    return false;
+  // Side A's operand is replaced where it is written. A macro argument may
+  // be expanded more than once (`#define TWICE(x) x + x`), and replacing
+  // its text would change every use; only file text and whole macro
+  // invocations are replaced.
+  if (!SM.getExpansionLoc(A->getBeginLoc()).isValid() ||
+      SM.isMacroArgExpansion(A->getBeginLoc()) ||
+      SM.isMacroArgExpansion(A->getEndLoc()))
     return false;
   return true;
 }
@@ -649,10 +667,77 @@ struct Edit {
 };
 } // namespace
 
+SourceLocation Merger::nameInFile(SourceLocation Loc) const {
+  while (Loc.isMacroID()) {
+    if (!SM.isMacroArgExpansion(Loc))
+      return SourceLocation(); // Spelled in a macro's body.
+    Loc = SM.getImmediateSpellingLoc(Loc);
+  }
+  return Loc;
+}
+
+std::string Merger::macroAt(SourceLocation Loc) const {
+  SourceLocation Exp = SM.getExpansionLoc(Loc);
+  return Lexer::getSourceText(CharSourceRange::getTokenRange(Exp), SM, LO)
+      .str();
+}
+
+bool Merger::checkMacros(const Stmt *S, std::string &Why) const {
+  if (!S)
+    return true;
+  // A name warpwise may rename (a variable of one side: merged, or declared
+  // ahead of a guard) must be written in the file or in a macro argument;
+  // text copied from a macro invocation cannot be renamed inside the
+  // macro's body.
+  auto Problem = [&](SourceLocation Loc, const std::string &What) {
+    Why = What + " inside the body of macro `" + macroAt(Loc) + "` (line " +
+          std::to_string(SM.getExpansionLineNumber(Loc)) +
+          "), where warpwise cannot rewrite it; declined";
+    return false;
+  };
+  if (auto *DS = dyn_cast<DeclStmt>(S))
+    for (const Decl *D : DS->decls())
+      if (auto *V = dyn_cast<VarDecl>(D)) {
+        if (nameInFile(V->getLocation()).isInvalid())
+          return Problem(V->getLocation(),
+                         "`" + V->getNameAsString() + "` is declared");
+        if (!fileRange(SourceRange(V->getBeginLoc(), V->getLocation()))
+                 .isValid())
+          return Problem(V->getBeginLoc(), "the declaration of `" +
+                                               V->getNameAsString() +
+                                               "` starts");
+        if (V->getInit() &&
+            !fileRange(V->getInit()->getSourceRange()).isValid())
+          return Problem(V->getInit()->getBeginLoc(), "the initialiser of `" +
+                                                          V->getNameAsString() +
+                                                          "` ends");
+      }
+  if (auto *R = dyn_cast<DeclRefExpr>(S))
+    if (auto *V = dyn_cast<VarDecl>(R->getDecl()))
+      if ((Local[SideA].count(V) || Local[SideB].count(V)) &&
+          nameInFile(R->getLocation()).isInvalid())
+        return Problem(R->getLocation(), "`" + V->getNameAsString() +
+                                             "`, a variable of one side, is "
+                                             "used");
+  for (const Stmt *Child : S->children())
+    if (!checkMacros(Child, Why))
+      return false;
+  return true;
+}
+
 std::string
 Merger::render(const Stmt *S, Side Sd,
                const std::map<const Stmt *, std::string> &Replace) const {
   CharSourceRange FR = fileRange(S->getSourceRange());
+  if (!FR.isValid()) {
+    if (MacroProblem.empty())
+      MacroProblem =
+          "the expression at line " +
+          std::to_string(SM.getExpansionLineNumber(S->getBeginLoc())) +
+          " is only partly inside macro `" + macroAt(S->getBeginLoc()) +
+          "`, so it cannot be rewritten in place; declined";
+    return "";
+  }
   unsigned Begin = SM.getFileOffset(FR.getBegin());
   unsigned End = SM.getFileOffset(FR.getEnd());
   std::vector<Edit> Edits;
@@ -662,27 +747,33 @@ Merger::render(const Stmt *S, Side Sd,
     auto It = Replace.find(N);
     if (It != Replace.end() && N != S) {
       CharSourceRange NR = fileRange(N->getSourceRange());
+      if (!NR.isValid())
+        return; // selectable() admits only file ranges.
       Edits.push_back({SM.getFileOffset(NR.getBegin()),
                        SM.getFileOffset(NR.getEnd()), It->second});
       return;
     }
+    // A renamed name written in a macro argument is renamed where the
+    // argument is spelled; checkMacros refused names inside macro bodies.
+    auto RenameAt = [&](SourceLocation Loc, const std::string &To) {
+      SourceLocation F = nameInFile(Loc);
+      if (F.isValid()) {
+        unsigned B = SM.getFileOffset(F);
+        Edits.push_back({B, B + Lexer::MeasureTokenLength(F, SM, LO), To});
+      }
+    };
     if (auto *Ref = dyn_cast<DeclRefExpr>(N))
       if (auto *V = dyn_cast<VarDecl>(Ref->getDecl())) {
         auto RIt = Rename.find(V);
-        if (RIt != Rename.end() && Ref->getLocation().isFileID()) {
-          unsigned B = SM.getFileOffset(Ref->getLocation());
-          Edits.push_back({B, B + (unsigned)V->getName().size(), RIt->second});
-        }
+        if (RIt != Rename.end())
+          RenameAt(Ref->getLocation(), RIt->second);
       }
     if (auto *DS = dyn_cast<DeclStmt>(N))
       for (const Decl *D : DS->decls())
         if (auto *V = dyn_cast<VarDecl>(D)) {
           auto RIt = Rename.find(V);
-          if (RIt != Rename.end()) {
-            unsigned B = SM.getFileOffset(V->getLocation());
-            Edits.push_back(
-                {B, B + (unsigned)V->getName().size(), RIt->second});
-          }
+          if (RIt != Rename.end())
+            RenameAt(V->getLocation(), RIt->second);
           if (V->getInit())
             Walk(V->getInit());
         }
@@ -725,32 +816,44 @@ std::string Merger::renderMatchedExpr(const Expr *A, const Expr *B,
   return render(A, SideA, Replace);
 }
 
-/// "float x" for `float x = 1.0f;`: everything before the initialiser.
+/// "float x" for `float x = 1.0f;`: everything before the initialiser. All
+/// positions are file positions: the type, the name or the initialiser may be
+/// written with a macro (`float a = MUL(u, u);`), and an offset taken from a
+/// location inside a macro expansion is an offset into that expansion, not
+/// into the file. Empty when the declarator is not file text of its own
+/// (checkMacros refuses those declarations before rendering starts).
 std::string Merger::declarator(const VarDecl *V, Side Sd) const {
-  SourceLocation Begin = V->getBeginLoc();
-  SourceLocation NameEnd =
-      Lexer::getLocForEndOfToken(V->getLocation(), 0, SM, LO);
+  CharSourceRange Head =
+      fileRange(SourceRange(V->getBeginLoc(), V->getLocation()));
+  CharSourceRange Name = fileRange(SourceRange(V->getLocation()));
+  if (!Head.isValid() || !Name.isValid() ||
+      SM.getFileID(Head.getBegin()) != SM.getFileID(Name.getBegin()))
+    return "";
+  unsigned Begin = SM.getFileOffset(Head.getBegin());
+  unsigned NameBegin = SM.getFileOffset(Name.getBegin());
+  unsigned NameEnd = SM.getFileOffset(Name.getEnd());
+  if (NameBegin < Begin || NameEnd < NameBegin)
+    return "";
+  llvm::StringRef File = SM.getBufferData(SM.getFileID(Head.getBegin()));
   // Array bounds and other declarator parts follow the name up to '='.
-  SourceLocation End = NameEnd;
+  unsigned End = NameEnd;
   if (V->getInit()) {
-    SourceLocation InitBegin = V->getInit()->getBeginLoc();
-    llvm::StringRef Between = llvm::StringRef(SM.getCharacterData(NameEnd),
-                                              SM.getFileOffset(InitBegin) -
-                                                  SM.getFileOffset(NameEnd));
-    size_t Eq = Between.rfind('=');
+    CharSourceRange Init = fileRange(V->getInit()->getSourceRange());
+    if (!Init.isValid())
+      return "";
+    unsigned InitBegin = SM.getFileOffset(Init.getBegin());
+    if (InitBegin < NameEnd)
+      return "";
+    size_t Eq = File.substr(NameEnd, InitBegin - NameEnd).rfind('=');
     if (Eq != llvm::StringRef::npos)
-      End = NameEnd.getLocWithOffset(Eq);
+      End = NameEnd + Eq;
   }
-  std::string Text(SM.getCharacterData(Begin),
-                   SM.getFileOffset(End) - SM.getFileOffset(Begin));
+  std::string Text = File.substr(Begin, End - Begin).str();
   while (!Text.empty() && (Text.back() == ' ' || Text.back() == '\t'))
     Text.pop_back();
   auto It = Rename.find(V);
-  if (It != Rename.end()) {
-    unsigned NameOff =
-        SM.getFileOffset(V->getLocation()) - SM.getFileOffset(Begin);
-    Text.replace(NameOff, V->getName().size(), It->second);
-  }
+  if (It != Rename.end() && NameEnd <= Begin + Text.size())
+    Text.replace(NameBegin - Begin, NameEnd - NameBegin, It->second);
   (void)Sd;
   return Text;
 }
@@ -764,7 +867,10 @@ bool Merger::renderPair(const Stmt *A, const Stmt *B, unsigned Depth,
     std::string Init = renderMatchedExpr(VA->getInit(), VB->getInit(), true);
     if (Init.empty())
       return false;
-    Text += In + declarator(VA, SideA) + " = " + Init + ";\n";
+    std::string Decl = declarator(VA, SideA);
+    if (Decl.empty())
+      return false;
+    Text += In + Decl + " = " + Init + ";\n";
     return true;
   }
   if (auto *EA = dyn_cast<Expr>(A)) {
@@ -802,7 +908,10 @@ bool Merger::renderPair(const Stmt *A, const Stmt *B, unsigned Depth,
         std::string I = renderMatchedExpr(VA->getInit(), VB->getInit(), true);
         if (I.empty())
           return false;
-        Init = declarator(VA, SideA) + " = " + I;
+        std::string Decl = declarator(VA, SideA);
+        if (Decl.empty())
+          return false;
+        Init = Decl + " = " + I;
       } else {
         Init = renderMatchedExpr(cast<Expr>(FA->getInit()),
                                  cast<Expr>(FB->getInit()), false);
@@ -906,7 +1015,10 @@ bool Merger::renderGuarded(const std::vector<const Stmt *> &Run, Side Sd,
             "which its type or initialisation does not allow";
         return false;
       }
-      Hoisted.push_back(declarator(V, Sd) + ";");
+      std::string Decl = declarator(V, Sd);
+      if (Decl.empty())
+        return false;
+      Hoisted.push_back(Decl + ";");
       if (V->getInit())
         Text += In2 + Rename[V] + " = " + render(V->getInit(), Sd, {}) + ";\n";
     }
@@ -1027,13 +1139,17 @@ MergeOutcome Merger::run(const IfStmt *If) {
     Out.Refusal = "the `if` declares a variable in its condition";
     return Out;
   }
-  if (If->getBeginLoc().isMacroID() || If->getEndLoc().isMacroID() ||
-      If->getCond()->getBeginLoc().isMacroID()) {
-    Out.Refusal = "the branch is written with a macro";
-    return Out;
-  }
+  for (SourceLocation L :
+       {If->getBeginLoc(), If->getEndLoc(), If->getCond()->getBeginLoc()})
+    if (L.isMacroID()) {
+      Out.Refusal = "the branch is written with macro `" + macroAt(L) +
+                    "` (line " + std::to_string(SM.getExpansionLineNumber(L)) +
+                    ")";
+      return Out;
+    }
   std::string Why;
-  if (!scanSide(Then, SideA, Why) || !scanSide(Else, SideB, Why)) {
+  if (!scanSide(Then, SideA, Why) || !scanSide(Else, SideB, Why) ||
+      !checkMacros(Then, Why) || !checkMacros(Else, Why)) {
     Out.Refusal = Why;
     return Out;
   }
@@ -1043,9 +1159,11 @@ MergeOutcome Merger::run(const IfStmt *If) {
   unsigned Col = SM.getExpansionColumnNumber(If->getBeginLoc());
   BaseIndent = std::string(Col > 0 ? Col - 1 : 0, ' ');
   std::string Body;
-  if (!renderSeq(body(Then), body(Else), 1, Body)) {
+  if (!renderSeq(body(Then), body(Else), 1, Body) || !MacroProblem.empty()) {
     if (Out.Refusal.empty())
-      Out.Refusal = "the aligned sides could not be written back";
+      Out.Refusal = MacroProblem.empty()
+                        ? "the aligned sides could not be written back"
+                        : MacroProblem;
     return Out;
   }
   std::string Text = "{\n" + indent(1) +

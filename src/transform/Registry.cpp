@@ -10,6 +10,12 @@ namespace warpwise {
 
 Transform::~Transform() = default;
 
+void crashForTesting() {
+  volatile int *Null = nullptr;
+  *Null = 1;
+  __builtin_trap();
+}
+
 // In the order they run: an outer branch melded first claims its range, so
 // fusion leaves the branches inside it alone.
 std::vector<std::string> availableTransforms() {

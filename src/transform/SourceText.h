@@ -20,8 +20,12 @@ inline std::string withSemicolon(const clang::Stmt *S, std::string Text,
     Text.pop_back();
   if (Text.empty() || Text.back() == ';' || Text.back() == '}')
     return Text;
+  // The statement's last token in the file: for a statement that ends in a
+  // macro invocation (`ACC(v, a[i]);`) that is the invocation's last token,
+  // the `)`, and not where the expansion starts.
+  clang::SourceLocation Last = SM.getExpansionRange(S->getEndLoc()).getEnd();
   clang::SourceLocation Semi = clang::Lexer::findLocationAfterToken(
-      SM.getExpansionLoc(S->getEndLoc()), clang::tok::semi, SM, LO,
+      Last, clang::tok::semi, SM, LO,
       /*SkipTrailingWhitespaceAndNewLine=*/false);
   if (Semi.isValid() || llvm::isa<clang::Expr>(S))
     Text += ";";
