@@ -137,6 +137,11 @@ public:
   bool VisitVarDecl(VarDecl *V) {
     if (V->getType()->isPointerType() && V->getInit())
       Sources[V].push_back(V->getInit());
+    // `float *&r = d_a;`: d_a changes whenever r does.
+    if (V->getType()->isReferenceType() && V->getInit() &&
+        !V->getType().getNonReferenceType().isConstQualified())
+      if (const VarDecl *W = varOf(V->getInit()))
+        Escaped.insert(W);
     return true;
   }
   bool VisitBinaryOperator(BinaryOperator *B) {
@@ -167,6 +172,21 @@ public:
         }
       }
     const FunctionDecl *F = C->getDirectCallee();
+    // A pointer bound to a non-const reference parameter may be reassigned
+    // by the callee; std::swap exchanges two pointers' targets.
+    bool Swap = F && F->getIdentifier() && F->getName() == "swap" &&
+                F->isInStdNamespace() && C->getNumArgs() == 2;
+    for (unsigned I = 0; F && I < C->getNumArgs() && I < F->getNumParams();
+         ++I) {
+      QualType T = F->getParamDecl(I)->getType();
+      if (const VarDecl *V = varOf(C->getArg(I)))
+        if (T->isReferenceType() && !T.getNonReferenceType().isConstQualified()) {
+          if (Swap)
+            Sources[V].push_back(C->getArg(1 - I));
+          else
+            Escaped.insert(V);
+        }
+    }
     if (F && !Alloc && !isa<CXXMemberCallExpr>(C) &&
         !isa<CXXOperatorCallExpr>(C)) {
       ++Calls[F];
