@@ -12,6 +12,7 @@
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
 
+#include <functional>
 #include <map>
 #include <numeric>
 #include <set>
@@ -111,6 +112,24 @@ void LoopFission::run(TransformContext &TC, std::vector<Decision> &Decisions,
       for (const Decl *D : Init->decls())
         if (auto *V = dyn_cast<VarDecl>(D))
           Counters.insert(V);
+    // `int j; for (j = 0; ...)`: a counter declared outside but set by the
+    // initialiser starts again in every copy and ends with the same value.
+    std::function<void(const Expr *)> Assigned = [&](const Expr *E) {
+      auto *B = dyn_cast<BinaryOperator>(E->IgnoreParens());
+      if (!B)
+        return;
+      if (B->getOpcode() == BO_Comma) {
+        Assigned(B->getLHS());
+        Assigned(B->getRHS());
+      } else if (B->getOpcode() == BO_Assign) {
+        if (auto *R = dyn_cast<DeclRefExpr>(B->getLHS()->IgnoreParenImpCasts()))
+          if (auto *V = dyn_cast<VarDecl>(R->getDecl()))
+            if (V->hasLocalStorage() && !V->getType()->isReferenceType())
+              Counters.insert(V);
+      }
+    };
+    if (auto *Init = dyn_cast_or_null<Expr>(Loop->getInit()))
+      Assigned(Init);
     for (const Stmt *H : {static_cast<const Stmt *>(Loop->getInit()),
                           static_cast<const Stmt *>(Loop->getCond()),
                           static_cast<const Stmt *>(Loop->getInc())})
