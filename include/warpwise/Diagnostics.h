@@ -37,6 +37,8 @@ constexpr const char *NoCompileCommand = "WW1010";
 constexpr const char *DuplicateOutput = "WW1011";
 /// A transformation crashed; its changes to the file are dropped.
 constexpr const char *InternalError = "WW1012";
+/// The rewrite did not reach a fixed point within its passes.
+constexpr const char *NotSettled = "WW1013";
 constexpr const char *NoKernels = "WW2001";
 constexpr const char *PtxasFailed = "WW2004";
 constexpr const char *NoLaunchBlockSize = "WW2005";

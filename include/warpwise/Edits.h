@@ -37,6 +37,12 @@ public:
   /// The edits for \p File (empty when there are none).
   clang::tooling::Replacements forFile(const std::string &File) const;
   const std::vector<std::string> &descriptions() const { return Accepted; }
+  /// Composes \p Next, edits of the text this set makes of \p File, with the
+  /// set, so that it edits the original text into that text with \p Next
+  /// applied (a later pass of the rewrite).
+  void compose(const std::string &File,
+               const clang::tooling::Replacements &Next,
+               const std::vector<std::string> &Descriptions);
 
 private:
   std::map<std::string, clang::tooling::Replacements> ByFile;

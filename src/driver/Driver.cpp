@@ -21,6 +21,8 @@
 #include "warpwise/Report.h"
 #include "warpwise/Transform.h"
 
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Basic/SourceManager.h"
 #include "clang/Basic/Version.h"
 #include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/Support/FileSystem.h"
@@ -50,9 +52,45 @@ struct InputFile {
   std::string Rewritten;
   std::string OutputPath;
   /// Transformations that crashed on this file (WW1012): their changes are
-  /// dropped.
+  /// dropped and later passes skip them.
   std::set<std::string> Crashed;
 };
+
+/// The passes of one rewrite are bounded: each pass after the first needs a
+/// parse and, without --force-transforms, nvcc measurements again.
+constexpr unsigned MaxRewritePasses = 4;
+
+/// The byte ranges of the branches warpwise already fused or melded: each
+/// is a block that opens with warpwise's `// warpwise: fused|melded the two
+/// sides ... [WW4001]` comment. Every pass claims them before the
+/// transformations run, as the pass that wrote them did, so that code
+/// warpwise produced is final: fission does not split the loops inside a
+/// melded region, and a branch inside it is not merged again.
+std::vector<std::pair<unsigned, unsigned>>
+producedRegions(clang::ASTContext &Ctx) {
+  struct Finder : clang::RecursiveASTVisitor<Finder> {
+    const clang::SourceManager &SM;
+    std::vector<std::pair<unsigned, unsigned>> Found;
+    explicit Finder(const clang::SourceManager &SM) : SM(SM) {}
+    bool VisitCompoundStmt(clang::CompoundStmt *CS) {
+      clang::SourceLocation L = CS->getLBracLoc(), R = CS->getRBracLoc();
+      if (L.isInvalid() || R.isInvalid() || L.isMacroID() || R.isMacroID() ||
+          !SM.isInMainFile(L) || SM.getFileID(L) != SM.getFileID(R))
+        return true;
+      unsigned B = SM.getFileOffset(L), E = SM.getFileOffset(R) + 1;
+      llvm::StringRef Text = SM.getBufferData(SM.getFileID(L)).slice(B, E);
+      // The marker is the block's first line after the brace.
+      llvm::StringRef First = Text.drop_front(1).ltrim().split('\n').first;
+      if ((First.starts_with("// warpwise: fused the two sides") ||
+           First.starts_with("// warpwise: melded the two sides")) &&
+          First.ends_with("[WW4001]"))
+        Found.push_back({B, E});
+      return true;
+    }
+  } F(Ctx.getSourceManager());
+  F.TraverseDecl(Ctx.getTranslationUnitDecl());
+  return F.Found;
+}
 
 int usageError(const std::string &Message) {
   llvm::errs() << "warpwise: error: " << Message
@@ -179,10 +217,22 @@ public:
     F.Analysis = analyzeTranslationUnit(Ctx, File);
     // Transformations decide with the block sizes occupancy is computed at.
     computeKernelOccupancy(F.Analysis, Arch, BlockSize, Log, F.Given);
-    std::vector<std::pair<unsigned, unsigned>> Claimed;
-    TransformContext TC{Ctx,   File,     F.Given, F.Contents, F.Analysis,
-                        Arch,  Costs,    Feedback, Log,       Claimed,
-                        Force,  SplitForm};
+    std::vector<std::pair<unsigned, unsigned>> Claimed = producedRegions(Ctx);
+    TransformContext TC{Ctx,
+                        File,
+                        F.Given,
+                        F.Contents,
+                        F.Analysis,
+                        Arch,
+                        Costs,
+                        Feedback,
+                        Log,
+                        Claimed,
+                        Force,
+                        SplitForm,
+                        /*CurrentKernel=*/"",
+                        /*CurrentLine=*/0,
+                        /*DebugCrash=*/false};
     const char *CrashHook = std::getenv("WARPWISE_DEBUG_CRASH");
     for (const std::string &Name : Transforms) {
       if (F.Crashed.count(Name))
@@ -244,6 +294,44 @@ private:
 
 std::string displayName(const InputFile &F) { return F.Given; }
 
+/// Where the byte at \p Offset of the text that \p Edits make of a file was
+/// in that file: inside an edit's new text, the start of the edit.
+unsigned originalOffset(const clang::tooling::Replacements &Edits,
+                        unsigned Offset) {
+  long Shift = 0; // New offset minus original offset so far.
+  for (const clang::tooling::Replacement &R : Edits) {
+    long NewBegin = R.getOffset() + Shift;
+    if (Offset < NewBegin)
+      break;
+    if (Offset < NewBegin + (long)R.getReplacementText().size())
+      return R.getOffset();
+    Shift += (long)R.getReplacementText().size() - (long)R.getLength();
+  }
+  return (unsigned)(Offset - Shift);
+}
+
+/// 1-based line and column of \p Offset in \p Text.
+std::pair<unsigned, unsigned> lineColumn(llvm::StringRef Text,
+                                         unsigned Offset) {
+  Offset = std::min<unsigned>(Offset, Text.size());
+  llvm::StringRef Before = Text.take_front(Offset);
+  size_t NL = Before.rfind('\n');
+  unsigned Col = NL == llvm::StringRef::npos ? Offset + 1 : Offset - NL;
+  return {(unsigned)Before.count('\n') + 1, Col};
+}
+
+/// The offset of 1-based \p Line, \p Column in \p Text.
+unsigned offsetOf(llvm::StringRef Text, unsigned Line, unsigned Column) {
+  size_t Pos = 0;
+  for (unsigned L = 1; L < Line && Pos != llvm::StringRef::npos; ++L) {
+    Pos = Text.find('\n', Pos);
+    if (Pos != llvm::StringRef::npos)
+      ++Pos;
+  }
+  if (Pos == llvm::StringRef::npos)
+    return Text.size();
+  return std::min<size_t>(Pos + (Column ? Column - 1 : 0), Text.size());
+}
 
 int runOccupancy(const Options &Opts, const ArchLimits &Arch) {
   OccupancyResult R =
@@ -397,6 +485,111 @@ int runWarpwise(const std::vector<std::string> &Args) {
   const std::vector<std::string> NoTransforms;
   const std::vector<std::string> &Active =
       Opts.Cmd == Command::Rewrite ? Transforms : NoTransforms;
+
+  // Idempotence: rewriting warpwise's output again must change nothing. A
+  // pass decides each candidate on the text as it stands, so a decision can
+  // depend on rewrites made after it (a __device__ helper measured before
+  // the kernel that calls it was fused, and worth fusing after). The rewrite
+  // therefore repeats its passes over its own output, parsed in memory,
+  // until a pass changes nothing: the text written is then one that a
+  // further run leaves alone, by construction rather than by recognising
+  // particular cases. Code warpwise wrote is final in every pass (see
+  // producedRegions), so later passes only decide what earlier ones left
+  // open. Their applied decisions, errors and warnings are reported at the
+  // original file's lines; their declines repeat the first pass's and are
+  // not shown again.
+  auto settle = [&](InputFile &F) {
+    bool Changed = !F.Edits.forFile(F.Absolute).empty();
+    for (unsigned Pass = 2; Changed; ++Pass) {
+      if (blockingErrors(F.Given))
+        return;
+      clang::tooling::Replacements Done = F.Edits.forFile(F.Absolute);
+      auto Text = applyEdits(F.Contents, Done);
+      if (!Text) {
+        llvm::consumeError(Text.takeError());
+        return; // Reported when the output is computed.
+      }
+      if (Pass > MaxRewritePasses) {
+        Log.report(diag::NotSettled, Severity::Warning, F.Given, 0, 0,
+                   "the rewrite still changed the file in its pass " +
+                       std::to_string(MaxRewritePasses) +
+                       "; rewriting the output again may change it further");
+        return;
+      }
+      InputFile Next;
+      Next.Given = F.Given;
+      Next.Absolute = F.Absolute;
+      Next.Contents = *Text;
+      Next.Crashed = F.Crashed;
+      DiagnosticLog PassLog;
+      Frontend PassFront(Opts.Front, PassLog);
+      if (!PassFront.initialize())
+        return;
+      FileProcessor P(Next, *Arch, *Costs, FeedbackPtr, Active, Opts.BlockSize,
+                      Opts.ForceTransforms, Opts.SplitForm, PassLog);
+      bool Parsed = PassFront.parse(F.Absolute, F.Given, Next.Contents, P);
+      std::string Note = " (pass " + std::to_string(Pass) +
+                         ": decided on the file with the earlier passes' "
+                         "rewrites applied, whose lines this message counts)";
+      auto Original = [&](unsigned Line, unsigned Column) {
+        if (!Line)
+          return std::make_pair(0u, 0u);
+        return lineColumn(
+            F.Contents,
+            originalOffset(Done, offsetOf(Next.Contents, Line, Column)));
+      };
+      // Any other error of a later pass (overlapping edits, say) abandons
+      // that pass: the earlier passes' text is kept, with a warning, rather
+      // than losing the whole output to a step that only seeks a fixed
+      // point.
+      std::string Abandoned;
+      for (const Diagnostic &D : PassLog.all())
+        if (D.File == F.Given && D.Level == Severity::Error &&
+            D.Id != diag::InternalError && D.Id != diag::CompileErrors &&
+            Abandoned.empty())
+          Abandoned = D.Message;
+      if (!Abandoned.empty()) {
+        Log.report(diag::NotSettled, Severity::Warning, F.Given, 0, 0,
+                   "pass " + std::to_string(Pass) +
+                       " of the rewrite was abandoned (" + Abandoned +
+                       "); the output is that of the earlier passes, and "
+                       "rewriting it again may change it");
+        return;
+      }
+      for (const Diagnostic &D : PassLog.all()) {
+        bool Applied = D.Id == "WW4001" || D.Id == "WW4002" || D.Id == "WW4003";
+        if (D.File != F.Given || (D.Level != Severity::Error &&
+                                  D.Level != Severity::Warning && !Applied))
+          continue;
+        Diagnostic Mapped = D;
+        std::tie(Mapped.Line, Mapped.Column) = Original(D.Line, D.Column);
+        if (!D.Column)
+          Mapped.Column = 0;
+        if (D.Id == diag::CompileErrors) {
+          Mapped.Id = diag::InternalError;
+          Mapped.Line = Mapped.Column = 0;
+          Mapped.Message = "internal error: warpwise's rewrite of this file "
+                           "does not compile (" +
+                           D.Message + "); please report this with the file";
+        } else {
+          Mapped.Message += Note;
+        }
+        Log.report(Mapped);
+      }
+      F.Crashed = Next.Crashed;
+      if (!Parsed)
+        return;
+      for (Decision &D : Next.Decisions)
+        if (D.Applied) {
+          D.Line = Original(D.Line, 1).first;
+          D.Reason += Note;
+          F.Decisions.push_back(std::move(D));
+        }
+      Changed = !Next.Edits.forFile(F.Absolute).empty();
+      F.Edits.compose(F.Absolute, Next.Edits.forFile(F.Absolute),
+                      Next.Edits.descriptions());
+    }
+  };
   for (InputFile &F : Inputs) {
     if (!F.Readable)
       continue;
@@ -406,6 +599,8 @@ int runWarpwise(const std::vector<std::string> &Args) {
     F.Parsed = Front.parse(F.Absolute, F.Given, F.Contents, Processor);
     if (!F.Parsed)
       continue;
+    if (Opts.Cmd == Command::Rewrite)
+      settle(F);
     // Compile errors are reported against the absolute path by clang; make
     // warpwise's own summary name the file as the user gave it.
     if (F.Analysis.Kernels.empty())

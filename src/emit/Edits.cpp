@@ -53,6 +53,16 @@ llvm::Error EditSet::add(const Change &C) {
   return llvm::Error::success();
 }
 
+void EditSet::compose(const std::string &File, const Replacements &Next,
+                      const std::vector<std::string> &Descriptions) {
+  if (Next.empty())
+    return;
+  ByFile[File] = forFile(File).merge(Next);
+  // Offsets of the earlier changes no longer name single edits.
+  Owner[File].clear();
+  Accepted.insert(Accepted.end(), Descriptions.begin(), Descriptions.end());
+}
+
 Replacements EditSet::forFile(const std::string &File) const {
   auto It = ByFile.find(File);
   return It == ByFile.end() ? Replacements() : It->second;
