@@ -38,6 +38,7 @@ struct Options {
   bool TransformsGiven = false;
   bool ForceTransforms = false;
   std::string SplitForm; ///< --split-form literal: force that form.
+  bool FmadFalse = false; ///< --fmad=false: built without fma contraction.
 
   // occupancy
   std::optional<unsigned> Registers;

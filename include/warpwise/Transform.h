@@ -63,6 +63,9 @@ struct TransformContext {
   /// transformation crashes deliberately at its first candidate, or after
   /// its run when it has no such hook.
   bool DebugCrash = false;
+  /// --fmad=false: the program is built without fma contraction, so
+  /// fuse/meld may select a product apart from the add that consumes it.
+  bool FmadFalse = false;
 };
 
 /// Crashes deliberately (a null store); for the WARPWISE_DEBUG_CRASH hook.

@@ -207,10 +207,10 @@ public:
                 CompileFeedback *Feedback,
                 const std::vector<std::string> &Transforms,
                 std::optional<unsigned> BlockSize, bool Force,
-                std::string SplitForm, DiagnosticLog &Log)
+                std::string SplitForm, bool FmadFalse, DiagnosticLog &Log)
       : F(F), Arch(Arch), Costs(Costs), Feedback(Feedback),
         Transforms(Transforms), BlockSize(BlockSize), Force(Force),
-        SplitForm(std::move(SplitForm)), Log(Log) {}
+        SplitForm(std::move(SplitForm)), FmadFalse(FmadFalse), Log(Log) {}
 
   void handleTranslationUnit(clang::ASTContext &Ctx,
                              const std::string &File) override {
@@ -232,7 +232,8 @@ public:
                         SplitForm,
                         /*CurrentKernel=*/"",
                         /*CurrentLine=*/0,
-                        /*DebugCrash=*/false};
+                        /*DebugCrash=*/false,
+                        FmadFalse};
     const char *CrashHook = std::getenv("WARPWISE_DEBUG_CRASH");
     for (const std::string &Name : Transforms) {
       if (F.Crashed.count(Name))
@@ -289,6 +290,7 @@ private:
   std::optional<unsigned> BlockSize;
   bool Force;
   std::string SplitForm;
+  bool FmadFalse;
   DiagnosticLog &Log;
 };
 
@@ -526,7 +528,8 @@ int runWarpwise(const std::vector<std::string> &Args) {
       if (!PassFront.initialize())
         return;
       FileProcessor P(Next, *Arch, *Costs, FeedbackPtr, Active, Opts.BlockSize,
-                      Opts.ForceTransforms, Opts.SplitForm, PassLog);
+                      Opts.ForceTransforms, Opts.SplitForm, Opts.FmadFalse,
+                      PassLog);
       bool Parsed = PassFront.parse(F.Absolute, F.Given, Next.Contents, P);
       std::string Note = " (pass " + std::to_string(Pass) +
                          ": decided on the file with the earlier passes' "
@@ -595,7 +598,7 @@ int runWarpwise(const std::vector<std::string> &Args) {
       continue;
     FileProcessor Processor(F, *Arch, *Costs, FeedbackPtr, Active,
                             Opts.BlockSize, Opts.ForceTransforms,
-                            Opts.SplitForm, Log);
+                            Opts.SplitForm, Opts.FmadFalse, Log);
     F.Parsed = Front.parse(F.Absolute, F.Given, F.Contents, Processor);
     if (!F.Parsed)
       continue;

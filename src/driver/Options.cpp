@@ -63,6 +63,11 @@ REWRITE
   --force-transforms    apply every legal candidate without the
                         profitability checks (for exploring; the legality
                         checks and the uniform-branch rule still hold)
+  --fmad=false          the program is built with nvcc -fmad=false: fuse
+                        and meld may then select a floating-point product
+                        apart from the add that consumes it (at the default
+                        --fmad=true that would change nvcc's fma contraction
+                        and the results' rounding, so it is not done)
   Without -o, --out-dir, -i, --diff, --export-fixes or --report, the
   rewritten source of the one input is printed on standard output.
   Nothing is written for any file when an input has errors.
@@ -241,6 +246,8 @@ ParseOutcome parseCommandLine(const std::vector<std::string> &Args,
       Opts.SplitForm = V;
     } else if (Arg == "--force-transforms") {
       Opts.ForceTransforms = true;
+    } else if (Arg == "--fmad=false" || Arg == "--fmad=true") {
+      Opts.FmadFalse = Arg == "--fmad=false";
     } else if (R.valueOf(Arg, "--regs", V, Err)) {
       unsigned long N;
       if (!parseUnsigned(V, N) || N > 1024)

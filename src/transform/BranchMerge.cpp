@@ -83,8 +83,13 @@ void BranchMergeTransform::run(TransformContext &TC,
       for (const BranchInfo &B : F.Branches)
         if (B.Line == Line && B.Column == Col && B.Function == Fn)
           C.Branch = &B;
-    MergeOutcome M = mergeBranch(Ctx, FD, If, TC.Costs, allowsControlFlow());
+    MergeOutcome M = mergeBranch(Ctx, FD, If, TC.Costs, allowsControlFlow(),
+                                 /*KeepContraction=*/!TC.FmadFalse);
     Decision D = planMerge(TC, C, M, name());
+    if (D.Applied && M.ProductSelects)
+      D.Reason += " (" + std::to_string(M.ProductSelects) +
+                  " select(s) of a floating-point product: bit-identical "
+                  "only when built with -fmad=false, as --fmad=false says)";
     if (D.Applied) {
       Changes.push_back(
           {std::string(name()) + " of the if-else at line " +

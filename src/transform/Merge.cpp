@@ -24,6 +24,14 @@ namespace {
 
 enum Side { SideA = 0, SideB = 1 };
 
+/// A floating-point multiplication, which nvcc may contract with its
+/// consumer (see Merger::selectable).
+bool floatProduct(const Expr *E) {
+  auto *BO = dyn_cast<BinaryOperator>(E->IgnoreParenImpCasts());
+  return BO && BO->getOpcode() == BO_Mul &&
+         BO->getType()->isRealFloatingType();
+}
+
 class Merger {
 public:
   Merger(ASTContext &Ctx, const FunctionDecl *FD, const CostTable &C,
@@ -333,12 +341,8 @@ bool Merger::selectable(const Expr *A, const Expr *B) const {
   // select between a product and its consumer blocks that, so the program
   // would round differently: a product is selected only as part of the
   // whole expression that consumes it, unless the build uses -fmad=false.
-  auto Product = [](const Expr *E) {
-    auto *BO = dyn_cast<BinaryOperator>(E->IgnoreParenImpCasts());
-    return BO && BO->getOpcode() == BO_Mul &&
-           BO->getType()->isRealFloatingType();
-  };
-  if (KeepContraction && TA->isRealFloatingType() && (Product(A) || Product(B)))
+  if (KeepContraction && TA->isRealFloatingType() &&
+      (floatProduct(A) || floatProduct(B)))
     return false;
   // The operands are printed from the source: each must be a whole file
   // range (a macro argument or a complete macro invocation).
@@ -812,6 +816,8 @@ std::string Merger::renderMatchedExpr(const Expr *A, const Expr *B,
     std::string TB = render(P.second, SideB, {});
     Replace[P.first] = "(" + Cond + " ? " + TA + " : " + TB + ")";
     ++Out.Selects;
+    if (floatProduct(P.first) || floatProduct(P.second))
+      ++Out.ProductSelects;
   }
   return render(A, SideA, Replace);
 }

@@ -37,6 +37,8 @@ struct MergeOutcome {
   double Total = 0;    ///< Cost units of both sides.
   unsigned Matched = 0, GuardedA = 0, GuardedB = 0, Selects = 0;
   unsigned MeldedRegions = 0; ///< Matched if/for/while pairs.
+  /// Selects between floating-point products (allowed by --fmad=false).
+  unsigned ProductSelects = 0;
   double similarity() const { return Total > 0 ? Saved / Total : 0; }
 };
 

@@ -127,7 +127,7 @@ std::vector<Decision> planWith(const char *Source, CompileFeedback &FB,
   std::string File = "k.cu", Display = "k.cu";
   TransformContext TC{
       Ctx,    File, Display, Source,  A,     *Table->find("sm_90"),
-      *Costs, &FB,  Log,     Claimed, false, ""};
+      *Costs, &FB,  Log,     Claimed, false, "", "", 0, false, false};
   std::vector<Decision> Decisions;
   createTransform(Transform)->run(TC, Decisions, Changes);
   return Decisions;

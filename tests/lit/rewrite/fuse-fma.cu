@@ -3,7 +3,9 @@
 // between them (`x * y + (c ? z : y * z)`) would change which product is
 // contracted on the else side, and so the rounding: fusion selects a product
 // only as part of the whole expression, here keeping `r`'s statements under
-// guards, while the constant factor of `s` is still selected.
+// guards, while the constant factor of `s` is still selected. With
+// --fmad=false (the program is built without contraction) the product is
+// selected, and the remark says on what condition that is exact.
 // REQUIRES: nvcc
 // RUN: %warpwise rewrite %s --transforms fuse --force-transforms -o %t.cu 2> %t.err
 // RUN: sed '/^\/\/ [A-Z-]*:/d' %t.cu > %t.code
@@ -14,6 +16,10 @@
 // RUN: python3 %samples/../tests/equiv/cpu_build.py %t.cu %t.fused
 // RUN: %t.orig > %t.orig.out && %t.fused > %t.fused.out
 // RUN: diff %t.orig.out %t.fused.out
+// RUN: %warpwise rewrite %s --transforms fuse --force-transforms --fmad=false -o %t.nofma.cu 2> %t.nofma.err
+// RUN: FileCheck %s --check-prefix=NOFMA --input-file %t.nofma.cu
+// RUN: FileCheck %s --check-prefix=NOFMA-REMARK --input-file %t.nofma.err
+// RUN: %nvcc -arch=sm_90 -fmad=false -c %t.nofma.cu -o %t.nofma.o
 #include <cstdio>
 
 __global__ void k(const float *in, float *out) {
@@ -54,3 +60,5 @@ int main() {
 // CHECK-NEXT: }
 // CHECK-NEXT: s = x * (ww_cond_[[L]] ? 3.0f : 5.0f) - z * y;
 // CHECK-NOT:  ? z : y * z
+// NOFMA:      r = x * y + (ww_cond_{{[0-9]+}} ? z : y * z);
+// NOFMA-REMARK: fuse: if-else at line {{[0-9]+}} is divergent; {{.*}} (1 select(s) of a floating-point product: bit-identical only when built with -fmad=false, as --fmad=false says) [WW4001]
