@@ -2,6 +2,7 @@
 #include "warpwise/Analysis.h"
 
 #include "AnalysisInternal.h"
+#include "MemoryAccess.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
@@ -408,6 +409,7 @@ std::vector<unsigned> blockSizesFor(const FileAnalysis &A, const KernelInfo &K,
 }
 
 FileAnalysis analyzeTranslationUnit(ASTContext &Ctx, const std::string &File) {
+  forgetCallSummaries();
   FileAnalysis Out;
   Out.File = File;
   LaunchCollector Launches(Ctx, Out);

@@ -40,20 +40,29 @@ const VarDecl *accessBase(const Expr *E) {
   return nullptr;
 }
 
-/// Whether the innermost object of an access is `this` (a member function
-/// touching its own object).
+/// Whether an access is to the object `this` points to itself (a member
+/// function touching its own members), and not to memory one of its pointer
+/// members points to (`this->d[i]`), which is memory like any other.
 static bool throughThis(const Expr *E) {
   E = E->IgnoreParenImpCasts();
   for (;;) {
-    if (auto *A = dyn_cast<ArraySubscriptExpr>(E))
+    if (auto *A = dyn_cast<ArraySubscriptExpr>(E)) {
+      if (A->getBase()->IgnoreParenImpCasts()->getType()->isPointerType())
+        return false;
       E = A->getBase()->IgnoreParenImpCasts();
-    else if (auto *U = dyn_cast<UnaryOperator>(E);
-             U && U->getOpcode() == UO_Deref)
+    } else if (auto *U = dyn_cast<UnaryOperator>(E);
+               U && U->getOpcode() == UO_Deref) {
+      if (!isa<CXXThisExpr>(U->getSubExpr()->IgnoreParenImpCasts()))
+        return false;
       E = U->getSubExpr()->IgnoreParenImpCasts();
-    else if (auto *M = dyn_cast<MemberExpr>(E))
+    } else if (auto *M = dyn_cast<MemberExpr>(E)) {
+      if (M->isArrow() &&
+          !isa<CXXThisExpr>(M->getBase()->IgnoreParenImpCasts()))
+        return false;
       E = M->getBase()->IgnoreParenImpCasts();
-    else
+    } else {
       break;
+    }
   }
   return isa<CXXThisExpr>(E);
 }
@@ -79,9 +88,22 @@ bool mayAlias(const VarDecl *A, const VarDecl *B, const AliasFacts *Facts) {
     return true;
   if (A->hasAttr<CUDAConstantAttr>() || B->hasAttr<CUDAConstantAttr>())
     return false;
-  if (A->getType().isRestrictQualified() || B->getType().isRestrictQualified())
+  // C's restrict rule covers pointers *based on* the restrict one too, so it
+  // separates it only from parameters and globals, never from a local
+  // pointer that may have been derived from it.
+  auto Named = [](const VarDecl *V) {
+    return isa<ParmVarDecl>(V) || !V->hasLocalStorage();
+  };
+  if ((A->getType().isRestrictQualified() && Named(B)) ||
+      (B->getType().isRestrictQualified() && Named(A)))
     return false;
   auto Array = [](const VarDecl *V) { return V->getType()->isArrayType(); };
+  // Every `extern __shared__` array starts at the same dynamic shared memory.
+  auto DynamicShared = [](const VarDecl *V) {
+    return V->hasAttr<CUDASharedAttr>() && V->hasExternalStorage();
+  };
+  if (DynamicShared(A) && DynamicShared(B))
+    return true;
   if (Array(A) && Array(B))
     return false;
   auto KernelParam = [](const VarDecl *V) {
@@ -256,10 +278,12 @@ public:
     if (auto *P = dyn_cast<ParmVarDecl>(V)) {
       // Only a parameter of a function this file calls directly, and never
       // otherwise names (no function pointers), has known arguments.
+      // Another translation unit may call an externally visible function.
       auto *F = dyn_cast<FunctionDecl>(P->getDeclContext());
       auto C = F ? Calls.find(F) : Calls.end();
       auto R = F ? Refs.find(F) : Refs.end();
-      if (C == Calls.end() || (R != Refs.end() && R->second > C->second))
+      if (C == Calls.end() || (R != Refs.end() && R->second > C->second) ||
+          F->isExternallyVisible())
         return false;
     }
     auto It = Points.find(V);
@@ -267,6 +291,12 @@ public:
       return false; // never given a value this file can see
     Into.insert(It->second.begin(), It->second.end());
     return true;
+  }
+
+  /// How often \p F is named (calls included).
+  unsigned references(const FunctionDecl *F) const {
+    auto It = Refs.find(F);
+    return It == Refs.end() ? 0 : It->second;
   }
 
   const ASTContext &Ctx() const { return *Context; }
@@ -285,16 +315,44 @@ private:
   std::map<const FunctionDecl *, unsigned> Calls, Refs;
 };
 
-/// Kernel parameters assigned with `=` in the body: they may point
-/// anywhere afterwards.
+/// Kernel parameters the body may re-aim: assigned with `=`, address taken,
+/// or bound to a non-const reference (a reference variable, or a callee's
+/// reference parameter).
 std::set<const VarDecl *> reassignedParams(const FunctionDecl *K) {
   struct Finder : RecursiveASTVisitor<Finder> {
     std::set<const VarDecl *> Found;
+    static const ParmVarDecl *param(const Expr *E) {
+      auto *R = dyn_cast<DeclRefExpr>(E->IgnoreParenCasts());
+      return R ? dyn_cast<ParmVarDecl>(R->getDecl()) : nullptr;
+    }
+    static bool mutableRef(QualType T) {
+      return T->isReferenceType() &&
+             !T.getNonReferenceType().isConstQualified();
+    }
     bool VisitBinaryOperator(BinaryOperator *B) {
       if (B->getOpcode() == BO_Assign)
-        if (auto *R = dyn_cast<DeclRefExpr>(B->getLHS()->IgnoreParenCasts()))
-          if (auto *P = dyn_cast<ParmVarDecl>(R->getDecl()))
-            Found.insert(P);
+        if (const ParmVarDecl *P = param(B->getLHS()))
+          Found.insert(P);
+      return true;
+    }
+    bool VisitUnaryOperator(UnaryOperator *U) {
+      if (U->getOpcode() == UO_AddrOf)
+        if (const ParmVarDecl *P = param(U->getSubExpr()))
+          Found.insert(P);
+      return true;
+    }
+    bool VisitVarDecl(VarDecl *V) {
+      if (mutableRef(V->getType()) && V->getInit())
+        if (const ParmVarDecl *P = param(V->getInit()))
+          Found.insert(P);
+      return true;
+    }
+    bool VisitCallExpr(CallExpr *C) {
+      for (const FunctionDecl *F : calleeCandidates(C))
+        for (unsigned I = 0; I < C->getNumArgs() && I < F->getNumParams(); ++I)
+          if (mutableRef(F->getParamDecl(I)->getType()))
+            if (const ParmVarDecl *P = param(C->getArg(I)))
+              Found.insert(P);
       return true;
     }
   } F;
@@ -317,8 +375,19 @@ AliasFacts collectAliasFacts(ASTContext &Ctx) {
   struct PerKernel {
     std::map<std::pair<unsigned, unsigned>, bool> Distinct;
     std::vector<unsigned> Lines;
+    bool Opaque = false; ///< Launched some other way too, or a pack.
   };
   std::map<const FunctionDecl *, PerKernel> Kernels;
+  // A kernel also named elsewhere (cudaLaunchKernel, a function pointer, a
+  // launch through a variable) may be launched with anything.
+  std::map<const FunctionDecl *, unsigned> DirectLaunches;
+  for (const CUDAKernelCallExpr *L : O.Launches)
+    if (const FunctionDecl *K = L->getDirectCallee())
+      ++DirectLaunches[K];
+  std::set<const FunctionDecl *> NamedElsewhere;
+  for (auto &[K, N] : DirectLaunches)
+    if (O.references(K) > N)
+      NamedElsewhere.insert(K);
   for (const CUDAKernelCallExpr *L : O.Launches) {
     const FunctionDecl *K = L->getDirectCallee();
     if (!K)
@@ -329,6 +398,11 @@ AliasFacts collectAliasFacts(ASTContext &Ctx) {
     Pattern = Pattern->getDefinition() ? Pattern->getDefinition() : Pattern;
     PerKernel &PK = Kernels[Pattern];
     PK.Lines.push_back(SM.getExpansionLineNumber(L->getBeginLoc()));
+    if (NamedElsewhere.count(K) ||
+        llvm::any_of(Pattern->parameters(), [](const ParmVarDecl *P) {
+          return P->isParameterPack();
+        }))
+      PK.Opaque = true;
     unsigned N = std::min<unsigned>(L->getNumArgs(), K->getNumParams());
     std::vector<PointerOrigins::Allocs> Alloc(N);
     std::vector<bool> Known(N, false);
@@ -352,7 +426,7 @@ AliasFacts collectAliasFacts(ASTContext &Ctx) {
       }
   }
   for (auto &[K, PK] : Kernels) {
-    if (K->getNumParams() == 0)
+    if (K->getNumParams() == 0 || PK.Opaque)
       continue;
     std::set<const VarDecl *> Reassigned = reassignedParams(K);
     bool Any = false;
@@ -494,6 +568,56 @@ public:
     return true;
   }
   bool VisitCallExpr(CallExpr *C);
+  // Inline asm may store anywhere, and order anything.
+  bool VisitGCCAsmStmt(GCCAsmStmt *S) {
+    opaque(S, "asm", "inline assembly is not analysed");
+    return true;
+  }
+  bool VisitMSAsmStmt(MSAsmStmt *S) {
+    opaque(S, "asm", "inline assembly is not analysed");
+    return true;
+  }
+  // `new` allocates, or with placement stores through its pointer.
+  bool VisitCXXNewExpr(CXXNewExpr *N) {
+    opaque(N, "operator new", "`new` in device code is not analysed");
+    return true;
+  }
+  bool VisitCXXDeleteExpr(CXXDeleteExpr *D) {
+    opaque(D, "operator delete", "`delete` in device code is not analysed");
+    return true;
+  }
+  // A constructor is a call: trivial ones copy or zero their object only.
+  bool VisitCXXConstructExpr(CXXConstructExpr *E) {
+    const CXXConstructorDecl *Ctor = E->getConstructor();
+    if (!Ctor || Ctor->isTrivial())
+      return true;
+    const CallSummary &S = summarizeFunction(Ctor);
+    std::string Name = Ctor->getParent()->getNameAsString();
+    if (S.Unknown)
+      opaque(E, Name, S.UnknownWhy);
+    if (!S.OrderedName.empty())
+      opaque(E, Name, "its constructor calls `" + S.OrderedName + "`");
+    for (unsigned I = 0; I < E->getNumArgs(); ++I) {
+      if (I >= S.WritesParam.size()) {
+        readThrough(E->getArg(I));
+        writeThrough(E->getArg(I));
+        continue;
+      }
+      if (S.ReadsParam[I])
+        readThrough(E->getArg(I));
+      if (S.WritesParam[I])
+        writeThrough(E->getArg(I));
+    }
+    for (const VarDecl *G : S.GlobalReads)
+      A.MemReads.insert(ren(G));
+    for (const VarDecl *G : S.GlobalWrites) {
+      A.Defs.insert(ren(G));
+      store(G, E);
+    }
+    if (S.UnknownRead)
+      A.UnknownRead = true;
+    return true;
+  }
   bool VisitStmt(Stmt *S) {
     if (!A.Jump &&
         (isa<BreakStmt>(S) || isa<ContinueStmt>(S) || isa<ReturnStmt>(S) ||
@@ -610,9 +734,11 @@ private:
     if (!A.FirstStoreLine)
       A.FirstStoreLine = SM.getExpansionLineNumber(At->getBeginLoc());
   }
-  void opaque(const CallExpr *C, const std::string &Why) {
+  void opaque(const Stmt *At, const std::string &Name,
+              const std::string &Why) {
     if (!A.OpaqueCall) {
-      A.OpaqueCall = C;
+      A.OpaqueCall = At;
+      A.OpaqueName = Name;
       A.OpaqueWhy = Why;
     }
   }
@@ -633,7 +759,7 @@ private:
 void AccessCollector::apply(const CallSummary &S, const CallExpr *C,
                             const FunctionDecl *F) {
   if (S.Unknown)
-    opaque(C, S.UnknownWhy);
+    opaque(C, calleeName(C), S.UnknownWhy);
   if (!S.OrderedName.empty())
     ordered(C, S.OrderedName);
   // Arguments by parameter position; a member call's object apart.
@@ -692,7 +818,8 @@ bool AccessCollector::VisitCallExpr(CallExpr *C) {
   if (isa<CUDAKernelCallExpr>(C))
     return true; // A jump (VisitStmt): nothing moves across it.
   const FunctionDecl *Direct = C->getDirectCallee();
-  if (Direct && Direct->getName().starts_with("__fetch_builtin"))
+  if (Direct && Direct->getIdentifier() &&
+      Direct->getName().starts_with("__fetch_builtin"))
     return true; // threadIdx.x and friends.
   // In a template pattern an operator on a dependent operand may turn out
   // to be the builtin one: `s *= (T)2` writes s either way.
@@ -704,9 +831,10 @@ bool AccessCollector::VisitCallExpr(CallExpr *C) {
   std::vector<const FunctionDecl *> Cands = calleeCandidates(C);
   if (Cands.empty()) {
     if (!isa<CXXOperatorCallExpr>(C) || !C->isTypeDependent())
-      opaque(C, "`" + calleeName(C) +
-                    "` is called indirectly or through a name that depends "
-                    "on a template parameter");
+      opaque(C, calleeName(C),
+             "`" + calleeName(C) +
+                 "` is called indirectly or through a name that depends "
+                 "on a template parameter");
     return true;
   }
   for (const FunctionDecl *F : Cands)
@@ -846,8 +974,17 @@ std::string calleeName(const CallExpr *C) {
   return "an expression";
 }
 
-const CallSummary &summarizeFunction(const FunctionDecl *F) {
+/// Summaries of the translation unit being analysed; declarations of an
+/// earlier one are gone, and their addresses may be reused.
+static std::map<const FunctionDecl *, CallSummary> &summaryCache() {
   static std::map<const FunctionDecl *, CallSummary> Cache;
+  return Cache;
+}
+
+void forgetCallSummaries() { summaryCache().clear(); }
+
+const CallSummary &summarizeFunction(const FunctionDecl *F) {
+  std::map<const FunctionDecl *, CallSummary> &Cache = summaryCache();
   static const CallSummary UnknownCallee = [] {
     CallSummary S;
     S.Unknown = true;
@@ -921,14 +1058,19 @@ const CallSummary &summarizeFunction(const FunctionDecl *F) {
     S.UnknownWhy = "`" + Name + "` has no definition in this file";
     return S;
   }
+  if (Def->getNumParams() != NP) { // a pattern with a parameter pack
+    S.UnknownWhy = "`" + Name + "` takes a parameter pack";
+    return S;
+  }
   Accesses A = collectAccesses(Def->getBody(), SM);
   CallSummary R;
   R.ReadsParam.assign(NP, false);
   R.WritesParam.assign(NP, false);
   if (A.OpaqueCall) {
     R.Unknown = true;
-    R.UnknownWhy = "`" + Name + "` calls " +
-                   (A.OpaqueWhy.empty() ? "something unknown" : A.OpaqueWhy);
+    R.UnknownWhy = "`" + Name + "` uses `" + A.OpaqueName + "`: " +
+                   (A.OpaqueWhy.empty() ? "its effects are unknown"
+                                        : A.OpaqueWhy);
   }
   if (A.UnknownWrite && !R.Unknown) {
     R.Unknown = true;

@@ -76,8 +76,9 @@ struct Accesses {
   /// collectives, atomics, fences), and first call whose effects are not
   /// known (no definition, indirect, or a body warpwise cannot summarise),
   /// with why.
-  const clang::CallExpr *OrderedCall = nullptr, *OpaqueCall = nullptr;
-  std::string OrderedName, OpaqueWhy;
+  const clang::CallExpr *OrderedCall = nullptr;
+  const clang::Stmt *OpaqueCall = nullptr; ///< A call, new, or inline asm.
+  std::string OrderedName, OpaqueName, OpaqueWhy;
   /// First break, continue, return, goto or device-side launch.
   const clang::Stmt *Jump = nullptr;
 
@@ -117,8 +118,13 @@ struct CallSummary {
   bool writes() const;
 };
 
-/// Summary of a call to \p F (nullptr: unknown).
+/// Summary of a call to \p F (nullptr: unknown), cached for the translation
+/// unit.
 const CallSummary &summarizeFunction(const clang::FunctionDecl *F);
+
+/// Drops the cached summaries: called when a new translation unit is
+/// analysed (several files, and the rewrite's later passes, share a process).
+void forgetCallSummaries();
 
 /// The functions \p C may call: its direct callee, or in a template pattern
 /// every declaration its unresolved name refers to. Empty for an indirect

@@ -49,8 +49,7 @@ public:
       return true;
     std::vector<const FunctionDecl *> Callees = calleeCandidates(C);
     for (const FunctionDecl *F : Callees) {
-      llvm::StringRef N = F->getName();
-      if (N.starts_with("__fetch_builtin"))
+      if (F->getIdentifier() && F->getName().starts_with("__fetch_builtin"))
         return true;
       const CallSummary &S = summarizeFunction(F);
       if (!S.OrderedName.empty()) {
@@ -96,7 +95,7 @@ MemoryUse memoryOf(const Stmt *S, const FunctionDecl *FD,
   M.Unknown = A.UnknownWrite || A.OpaqueCall;
   M.UnknownRead = A.UnknownRead;
   if (A.OpaqueCall)
-    M.UnknownWhy = "the call to `" + calleeName(A.OpaqueCall) + "` (line " +
+    M.UnknownWhy = "the call to `" + A.OpaqueName + "` (line " +
                    std::to_string(SM.getExpansionLineNumber(
                        A.OpaqueCall->getBeginLoc())) +
                    ") has unknown effects: " + A.OpaqueWhy;

@@ -41,7 +41,7 @@ Effects effectsOf(const Stmt *S, const FunctionDecl *FD,
                   Line(E.OrderedCall) +
                   "), whose order across threads must not change";
   else if (E.OpaqueCall)
-    E.Forbidden = "the call to `" + calleeName(E.OpaqueCall) + "` (line " +
+    E.Forbidden = "the call to `" + E.OpaqueName + "` (line " +
                   Line(E.OpaqueCall) + ") has unknown effects: " +
                   E.OpaqueWhy;
   else if (E.Jump)
@@ -386,7 +386,6 @@ void LoopFission::run(TransformContext &TC, std::vector<Decision> &Decisions,
                       "// warpwise: the loop at line " + std::to_string(Line) +
                       " split into " + std::to_string(Groups.size()) +
                       " loops with no dependence between them [WW4002]\n";
-    bool First = true;
     std::vector<bool> Moved(After.size(), false);
     unsigned LastMoved = 0; // One past the last statement of After moved.
     for (size_t GI = 0; GI < Order.size(); ++GI) {
@@ -407,18 +406,21 @@ void LoopFission::run(TransformContext &TC, std::vector<Decision> &Decisions,
       for (unsigned I : Members) {
         std::string T = withSemicolon(Stmts[I], Text(Stmts[I]), SM, LO);
         unsigned SCol = SM.getExpansionColumnNumber(Stmts[I]->getBeginLoc());
-        (void)First;
         Out += std::string(SCol > 0 ? SCol - 1 : 0, ' ') + T + "\n";
       }
       Out += Indent + "}";
       Out += "\n";
-      First = false;
       if (GI + 1 == Order.size())
         break;
       // What this group defines, and what the later groups do.
       Effects Mine, Later;
       for (unsigned I : Members)
         Mine.Defs.insert(Eff[I].Defs.begin(), Eff[I].Defs.end());
+      // Every later copy re-runs the header: a statement moved above it
+      // must not change what the header reads.
+      Later.Uses.insert(Header.Uses.begin(), Header.Uses.end());
+      Later.MemReads.insert(Header.MemReads.begin(), Header.MemReads.end());
+      Later.UnknownRead |= Header.UnknownRead;
       for (size_t GJ = GI + 1; GJ < Order.size(); ++GJ)
         for (unsigned I : Groups[Order[GJ]]) {
           const Effects &E = Eff[I];

@@ -16,7 +16,7 @@ bool isPureCallee(const FunctionDecl *F) {
   if (!F)
     return false;
   if (F->hasAttr<ConstAttr>() || F->hasAttr<PureAttr>() ||
-      F->getName().starts_with("__fetch_builtin"))
+      (F->getIdentifier() && F->getName().starts_with("__fetch_builtin")))
     return true; // threadIdx.x and friends.
   return !summarizeFunction(F).writes();
 }
@@ -38,10 +38,8 @@ bool hasEffects(const Stmt *S) {
       OverloadedOperatorKind K = Op->getOperator();
       if (Op->isAssignmentOp() || K == OO_PlusPlus || K == OO_MinusMinus)
         return true;
-      // A builtin operator on a dependent operand: no effect of its own.
-      if (Cands.empty() && C->isTypeDependent())
-        Cands.clear();
-      else if (Cands.empty())
+      // A builtin operator on a dependent operand has no effect of its own.
+      if (Cands.empty() && !C->isTypeDependent())
         return true;
     } else if (Cands.empty()) {
       return true;
@@ -50,6 +48,12 @@ bool hasEffects(const Stmt *S) {
       if (!isPureCallee(F))
         return true;
   }
+  if (isa<CXXNewExpr>(S) || isa<CXXDeleteExpr>(S) || isa<AsmStmt>(S))
+    return true;
+  if (auto *E = dyn_cast<CXXConstructExpr>(S))
+    if (E->getConstructor() && !E->getConstructor()->isTrivial() &&
+        !isPureCallee(E->getConstructor()))
+      return true;
   for (const Stmt *Child : S->children())
     if (hasEffects(Child))
       return true;

@@ -25,11 +25,6 @@
 // RUN: cmp %t.cu %t.again.cu
 #include <cstdio>
 
-#ifndef __CUDACC__
-// The CPU executor has no intrinsics.
-static float __fmul_rn(float a, float b) { return a * b; }
-#endif
-
 #define MUL __fmul_rn
 #define TWICE(x) x + x
 #define SCALE(v) (v * 2.0f)
