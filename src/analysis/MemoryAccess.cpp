@@ -184,6 +184,16 @@ public:
       return true;
     }
     bool Alloc = isAllocationCall(C);
+    // Occupancy and attribute queries name a kernel without launching it.
+    if (const FunctionDecl *Q = C->getDirectCallee();
+        Q && Q->getIdentifier() &&
+        (Q->getName().starts_with("cudaOccupancy") ||
+         Q->getName().starts_with("cudaFuncGet") ||
+         Q->getName().starts_with("cudaFuncSet")))
+      for (const Expr *Arg : C->arguments())
+        if (auto *R = dyn_cast<DeclRefExpr>(Arg->IgnoreParenCasts()))
+          if (auto *K = dyn_cast<FunctionDecl>(R->getDecl()))
+            ++Queries[K];
     for (unsigned I = 0; I < C->getNumArgs(); ++I)
       if (const VarDecl *V = addressOfVar(C->getArg(I))) {
         if (Alloc && I == 0) {
@@ -293,10 +303,13 @@ public:
     return true;
   }
 
-  /// How often \p F is named (calls included).
+  /// How often \p F is named (calls included), occupancy and attribute
+  /// queries left out.
   unsigned references(const FunctionDecl *F) const {
     auto It = Refs.find(F);
-    return It == Refs.end() ? 0 : It->second;
+    auto Q = Queries.find(F);
+    return (It == Refs.end() ? 0 : It->second) -
+           (Q == Queries.end() ? 0 : Q->second);
   }
 
   const ASTContext &Ctx() const { return *Context; }
@@ -312,7 +325,7 @@ private:
   std::map<const VarDecl *, Allocs> Points;
   std::set<const VarDecl *> Allocated, Escaped, Unknown;
   std::map<const VarDecl *, unsigned> AddressTaken, AllocationArgs;
-  std::map<const FunctionDecl *, unsigned> Calls, Refs;
+  std::map<const FunctionDecl *, unsigned> Calls, Refs, Queries;
 };
 
 /// Kernel parameters the body may re-aim: assigned with `=`, address taken,

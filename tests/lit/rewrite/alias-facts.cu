@@ -7,9 +7,9 @@
 // when a launch passes the same allocation twice, an offset into another
 // argument's buffer, a pointer of unknown origin, two pointers std::swap
 // exchanged (either may point to either buffer), or a pointer a callee may
-// re-aim through a reference. Math calls in the branch are pure
-// (rules/callees.json), and a __device__ function template is a known
-// callee, not an indirect call.
+// re-aim through a reference. A query naming a kernel is no launch. Math
+// calls in the branch are pure (rules/callees.json), and a __device__
+// function template is a known callee, not an indirect call.
 // RUN: %warpwise rewrite %s --transforms split --split-form literal -o %t.cu 2> %t.err
 // RUN: FileCheck %s --input-file %t.err
 #include <cuda_runtime.h>
@@ -142,6 +142,8 @@ int main() {
   reseated<<<(n + 255) / 256, 256>>>(c, d, n);
   wrapper(d_in, d_out, n);
   wrapper(d_tmp, d_out, n);
+  // A query names a kernel without launching it: the facts stand.
+  cudaFuncSetCacheConfig(distinct, cudaFuncCachePreferL1);
   return 0;
 }
 
