@@ -610,25 +610,8 @@ public:
       opaque(E, Name, S.UnknownWhy);
     if (!S.OrderedName.empty())
       opaque(E, Name, "its constructor calls `" + S.OrderedName + "`");
-    for (unsigned I = 0; I < E->getNumArgs(); ++I) {
-      if (I >= S.WritesParam.size()) {
-        readThrough(E->getArg(I));
-        writeThrough(E->getArg(I));
-        continue;
-      }
-      if (S.ReadsParam[I])
-        readThrough(E->getArg(I));
-      if (S.WritesParam[I])
-        writeThrough(E->getArg(I));
-    }
-    for (const VarDecl *G : S.GlobalReads)
-      A.MemReads.insert(ren(G));
-    for (const VarDecl *G : S.GlobalWrites) {
-      A.Defs.insert(ren(G));
-      store(G, E);
-    }
-    if (S.UnknownRead)
-      A.UnknownRead = true;
+    applyEffects(S, llvm::ArrayRef<const Expr *>(E->getArgs(), E->getNumArgs()),
+                 E);
     return true;
   }
   bool VisitStmt(Stmt *S) {
@@ -763,6 +746,10 @@ private:
   }
   void apply(const CallSummary &S, const CallExpr *C,
              const FunctionDecl *F);
+  /// Maps a summary's effects on its parameters, globals and captures onto
+  /// the arguments of a call or constructor at \p At.
+  void applyEffects(const CallSummary &S, llvm::ArrayRef<const Expr *> Args,
+                    const Expr *At);
 
   Accesses &A;
   const SourceManager &SM;
@@ -785,9 +772,24 @@ void AccessCollector::apply(const CallSummary &S, const CallExpr *C,
     Object = C->getArg(0);
     Skip = 1;
   }
-  for (unsigned I = Skip; I < C->getNumArgs(); ++I) {
-    unsigned P = I - Skip;
-    const Expr *Arg = C->getArg(I);
+  if (Object) {
+    bool Ptr = Object->getType()->isPointerType();
+    if (S.ReadsObject && Ptr)
+      readThrough(Object);
+    if (S.WritesObject)
+      Ptr ? writeThrough(Object) : write(Object);
+  }
+  applyEffects(S,
+               llvm::ArrayRef<const Expr *>(C->getArgs(), C->getNumArgs())
+                   .drop_front(Skip),
+               C);
+}
+
+void AccessCollector::applyEffects(const CallSummary &S,
+                                   llvm::ArrayRef<const Expr *> Args,
+                                   const Expr *At) {
+  for (unsigned P = 0; P < Args.size(); ++P) {
+    const Expr *Arg = Args[P];
     if (P >= S.WritesParam.size()) {
       // Variadic arguments: what they point to may be read and written.
       if (isPointerLike(Arg->getType())) {
@@ -801,27 +803,20 @@ void AccessCollector::apply(const CallSummary &S, const CallExpr *C,
     if (S.WritesParam[P])
       writeThrough(Arg);
   }
-  if (Object) {
-    bool Ptr = Object->getType()->isPointerType();
-    if (S.ReadsObject)
-      Ptr ? readThrough(Object) : (void)0;
-    if (S.WritesObject)
-      Ptr ? writeThrough(Object) : write(Object);
-  }
   for (const VarDecl *G : S.GlobalReads) {
     A.MemReads.insert(ren(G));
     A.Uses.insert(ren(G));
   }
   for (const VarDecl *G : S.GlobalWrites) {
     A.Defs.insert(ren(G));
-    store(G, C);
+    store(G, At);
   }
   for (const VarDecl *V : S.CapturedUses)
     A.Uses.insert(ren(V));
   for (const VarDecl *V : S.CapturedDefs) {
     A.Defs.insert(ren(V));
     if (V->getType()->isReferenceType())
-      store(V, C);
+      store(V, At);
   }
   if (S.UnknownRead)
     A.UnknownRead = true;
