@@ -45,7 +45,9 @@
 # WARPWISE_EXECUTABLE, set before find_package() or include(), chooses
 # another warpwise binary.
 
-cmake_minimum_required(VERSION 3.20)
+if(CMAKE_VERSION VERSION_LESS 3.20)   # DEPFILE with Makefile generators
+  message(FATAL_ERROR "Warpwise.cmake needs CMake 3.20 or newer")
+endif()
 # The policies below are recorded with the function and hold when it runs,
 # whatever the calling project's cmake_minimum_required says: CMP0116 makes
 # Ninja read the absolute paths in warpwise's depfile.
