@@ -32,7 +32,7 @@ WARPWISE_OPTIONS ?=
 WARPWISE_FLAGS   ?=
 WARPWISE_OUT     ?= warpwise-out
 
-# The binary as a prerequisite, when it is a file (not a name on PATH).
+# The binary as a prerequisite (its path, also when it is found on PATH).
 WARPWISE_BIN := $(firstword $(wildcard $(WARPWISE)) $(shell command -v $(WARPWISE) 2>/dev/null))
 
 $(WARPWISE_OUT)/%.cu: %.cu $(WARPWISE_BIN)
