@@ -7,7 +7,7 @@
 #   - the rewritten sources exist (with depfile and report) and were compiled;
 #   - a second build has nothing to do;
 #   - touching a header re-runs the rewrite of exactly the files that read it
-#     (src/local.h: main.cu only; include/tile.h: both);
+#     (src/local.h: main.cu only; include/tile.h: both), and once only;
 #   - a syntax error shows warpwise's own error on the build's console.
 # The project's kernels #error without the forwarded include directory and
 # definitions. Exit 77 (skipped) without nvcc, or without ninja for Ninja.
@@ -83,6 +83,13 @@ build tile || { cat "$work/tile.log"; fail "the build after touching tile.h fail
 for f in src/main.cu src/kernels/scale.cu; do
   rewrote "$f" tile || { cat "$work/tile.log"; fail "tile.h changed, $f not rewritten"; }
 done
+
+# Up to date again: every rewrite wrote its output (and depfile), even when
+# it changed nothing.
+build again || { cat "$work/again.log"; fail "the build after the header builds failed"; }
+if grep -q 'rewrit' "$work/again.log"; then
+  cat "$work/again.log"; fail "a rewrite reran with nothing changed"
+fi
 
 # warpwise's error, on the console of the build.
 echo 'int broken = ;' >> "$s/src/kernels/scale.cu"
