@@ -39,6 +39,8 @@ constexpr const char *DuplicateOutput = "WW1011";
 constexpr const char *InternalError = "WW1012";
 /// The rewrite did not reach a fixed point within its passes.
 constexpr const char *NotSettled = "WW1013";
+constexpr const char *ToolMissing = "WW1014";
+constexpr const char *OverwritesInput = "WW1015";
 constexpr const char *NoKernels = "WW2001";
 constexpr const char *PtxasFailed = "WW2004";
 constexpr const char *NoLaunchBlockSize = "WW2005";
@@ -53,6 +55,10 @@ struct Diagnostic {
   unsigned Line = 0; ///< 1-based; 0 when unknown.
   unsigned Column = 0;
   std::string Message;
+  /// Text printed as it is (clang's own diagnostics, -v output), kept in
+  /// the log so that files processed in parallel print in input order; not
+  /// part of any report.
+  bool Raw = false;
 };
 
 /// Collects diagnostics in the order they were reported and prints them in the
@@ -62,6 +68,9 @@ public:
   void report(Diagnostic D);
   void report(const char *Id, Severity Level, std::string File, unsigned Line,
               unsigned Column, std::string Message);
+
+  /// Records \p Text to be printed verbatim (see Diagnostic::Raw).
+  void raw(std::string Text);
 
   const std::vector<Diagnostic> &all() const { return Diags; }
   bool hasErrors() const;

@@ -31,7 +31,7 @@ struct FileEdits {
   const clang::tooling::Replacements *Edits;
 };
 
-/// clang-apply-replacements YAML: one document per main file.
+/// clang-apply-replacements YAML: one document with every file's edits.
 std::string exportFixesYaml(const std::vector<FileEdits> &Files);
 
 } // namespace warpwise

@@ -13,6 +13,7 @@
 #include "warpwise/Frontend.h"
 
 #include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -47,13 +48,41 @@ public:
   measure(const std::string &Source, const std::string &OriginalPath,
           const std::string &Arch, std::string &Error);
 
+  /// The nvcc flags of \p OriginalPath's compile command (the default is
+  /// the constructor's).
+  void setFileFlags(const std::string &OriginalPath,
+                    std::vector<std::string> Flags);
+
+  const std::string &cuobjdumpPath() const { return Cuobjdump; }
+  const std::string &nvdisasmPath() const { return Nvdisasm; }
+  /// Why available() is false: which tool is missing and where it was
+  /// looked for.
+  const std::string &unavailableReason() const { return Missing; }
+
 private:
   const CudaToolkit &Toolkit;
   std::vector<std::string> Flags;
+  std::map<std::string, std::vector<std::string>> FileFlags;
   std::string Cuobjdump, Nvdisasm;
   bool Available = false;
+  std::string Missing;
+  std::mutex Mutex; ///< Cache and FileFlags: files may be processed in parallel.
   std::map<std::string, std::map<std::string, KernelStats>> Cache;
 };
+
+/// A CUDA binary tool (nvcc, cuobjdump, nvdisasm): the toolkit's, the one
+/// on PATH, then the copies installed beside warpwise
+/// (<bin>/../libexec/warpwise) or fetched beside its build (<bin>/../tools/bin).
+/// Empty when none is found; \p Looked lists the places tried.
+std::string findCudaTool(const CudaToolkit &Toolkit, const char *Name,
+                         std::string *Looked = nullptr);
+
+/// Why \p F cannot measure (null: parsing with the stub header).
+std::string feedbackUnavailable(const CompileFeedback *F);
+
+/// `nvcc -x cu` for an input that does not end in .cu (a .cuh, or a .cpp
+/// parsed with --assume-cuda): nvcc decides the language by the extension.
+bool needsExplicitCudaLanguage(llvm::StringRef Path);
 
 /// The compiled instances of a kernel: its instantiations, or itself.
 std::vector<KernelStats> compiledInstances(const KernelStats &S);

@@ -10,15 +10,19 @@
 #ifndef WARPWISE_FRONTEND_H
 #define WARPWISE_FRONTEND_H
 
+#include "warpwise/CompileFlags.h"
 #include "warpwise/Diagnostics.h"
 
 #include "llvm/ADT/StringRef.h"
 
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
 namespace clang {
+class SourceManager;
 class ASTContext;
 namespace tooling {
 class CompilationDatabase;
@@ -52,7 +56,11 @@ struct FrontendOptions {
   ParseMode Mode = ParseMode::Auto;
   std::string ResourceDir;        ///< Override for clang's resource directory.
   std::string CompileCommandsDir; ///< -p.
-  std::vector<std::string> ExtraArgs; ///< After `--`.
+  std::vector<std::string> ExtraArgs; ///< After `--` and --extra-arg.
+  std::vector<std::string> ExtraArgsBefore; ///< --extra-arg-before.
+  /// Without -p and without `--`, look for compile_commands.json in the
+  /// file's directory and its parents.
+  bool DiscoverDatabase = false;
   bool Verbose = false;
 };
 
@@ -79,12 +87,21 @@ public:
   /// Diagnostics name the file as \p Display (the user's spelling).
   bool parse(const std::string &File, const std::string &Display,
              llvm::StringRef Contents, ASTHandler &Handler);
+  /// The same, reporting to \p Log: files parsed in parallel (-j) each
+  /// have their own log, replayed in input order.
+  bool parse(const std::string &File, const std::string &Display,
+             llvm::StringRef Contents, ASTHandler &Handler,
+             DiagnosticLog &Log) const;
 
   /// The full clang command line used for \p File, for -v and for tests.
   std::vector<std::string> commandLine(const std::string &File,
                                        llvm::StringRef Contents) const;
 
   void printConfiguration(llvm::raw_ostream &OS) const;
+
+  /// The compile command of \p File (database entry, then `--` flags),
+  /// translated for clang and for warpwise's nvcc runs. Computed once.
+  TranslatedFlags compileFlags(const std::string &File) const;
 
   const CudaToolkit &toolkit() const { return Toolkit; }
   bool usingStubHeaders() const { return UseStub; }
@@ -95,7 +112,6 @@ public:
 private:
   ParseMode effectiveMode(llvm::StringRef Contents) const;
   bool writeStubDirectory();
-  std::vector<std::string> userArgs(const std::string &File) const;
 
   FrontendOptions Opts;
   DiagnosticLog &Log;
@@ -103,7 +119,14 @@ private:
   bool UseStub = false;
   std::unique_ptr<clang::tooling::CompilationDatabase> Database;
   std::string StubDir; ///< Temporary directory with the stub headers.
+  mutable std::mutex FlagsMutex;
+  mutable std::map<std::string, TranslatedFlags> FlagsCache;
 };
+
+/// The files other than the main file that a translation unit read and that
+/// are not system headers (the project's headers), absolute and without
+/// `..`, sorted: what a depfile lists and what cached results depend on.
+std::vector<std::string> projectFilesRead(const clang::SourceManager &SM);
 
 /// File name of the stub header (embedded, written out in stub mode).
 extern const char *const StubHeaderName;

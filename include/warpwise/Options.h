@@ -21,6 +21,9 @@ struct Options {
   bool AssumeCuda = false;
   std::string RulesPath; ///< --arches: an arches.json to use instead of ours.
   std::string CostsPath; ///< --costs: a costs.json to use instead of ours.
+  unsigned Jobs = 1;     ///< -j: files processed in parallel.
+  bool KeepGoing = false; ///< --keep-going: write the files that succeeded.
+  bool SaveTemps = false; ///< --save-temps: keep the temporary directory.
 
   // analyze
   std::optional<unsigned> BlockSize;
@@ -30,6 +33,8 @@ struct Options {
   // rewrite
   std::string OutputFile;
   std::string OutputDir;
+  std::string InRoot;  ///< --in-root: --out-dir mirrors the tree below it.
+  std::string Depfile; ///< --depfile: Make rules for the outputs.
   bool InPlace = false;
   bool Diff = false;
   std::string ExportFixes;

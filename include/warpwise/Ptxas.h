@@ -23,10 +23,6 @@ namespace warpwise {
 /// Parses `-Xptxas -v` output: mangled entry name -> resources.
 std::map<std::string, PtxasInfo> parsePtxasOutput(llvm::StringRef Output);
 
-/// The flags of the parse (after `--`) that nvcc understands too: include
-/// paths, macros, the language standard.
-std::vector<std::string> nvccFlags(const FrontendOptions &Front);
-
 /// The plain function name of a mangled kernel ("_Z1tILi3EEvPf" -> "t").
 std::string kernelBaseName(llvm::StringRef Mangled);
 
@@ -35,10 +31,15 @@ public:
   PtxasRunner(const CudaToolkit &Toolkit, std::string CacheDir,
               DiagnosticLog &Log);
 
-  /// Compiles \p AbsPath (whose bytes are \p Contents) and fills in
-  /// KernelInfo::Ptxas for every kernel of \p A it can match.
+  /// Compiles \p AbsPath (whose bytes are \p Contents) with the nvcc
+  /// \p Flags of its compile command and fills in KernelInfo::Ptxas for
+  /// every kernel of \p A it can match. The persistent cache is keyed on
+  /// the bytes of every file in \p FilesRead (the project headers the
+  /// translation unit read) as well.
   void annotate(const std::string &Display, llvm::StringRef Contents,
-                const std::string &AbsPath, const FrontendOptions &Front,
+                const std::string &AbsPath,
+                const std::vector<std::string> &Flags,
+                const std::vector<std::string> &FilesRead,
                 const ArchLimits &Arch, FileAnalysis &A);
 
   /// Runs nvcc for \p Arch ("sm_90") on \p AbsPath; the raw ptxas output or

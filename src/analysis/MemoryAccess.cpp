@@ -985,7 +985,7 @@ std::string calleeName(const CallExpr *C) {
 /// Summaries of the translation unit being analysed; declarations of an
 /// earlier one are gone, and their addresses may be reused.
 static std::map<const FunctionDecl *, CallSummary> &summaryCache() {
-  static std::map<const FunctionDecl *, CallSummary> Cache;
+  thread_local std::map<const FunctionDecl *, CallSummary> Cache;
   return Cache;
 }
 

@@ -10,6 +10,7 @@
 #include "llvm/Support/SHA256.h"
 #include "llvm/Support/raw_ostream.h"
 #include "warpwise/Emitter.h"
+#include "warpwise/TempFiles.h"
 #include <nlohmann/json.hpp>
 
 #include <cstdlib>
@@ -112,17 +113,21 @@ PtxasRunner::compile(const std::string &AbsPath, const std::string &Arch,
     return std::nullopt;
   }
   llvm::SmallString<128> Cubin, Log;
-  llvm::sys::fs::createTemporaryFile("warpwise", "cubin", Cubin);
-  llvm::sys::fs::createTemporaryFile("warpwise", "log", Log);
+  createTemporaryFile("ptxas", "cubin", Cubin);
+  createTemporaryFile("ptxas", "log", Log);
   std::vector<std::string> Args = {Nvcc, "-arch=" + Arch, "-cubin", "-o",
                                    Cubin.str().str(), "-Xptxas", "-v"};
   Args.insert(Args.end(), Flags.begin(), Flags.end());
+  if (llvm::sys::path::extension(AbsPath) != ".cu")
+    Args.insert(Args.end(), {"-x", "cu"});
   Args.push_back(AbsPath);
   std::vector<llvm::StringRef> Refs(Args.begin(), Args.end());
   std::optional<llvm::StringRef> Redirects[] = {std::nullopt, Log.str(),
                                                 Log.str()};
   std::string ExecError;
-  int RC = llvm::sys::ExecuteAndWait(Nvcc, Refs, std::nullopt, Redirects,
+  std::vector<std::string> EnvStrings = toolEnvironment();
+  std::vector<llvm::StringRef> Env(EnvStrings.begin(), EnvStrings.end());
+  int RC = llvm::sys::ExecuteAndWait(Nvcc, Refs, Env, Redirects,
                                      /*SecondsToWait=*/300, 0, &ExecError);
   auto Buf = llvm::MemoryBuffer::getFile(Log);
   std::string Output = Buf ? (*Buf)->getBuffer().str() : "";
@@ -139,29 +144,12 @@ PtxasRunner::compile(const std::string &AbsPath, const std::string &Arch,
   return Output;
 }
 
-/// The flags of the parse that nvcc understands too: include paths, macros.
-std::vector<std::string> nvccFlags(const FrontendOptions &Front) {
-  std::vector<std::string> Out;
-  for (size_t I = 0; I < Front.ExtraArgs.size(); ++I) {
-    llvm::StringRef A = Front.ExtraArgs[I];
-    if ((A == "-I" || A == "-D" || A == "-U" || A == "-isystem") &&
-        I + 1 < Front.ExtraArgs.size()) {
-      Out.push_back(A.str());
-      Out.push_back(Front.ExtraArgs[++I]);
-    } else if (A.starts_with("-I") || A.starts_with("-D") ||
-               A.starts_with("-U") || A.starts_with("-std=")) {
-      Out.push_back(A.str());
-    }
-  }
-  return Out;
-}
-
 void PtxasRunner::annotate(const std::string &Display, llvm::StringRef Contents,
                            const std::string &AbsPath,
-                           const FrontendOptions &Front, const ArchLimits &Arch,
-                           FileAnalysis &A) {
+                           const std::vector<std::string> &Flags,
+                           const std::vector<std::string> &FilesRead,
+                           const ArchLimits &Arch, FileAnalysis &A) {
   std::string NvArch = nvccArchFor(Arch);
-  std::vector<std::string> Flags = nvccFlags(Front);
   // Everything that changes the answer goes into the key.
   llvm::SHA256 Hash;
   Hash.update(Contents);
@@ -171,6 +159,16 @@ void PtxasRunner::annotate(const std::string &Display, llvm::StringRef Contents,
   Hash.update(AbsPath); // Relative includes depend on where the file is.
   for (const std::string &F : Flags)
     Hash.update(F);
+  // A header's __device__ function that grew heavy changes the registers
+  // as much as the file itself; the toolkit's headers are covered by its
+  // path and version above.
+  for (const std::string &Path : FilesRead) {
+    Hash.update(Path);
+    if (auto Buf = llvm::MemoryBuffer::getFile(Path))
+      Hash.update((*Buf)->getBuffer());
+    else
+      Hash.update("<unreadable>");
+  }
   std::string Key = llvm::toHex(Hash.final(), /*LowerCase=*/true);
   std::string CacheFile =
       CacheDir.empty() ? "" : CacheDir + "/ptxas-" + Key + ".txt";

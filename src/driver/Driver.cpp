@@ -19,6 +19,7 @@
 #include "warpwise/Options.h"
 #include "warpwise/Ptxas.h"
 #include "warpwise/Report.h"
+#include "warpwise/TempFiles.h"
 #include "warpwise/Transform.h"
 
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -29,6 +30,8 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/ThreadPool.h"
+#include "llvm/Support/Threading.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -51,6 +54,12 @@ struct InputFile {
   EditSet Edits;
   std::string Rewritten;
   std::string OutputPath;
+  /// The project headers the translation unit read (for --depfile and the
+  /// ptxas cache key).
+  std::vector<std::string> FilesRead;
+  /// The edits written, in the file's line endings.
+  clang::tooling::Replacements Final;
+  bool Written = false;
   /// Transformations that crashed on this file (WW1012): their changes are
   /// dropped and later passes skip them.
   std::set<std::string> Crashed;
@@ -215,6 +224,7 @@ public:
   void handleTranslationUnit(clang::ASTContext &Ctx,
                              const std::string &File) override {
     F.Analysis = analyzeTranslationUnit(Ctx, File);
+    F.FilesRead = projectFilesRead(Ctx.getSourceManager());
     // Transformations decide with the block sizes occupancy is computed at.
     computeKernelOccupancy(F.Analysis, Arch, BlockSize, Log, F.Given);
     std::vector<std::pair<unsigned, unsigned>> Claimed = producedRegions(Ctx);
@@ -295,6 +305,92 @@ private:
 };
 
 std::string displayName(const InputFile &F) { return F.Given; }
+
+/// Replacement text in the file's line endings: inserted lines of a CRLF
+/// file end in CRLF too, so the output does not mix them.
+clang::tooling::Replacements
+matchLineEndings(const clang::tooling::Replacements &Edits,
+                 llvm::StringRef Original) {
+  size_t Lines = Original.count('\n'), Crlf = Original.count("\r\n");
+  if (!Lines || Crlf * 2 <= Lines)
+    return Edits;
+  clang::tooling::Replacements Out;
+  for (const clang::tooling::Replacement &R : Edits) {
+    std::string Text;
+    llvm::StringRef T = R.getReplacementText();
+    for (size_t I = 0; I < T.size(); ++I) {
+      if (T[I] == '\n' && (I == 0 || T[I - 1] != '\r'))
+        Text += '\r';
+      Text += T[I];
+    }
+    llvm::consumeError(Out.add(clang::tooling::Replacement(
+        R.getFilePath(), R.getOffset(), R.getLength(), Text)));
+  }
+  return Out;
+}
+
+/// \p Path relative to \p Root when it lies below it (whole components).
+std::optional<std::string> pathBelow(llvm::StringRef Path,
+                                     llvm::StringRef Root) {
+  Root = Root.rtrim('/');
+  if (!Path.starts_with(Root))
+    return std::nullopt;
+  llvm::StringRef Rest = Path.drop_front(Root.size());
+  if (!Rest.consume_front("/") || Rest.empty())
+    return std::nullopt;
+  return Rest.str();
+}
+
+/// The deepest directory that holds every path in \p Paths.
+std::string commonDirectory(const std::vector<std::string> &Paths) {
+  if (Paths.empty())
+    return ".";
+  std::string Common = llvm::sys::path::parent_path(Paths.front()).str();
+  for (const std::string &P : Paths)
+    while (!Common.empty() && Common != "/" && !pathBelow(P, Common))
+      Common = llvm::sys::path::parent_path(Common).str();
+  return Common.empty() ? "/" : Common;
+}
+
+/// Whether \p Path names one of the inputs (the same file, whatever the
+/// spelling).
+bool sameFile(const std::string &Path, const std::vector<InputFile> &Inputs) {
+  for (const InputFile &F : Inputs) {
+    if (llvm::sys::fs::equivalent(Path, F.Given))
+      return true;
+    llvm::SmallString<256> A(Path);
+    llvm::sys::fs::make_absolute(A);
+    llvm::sys::path::remove_dots(A, true);
+    if (A.str() == F.Absolute)
+      return true;
+  }
+  return false;
+}
+
+/// A diff label that `git apply` and `patch -p1` take from the current
+/// directory: the path relative to it, or the absolute path without its
+/// leading slash for a file outside it.
+std::string diffLabel(const std::string &Absolute) {
+  llvm::SmallString<256> Cwd;
+  llvm::sys::fs::current_path(Cwd);
+  llvm::sys::path::remove_dots(Cwd, true);
+  if (std::optional<std::string> Rel = pathBelow(Absolute, Cwd))
+    return *Rel;
+  return llvm::StringRef(Absolute).ltrim('/').str();
+}
+
+/// A path in a Make rule: spaces and '#' escaped, '$' doubled.
+std::string makeEscape(llvm::StringRef Path) {
+  std::string Out;
+  for (char C : Path) {
+    if (C == ' ' || C == '#')
+      Out += '\\';
+    if (C == '$')
+      Out += '$';
+    Out += C;
+  }
+  return Out;
+}
 
 /// Where the byte at \p Offset of the text that \p Edits make of a file was
 /// in that file: inside an edit's new text, the start of the edit.
@@ -385,7 +481,7 @@ int runOccupancy(const Options &Opts, const ArchLimits &Arch) {
 
 } // namespace
 
-int runWarpwise(const std::vector<std::string> &Args) {
+static int runSession(const std::vector<std::string> &Args) {
   Options Opts;
   ParseOutcome Parsed = parseCommandLine(Args, Opts);
   if (!Parsed.OK)
@@ -448,17 +544,22 @@ int runWarpwise(const std::vector<std::string> &Args) {
 
   DiagnosticLog Log;
   Log.setEcho(&llvm::errs());
+  if (Opts.SaveTemps)
+    keepTemporaries();
   // Each transformation runs under a CrashRecoveryContext (FileProcessor).
   llvm::CrashRecoveryContext::Enable();
   // A crashed transformation (WW1012) is reported as an error but does not
   // stop the outputs: the file is written without that transformation's
   // changes, and the exit code (3) says so.
-  auto blockingErrors = [&](const std::string &File) {
-    for (const Diagnostic &D : Log.all())
+  auto blockingIn = [](const DiagnosticLog &L, const std::string &File) {
+    for (const Diagnostic &D : L.all())
       if (D.Level == Severity::Error && D.Id != diag::InternalError &&
           (File.empty() || D.File == File))
         return true;
     return false;
+  };
+  auto blockingErrors = [&](const std::string &File) {
+    return blockingIn(Log, File);
   };
   auto internalErrors = [&] {
     for (const Diagnostic &D : Log.all())
@@ -474,19 +575,39 @@ int runWarpwise(const std::vector<std::string> &Args) {
   }
 
   Frontend Front(Opts.Front, Log);
-  if (!Front.initialize())
+  if (!Front.initialize()) {
+    removeTemporaries();
     return ExitInputProblem;
-  if (Opts.Front.Verbose)
+  }
+  CompileFeedback Feedback(Front.toolkit(), {});
+  if (Opts.Front.Verbose) {
     Front.printConfiguration(llvm::errs());
-
-  PtxasRunner Ptxas(Front.toolkit(), Opts.CacheDir, Log);
-  CompileFeedback Feedback(Front.toolkit(), nvccFlags(Opts.Front));
+    if (!Front.usingStubHeaders())
+      llvm::errs() << "warpwise: tools: nvcc "
+                   << Front.toolkit().Path + "/bin/nvcc" << ", cuobjdump "
+                   << (Feedback.cuobjdumpPath().empty()
+                           ? std::string("(not found)")
+                           : Feedback.cuobjdumpPath())
+                   << ", nvdisasm "
+                   << (Feedback.nvdisasmPath().empty()
+                           ? std::string("(not found)")
+                           : Feedback.nvdisasmPath())
+                   << "\n";
+  }
   CompileFeedback *FeedbackPtr =
       Front.usingStubHeaders() ? nullptr : &Feedback;
   // analyze reports facts; only rewrite plans and transforms.
   const std::vector<std::string> NoTransforms;
   const std::vector<std::string> &Active =
       Opts.Cmd == Command::Rewrite ? Transforms : NoTransforms;
+  // Said once, here, rather than in every decision it costs: the same input
+  // gives different output where the tools are missing.
+  if (FeedbackPtr && !Feedback.available() && !Active.empty())
+    Log.report(diag::ToolMissing, Severity::Warning, "", 0, 0,
+               Feedback.unavailableReason() +
+                   "; fuse and meld are declined and fission cannot check "
+                   "occupancy, so this output may differ from that of a "
+                   "machine with the tools (see -v)");
 
   // Idempotence: rewriting warpwise's output again must change nothing. A
   // pass decides each candidate on the text as it stands, so a decision can
@@ -500,10 +621,10 @@ int runWarpwise(const std::vector<std::string> &Args) {
   // open. Their applied decisions, errors and warnings are reported at the
   // original file's lines; their declines repeat the first pass's and are
   // not shown again.
-  auto settle = [&](InputFile &F) {
+  auto settle = [&](InputFile &F, DiagnosticLog &FileLog) {
     bool Changed = !F.Edits.forFile(F.Absolute).empty();
     for (unsigned Pass = 2; Changed; ++Pass) {
-      if (blockingErrors(F.Given))
+      if (blockingIn(FileLog, F.Given))
         return;
       clang::tooling::Replacements Done = F.Edits.forFile(F.Absolute);
       auto Text = applyEdits(F.Contents, Done);
@@ -512,10 +633,11 @@ int runWarpwise(const std::vector<std::string> &Args) {
         return; // Reported when the output is computed.
       }
       if (Pass > MaxRewritePasses) {
-        Log.report(diag::NotSettled, Severity::Warning, F.Given, 0, 0,
-                   "the rewrite still changed the file in its pass " +
-                       std::to_string(MaxRewritePasses) +
-                       "; rewriting the output again may change it further");
+        FileLog.report(diag::NotSettled, Severity::Warning, F.Given, 0, 0,
+                       "the rewrite still changed the file in its pass " +
+                           std::to_string(MaxRewritePasses) +
+                           "; rewriting the output again may change it "
+                           "further");
         return;
       }
       InputFile Next;
@@ -524,13 +646,11 @@ int runWarpwise(const std::vector<std::string> &Args) {
       Next.Contents = *Text;
       Next.Crashed = F.Crashed;
       DiagnosticLog PassLog;
-      Frontend PassFront(Opts.Front, PassLog);
-      if (!PassFront.initialize())
-        return;
       FileProcessor P(Next, *Arch, *Costs, FeedbackPtr, Active, Opts.BlockSize,
                       Opts.ForceTransforms, Opts.SplitForm, Opts.FmadFalse,
                       PassLog);
-      bool Parsed = PassFront.parse(F.Absolute, F.Given, Next.Contents, P);
+      bool Parsed =
+          Front.parse(F.Absolute, F.Given, Next.Contents, P, PassLog);
       std::string Note = " (pass " + std::to_string(Pass) +
                          ": decided on the file with the earlier passes' "
                          "rewrites applied, whose lines this message counts)";
@@ -552,17 +672,18 @@ int runWarpwise(const std::vector<std::string> &Args) {
             Abandoned.empty())
           Abandoned = D.Message;
       if (!Abandoned.empty()) {
-        Log.report(diag::NotSettled, Severity::Warning, F.Given, 0, 0,
-                   "pass " + std::to_string(Pass) +
-                       " of the rewrite was abandoned (" + Abandoned +
-                       "); the output is that of the earlier passes, and "
-                       "rewriting it again may change it");
+        FileLog.report(diag::NotSettled, Severity::Warning, F.Given, 0, 0,
+                       "pass " + std::to_string(Pass) +
+                           " of the rewrite was abandoned (" + Abandoned +
+                           "); the output is that of the earlier passes, and "
+                           "rewriting it again may change it");
         return;
       }
       for (const Diagnostic &D : PassLog.all()) {
         bool Applied = D.Id == "WW4001" || D.Id == "WW4002" || D.Id == "WW4003";
-        if (D.File != F.Given || (D.Level != Severity::Error &&
-                                  D.Level != Severity::Warning && !Applied))
+        if (D.Raw || D.File != F.Given ||
+            (D.Level != Severity::Error && D.Level != Severity::Warning &&
+             !Applied))
           continue;
         Diagnostic Mapped = D;
         std::tie(Mapped.Line, Mapped.Column) = Original(D.Line, D.Column);
@@ -577,7 +698,7 @@ int runWarpwise(const std::vector<std::string> &Args) {
         } else {
           Mapped.Message += Note;
         }
-        Log.report(Mapped);
+        FileLog.report(Mapped);
       }
       F.Crashed = Next.Crashed;
       if (!Parsed)
@@ -593,31 +714,69 @@ int runWarpwise(const std::vector<std::string> &Args) {
                       Next.Edits.descriptions());
     }
   };
-  for (InputFile &F : Inputs) {
+  // One file, start to end, with its own log: files are independent, so
+  // with -j they run in parallel and their logs are replayed in input order,
+  // which makes the output that of -j 1.
+  auto processFile = [&](InputFile &F, DiagnosticLog &FileLog) {
     if (!F.Readable)
-      continue;
+      return;
+    TranslatedFlags Flags = Front.compileFlags(F.Absolute);
+    if (FeedbackPtr)
+      Feedback.setFileFlags(F.Absolute, Flags.Nvcc);
     FileProcessor Processor(F, *Arch, *Costs, FeedbackPtr, Active,
                             Opts.BlockSize, Opts.ForceTransforms,
-                            Opts.SplitForm, Opts.FmadFalse, Log);
-    F.Parsed = Front.parse(F.Absolute, F.Given, F.Contents, Processor);
+                            Opts.SplitForm, Opts.FmadFalse, FileLog);
+    F.Parsed = Front.parse(F.Absolute, F.Given, F.Contents, Processor, FileLog);
     if (!F.Parsed)
-      continue;
+      return;
     if (Opts.Cmd == Command::Rewrite)
-      settle(F);
-    // Compile errors are reported against the absolute path by clang; make
-    // warpwise's own summary name the file as the user gave it.
+      settle(F, FileLog);
     if (F.Analysis.Kernels.empty())
-      Log.report(diag::NoKernels, Severity::Remark, F.Given, 0, 0,
-                 "no __global__ kernel is defined in this file");
+      FileLog.report(diag::NoKernels, Severity::Remark, F.Given, 0, 0,
+                     "no __global__ kernel is defined in this file");
     // Without a toolkit WW1007 has already said that ptxas is unavailable.
     if (Opts.Cmd == Command::Analyze && Opts.UsePtxas &&
-        !Front.usingStubHeaders() && !F.Analysis.Kernels.empty())
-      Ptxas.annotate(F.Given, F.Contents, F.Absolute, Opts.Front, *Arch,
-                     F.Analysis);
+        !Front.usingStubHeaders() && !F.Analysis.Kernels.empty()) {
+      PtxasRunner Ptxas(Front.toolkit(), Opts.CacheDir, FileLog);
+      Ptxas.annotate(F.Given, F.Contents, F.Absolute, Flags.Nvcc, F.FilesRead,
+                     *Arch, F.Analysis);
+    }
     // With real register counts now; the remark about block sizes was
     // already given.
     DiagnosticLog Quiet;
     computeKernelOccupancy(F.Analysis, *Arch, Opts.BlockSize, Quiet, F.Given);
+  };
+  {
+    std::vector<DiagnosticLog> FileLogs(Inputs.size());
+    bool Progress = Inputs.size() > 1 && llvm::errs().is_displayed();
+    auto Finish = [&](size_t I) {
+      if (Progress)
+        llvm::errs() << "\r\033[K";
+      for (const Diagnostic &D : FileLogs[I].all())
+        Log.report(D);
+      if (Progress)
+        llvm::errs() << "[" << I + 1 << "/" << Inputs.size() << "] "
+                     << Inputs[I].Given;
+    };
+    unsigned Jobs = std::min<unsigned>(Opts.Jobs, Inputs.size());
+    if (Jobs <= 1) {
+      for (size_t I = 0; I < Inputs.size(); ++I) {
+        processFile(Inputs[I], FileLogs[I]);
+        Finish(I);
+      }
+    } else {
+      llvm::DefaultThreadPool Pool(llvm::hardware_concurrency(Jobs));
+      std::vector<std::shared_future<void>> Done;
+      for (size_t I = 0; I < Inputs.size(); ++I)
+        Done.push_back(
+            Pool.async([&, I] { processFile(Inputs[I], FileLogs[I]); }));
+      for (size_t I = 0; I < Inputs.size(); ++I) {
+        Done[I].wait();
+        Finish(I);
+      }
+    }
+    if (Progress)
+      llvm::errs() << "\r\033[K";
   }
 
   // A launch, in one input, of a kernel that another input defines and that
@@ -669,6 +828,13 @@ int runWarpwise(const std::vector<std::string> &Args) {
         if (F.Parsed)
           printFileAnalysis(llvm::outs(), F.Analysis, displayName(F));
     }
+    if (Inputs.size() > 1) {
+      size_t Errors = 0;
+      for (const InputFile &F : Inputs)
+        Errors += !F.Parsed || Log.hasErrorsFor(F.Given);
+      llvm::errs() << "warpwise: " << Inputs.size() << " files analysed, "
+                   << Errors << " with errors\n";
+    }
     return Log.hasErrors() ? ExitInputProblem : ExitOK;
   }
 
@@ -676,7 +842,8 @@ int runWarpwise(const std::vector<std::string> &Args) {
   for (InputFile &F : Inputs) {
     if (!F.Parsed)
       continue;
-    auto New = applyEdits(F.Contents, F.Edits.forFile(F.Absolute));
+    F.Final = matchLineEndings(F.Edits.forFile(F.Absolute), F.Contents);
+    auto New = applyEdits(F.Contents, F.Final);
     if (!New) {
       Log.report(diag::OverlappingEdits, Severity::Error, F.Given, 0, 0,
                  llvm::toString(New.takeError()));
@@ -685,6 +852,20 @@ int runWarpwise(const std::vector<std::string> &Args) {
     F.Rewritten = std::move(*New);
   }
   // Where each output goes.
+  std::string InRoot;
+  if (!Opts.OutputDir.empty()) {
+    if (!Opts.InRoot.empty()) {
+      llvm::SmallString<256> R(Opts.InRoot);
+      llvm::sys::fs::make_absolute(R);
+      llvm::sys::path::remove_dots(R, true);
+      InRoot = R.str().str();
+    } else {
+      std::vector<std::string> Abs;
+      for (const InputFile &F : Inputs)
+        Abs.push_back(F.Absolute);
+      InRoot = commonDirectory(Abs);
+    }
+  }
   std::map<std::string, std::string> Claimed;
   for (InputFile &F : Inputs) {
     if (!F.Parsed)
@@ -692,66 +873,127 @@ int runWarpwise(const std::vector<std::string> &Args) {
     if (!Opts.OutputFile.empty())
       F.OutputPath = Opts.OutputFile;
     else if (!Opts.OutputDir.empty()) {
-      llvm::SmallString<256> P(Opts.OutputDir);
-      llvm::sys::path::append(P, llvm::sys::path::filename(F.Given));
-      F.OutputPath = P.str().str();
-      if (!llvm::sys::fs::is_directory(Opts.OutputDir)) {
-        Log.report(diag::CannotWrite, Severity::Error, Opts.OutputDir, 0, 0,
-                   "output directory does not exist");
-        break;
+      std::optional<std::string> Below = pathBelow(F.Absolute, InRoot);
+      if (!Below) {
+        Log.report(diag::CannotWrite, Severity::Error, F.Given, 0, 0,
+                   "is not below the input root '" + InRoot +
+                       "' (--in-root), so --out-dir has no place for it");
+        continue;
       }
+      llvm::SmallString<256> P(Opts.OutputDir);
+      llvm::sys::path::append(P, *Below);
+      F.OutputPath = P.str().str();
     } else if (Opts.InPlace)
       F.OutputPath = F.Given;
-    if (F.OutputPath.empty())
+    if (F.OutputPath.empty() || F.OutputPath == "-")
       continue;
-    auto [It, New] = Claimed.emplace(F.OutputPath, F.Given);
+    if (!Opts.InPlace && sameFile(F.OutputPath, Inputs)) {
+      Log.report(diag::OverwritesInput, Severity::Error, F.Given, 0, 0,
+                 "the output '" + F.OutputPath +
+                     "' is an input; use -i to rewrite in place");
+      continue;
+    }
+    llvm::SmallString<256> Key(F.OutputPath);
+    llvm::sys::fs::make_absolute(Key);
+    llvm::sys::path::remove_dots(Key, true);
+    auto [It, New] = Claimed.emplace(Key.str().str(), F.Given);
     if (!New)
       Log.report(diag::DuplicateOutput, Severity::Error, F.Given, 0, 0,
                  "would be written to '" + F.OutputPath +
                      "', which already receives '" + It->second + "'");
   }
 
-  bool Failed = blockingErrors("");
-  if (!Failed) {
-    for (InputFile &F : Inputs) {
-      if (F.OutputPath.empty())
-        continue;
-      // In place, an unchanged file is not touched, so Make sees no change.
-      if (Opts.InPlace && F.Rewritten == F.Contents)
-        continue;
-      if (llvm::Error E = writeFileAtomically(F.OutputPath, F.Rewritten)) {
-        Log.report(diag::CannotWrite, Severity::Error, F.OutputPath, 0, 0,
-                   llvm::toString(std::move(E)));
-        Failed = true;
-        break;
-      }
+  // Without --keep-going, one file's error stops every output.
+  auto mayWrite = [&](const InputFile &F) {
+    if (!F.Parsed)
+      return false;
+    if (!Opts.KeepGoing)
+      return !blockingErrors("");
+    for (const Diagnostic &D : Log.all())
+      if (D.Level == Severity::Error && D.Id != diag::InternalError &&
+          (D.File == F.Given || D.File.empty()))
+        return false;
+    return true;
+  };
+  bool Failed = false;
+  for (InputFile &F : Inputs) {
+    if (F.OutputPath.empty() || F.OutputPath == "-" || !mayWrite(F))
+      continue;
+    // In place, an unchanged file is not touched, so Make sees no change.
+    if (Opts.InPlace && F.Rewritten == F.Contents) {
+      F.Written = true;
+      continue;
     }
-  }
-  if (!Failed && !Opts.ExportFixes.empty()) {
-    std::vector<FileEdits> Fixes;
-    std::vector<clang::tooling::Replacements> Keep;
-    Keep.reserve(Inputs.size());
-    for (InputFile &F : Inputs) {
-      Keep.push_back(F.Edits.forFile(F.Absolute));
-      Fixes.push_back({F.Absolute, &Keep.back()});
+    if (!Opts.OutputDir.empty()) {
+      llvm::StringRef Dir = llvm::sys::path::parent_path(F.OutputPath);
+      if (!Dir.empty())
+        if (std::error_code EC = llvm::sys::fs::create_directories(Dir)) {
+          Log.report(diag::CannotWrite, Severity::Error, Dir.str(), 0, 0,
+                     "cannot create the output directory: " + EC.message());
+          Failed = true;
+          break;
+        }
     }
-    if (llvm::Error E =
-            writeFileAtomically(Opts.ExportFixes, exportFixesYaml(Fixes))) {
-      Log.report(diag::CannotWrite, Severity::Error, Opts.ExportFixes, 0, 0,
+    if (llvm::Error E = writeFileAtomically(F.OutputPath, F.Rewritten)) {
+      Log.report(diag::CannotWrite, Severity::Error, F.OutputPath, 0, 0,
                  llvm::toString(std::move(E)));
       Failed = true;
+      break;
     }
+    F.Written = true;
+  }
+  auto writeOrPrint = [&](const std::string &Path, const std::string &Text) {
+    if (Path == "-") {
+      llvm::outs() << Text;
+      return true;
+    }
+    if (llvm::Error E = writeFileAtomically(Path, Text)) {
+      Log.report(diag::CannotWrite, Severity::Error, Path, 0, 0,
+                 llvm::toString(std::move(E)));
+      return false;
+    }
+    return true;
+  };
+  bool AnyWritable = false;
+  for (const InputFile &F : Inputs)
+    AnyWritable |= mayWrite(F);
+  if (!Failed && AnyWritable && !Opts.ExportFixes.empty()) {
+    // One document for every file: clang-apply-replacements reads the first
+    // document of a file only, and groups replacements by their FilePath.
+    std::vector<FileEdits> Fixes;
+    for (InputFile &F : Inputs)
+      if (mayWrite(F))
+        Fixes.push_back({F.Absolute, &F.Final});
+    Failed = !writeOrPrint(Opts.ExportFixes, exportFixesYaml(Fixes));
+  }
+  if (!Failed && !Opts.Depfile.empty() && AnyWritable) {
+    std::string Rules;
+    for (const InputFile &F : Inputs) {
+      if (!F.Written)
+        continue;
+      Rules += makeEscape(F.OutputPath) + ":";
+      Rules += " \\\n  " + makeEscape(F.Given);
+      for (const std::string &H : F.FilesRead)
+        Rules += " \\\n  " + makeEscape(H);
+      Rules += "\n";
+    }
+    Failed = !writeOrPrint(Opts.Depfile, Rules);
   }
   if (!Failed && Opts.Diff)
     for (InputFile &F : Inputs)
-      llvm::outs() << unifiedDiff("a/" + F.Given, "b/" + F.Given, F.Contents,
-                                  F.Rewritten);
-  bool ToStdout = Opts.OutputFile.empty() && Opts.OutputDir.empty() &&
-                  !Opts.InPlace && !Opts.Diff && Opts.ExportFixes.empty() &&
-                  Opts.Report.empty();
+      if (mayWrite(F)) {
+        std::string Label = diffLabel(F.Absolute);
+        llvm::outs() << unifiedDiff("a/" + Label, "b/" + Label, F.Contents,
+                                    F.Rewritten);
+      }
+  bool ToStdout = Opts.OutputFile == "-" ||
+                  (Opts.OutputFile.empty() && Opts.OutputDir.empty() &&
+                   !Opts.InPlace && !Opts.Diff && Opts.ExportFixes.empty() &&
+                   Opts.Report.empty());
   if (!Failed && ToStdout)
     for (InputFile &F : Inputs)
-      llvm::outs() << F.Rewritten;
+      if (mayWrite(F))
+        llvm::outs() << F.Rewritten;
 
   // The report is written even when inputs had errors: it is how tools learn
   // what went wrong.
@@ -767,13 +1009,29 @@ int runWarpwise(const std::vector<std::string> &Args) {
       nlohmann::json FJ = F.Parsed ? fileAnalysisToJson(F.Analysis)
                                    : nlohmann::json::object();
       FJ["path"] = F.Given;
-      FJ["status"] = !F.Parsed || Failed ? "error"
+      bool Error = !mayWrite(F) || Failed;
+      FJ["status"] = Error                       ? "error"
                      : F.Rewritten == F.Contents ? "unchanged"
                                                  : "rewritten";
-      FJ["output"] = F.OutputPath.empty() || Failed
+      FJ["output"] = F.OutputPath.empty() || Error
                          ? nlohmann::json(nullptr)
                          : nlohmann::json(F.OutputPath);
-      FJ["edits"] = F.Edits.forFile(F.Absolute).size();
+      FJ["edits"] = F.Final.size();
+      if (F.Readable) {
+        // How the compile command was read: what clang and nvcc got, and
+        // what was dropped and why.
+        TranslatedFlags Flags = Front.compileFlags(F.Absolute);
+        nlohmann::json Dropped = nlohmann::json::array();
+        for (const DroppedFlag &D : Flags.Dropped)
+          Dropped.push_back({{"flag", D.Flag}, {"reason", D.Reason}});
+        FJ["compile_command"] = {
+            {"source", Flags.Source.empty() ? nlohmann::json(nullptr)
+                                            : nlohmann::json(Flags.Source)},
+            {"clang", Flags.Clang},
+            {"nvcc", Flags.Nvcc},
+            {"dropped", Dropped}};
+        FJ["headers_read"] = F.FilesRead;
+      }
       FJ["decisions"] = nlohmann::json::array();
       for (const Decision &D : F.Decisions)
         FJ["decisions"].push_back(decisionToJson(D));
@@ -785,15 +1043,39 @@ int runWarpwise(const std::vector<std::string> &Args) {
     J["diagnostics"] = nlohmann::json::array();
     for (const Diagnostic &D : Log.forFile(""))
       J["diagnostics"].push_back(DiagnosticLog::toJson(D));
-    if (llvm::Error E = writeFileAtomically(Opts.Report, J.dump(2) + "\n")) {
-      Log.report(diag::CannotWrite, Severity::Error, Opts.Report, 0, 0,
-                 llvm::toString(std::move(E)));
-      Failed = true;
+    Failed |= !writeOrPrint(Opts.Report, J.dump(2) + "\n");
+  }
+  if (Inputs.size() > 1) {
+    size_t Rewritten = 0, Unchanged = 0, Errors = 0, Applied = 0,
+           Declined = 0;
+    for (const InputFile &F : Inputs) {
+      if (!F.Parsed || Log.hasErrorsFor(F.Given))
+        ++Errors;
+      else if (F.Rewritten != F.Contents)
+        ++Rewritten;
+      else
+        ++Unchanged;
+      for (const Decision &D : F.Decisions)
+        ++(D.Applied ? Applied : Declined);
     }
+    llvm::errs() << "warpwise: " << Inputs.size() << " files: " << Rewritten
+                 << " rewritten, " << Unchanged << " unchanged, " << Errors
+                 << " with errors; " << Applied << " transformations applied, "
+                 << Declined << " declined\n";
   }
   if (Failed || blockingErrors(""))
     return ExitInputProblem;
   return internalErrors() ? ExitInternalError : ExitOK;
+}
+
+int runWarpwise(const std::vector<std::string> &Args) {
+  int RC = runSession(Args);
+  std::string Temps = temporaryRoot();
+  if (!Temps.empty() && std::find(Args.begin(), Args.end(), "--save-temps") !=
+                            Args.end())
+    llvm::errs() << "warpwise: temporary files kept in " << Temps << "\n";
+  removeTemporaries();
+  return RC;
 }
 
 } // namespace warpwise

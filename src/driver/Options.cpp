@@ -33,13 +33,27 @@ COMMON OPTIONS
   --cuda-mode MODE      host | device | auto (default auto: host, or device
                         when the file uses __CUDA_ARCH__)
   -p DIR                read compile flags from DIR/compile_commands.json
+                        (without -p and without '--': the nearest
+                        compile_commands.json in the file's directory or a
+                        parent, when it has an entry for the file). nvcc,
+                        gcc and clang command lines are translated with
+                        rules/nvcc-flags.json; -v shows what was dropped
+  --extra-arg ARG       add ARG after the compile command's flags
+  --extra-arg-before ARG  add ARG before them
   --resource-dir DIR    clang resource directory (default: clang 22's)
   --arches FILE         architecture table to use instead of the built-in one
   --costs FILE          cost table (fuse/meld) to use instead of the built-in one
   --assume-cuda         parse files that do not end in .cu/.cuh as CUDA
   --format text|json    output format of analyze and occupancy
   -v                    print the clang resource dir, CUDA path and version,
-                        and the clang command line of each file
+                        the CUDA tools used, and the clang command line of
+                        each file (with the compile flags that were dropped)
+  -j N, --jobs N        process N files in parallel (default 1); the output
+                        is the same as with -j 1
+  --keep-going, -k      rewrite: write the files that succeeded even when
+                        others have errors (the exit code still says so)
+  --save-temps          keep warpwise's temporary directory (stub headers,
+                        candidates compiled with nvcc) and print its path
 
 ANALYZE
   --block-size N        block size for occupancy when no launch gives one
@@ -47,12 +61,21 @@ ANALYZE
   --cache-dir DIR       ptxas result cache (default $XDG_CACHE_HOME/warpwise)
 
 REWRITE
-  -o FILE               write the rewritten file here (one input only)
-  --out-dir DIR         write each rewritten file to DIR/<name>
+  -o FILE               write the rewritten file here (one input only; '-'
+                        is standard output); never an input without -i
+  --out-dir DIR         write each rewritten file to DIR/<path below the
+                        input root>, creating directories
+  --in-root DIR         the root of the input tree that --out-dir mirrors
+                        (default: the inputs' deepest common directory)
+  --depfile FILE        write Make rules: each output depends on its input
+                        and on every project header the file read
   -i                    rewrite the inputs in place
   --diff                print a unified diff of the changes
-  --export-fixes FILE   write the edits as clang-apply-replacements YAML
-  --report FILE         write a JSON report of analyses and decisions
+  --export-fixes FILE   write the edits of all files as one
+                        clang-apply-replacements YAML document (offsets into
+                        the original files; not with -i)
+  --report FILE         write a JSON report of analyses and decisions ('-':
+                        standard output)
   --transforms LIST     comma-separated transformations to consider:
                         meld, fuse, fission, split (default: all;
                         'none' for none)
@@ -125,6 +148,8 @@ ParseOutcome parseCommandLine(const std::vector<std::string> &Args,
     return Result;
   }
   ArgReader R(Args);
+  bool DashDash = false;
+  std::vector<std::string> ExtraArgs; // --extra-arg, after `--`'s.
   std::string First = R.next();
   Opts.Cmd = llvm::StringSwitch<Command>(First)
                  .Case("analyze", Command::Analyze)
@@ -149,6 +174,7 @@ ParseOutcome parseCommandLine(const std::vector<std::string> &Args,
     llvm::StringRef Arg(A);
     std::string V;
     if (Arg == "--") {
+      DashDash = true;
       while (!R.done())
         Opts.Front.ExtraArgs.push_back(R.next());
       break;
@@ -177,6 +203,10 @@ ParseOutcome parseCommandLine(const std::vector<std::string> &Args,
         Err = "--cuda-mode must be host, device or auto, not '" + V + "'";
     } else if (R.valueOf(Arg, "-p", V, Err)) {
       Opts.Front.CompileCommandsDir = V;
+    } else if (R.valueOf(Arg, "--extra-arg", V, Err)) {
+      ExtraArgs.push_back(V);
+    } else if (R.valueOf(Arg, "--extra-arg-before", V, Err)) {
+      Opts.Front.ExtraArgsBefore.push_back(V);
     } else if (R.valueOf(Arg, "--resource-dir", V, Err)) {
       Opts.Front.ResourceDir = V;
     } else if (R.valueOf(Arg, "--arches", V, Err)) {
@@ -194,6 +224,29 @@ ParseOutcome parseCommandLine(const std::vector<std::string> &Args,
         Err = "--format must be text or json, not '" + V + "'";
     } else if (Arg == "-v" || Arg == "--verbose") {
       Opts.Front.Verbose = true;
+    } else if (Arg == "-j" || Arg == "--jobs" ||
+               (Arg.starts_with("-j") && Arg.size() > 2) ||
+               Arg.starts_with("--jobs=")) {
+      if (Arg == "-j" || Arg == "--jobs") {
+        if (!R.done())
+          V = R.next();
+      } else {
+        V = Arg.starts_with("--jobs=") ? Arg.substr(7).str()
+                                       : Arg.substr(2).str();
+      }
+      unsigned long N;
+      if (!parseUnsigned(V, N) || N == 0 || N > 256)
+        Err = "-j must be a number of parallel jobs (1..256), not '" + V + "'";
+      else
+        Opts.Jobs = N;
+    } else if (Arg == "--keep-going" || Arg == "-k") {
+      Opts.KeepGoing = true;
+    } else if (Arg == "--save-temps") {
+      Opts.SaveTemps = true;
+    } else if (R.valueOf(Arg, "--in-root", V, Err)) {
+      Opts.InRoot = V;
+    } else if (R.valueOf(Arg, "--depfile", V, Err)) {
+      Opts.Depfile = V;
     } else if (R.valueOf(Arg, "--block-size", V, Err)) {
       unsigned long N;
       if (!parseUnsigned(V, N) || N == 0 || N > 1024)
@@ -275,6 +328,12 @@ ParseOutcome parseCommandLine(const std::vector<std::string> &Args,
       return Result;
   }
 
+  Opts.Front.ExtraArgs.insert(Opts.Front.ExtraArgs.end(), ExtraArgs.begin(),
+                              ExtraArgs.end());
+  // As clang-tidy: without -p and without `--`, the nearest
+  // compile_commands.json above each file gives its flags.
+  Opts.Front.DiscoverDatabase =
+      !DashDash && Opts.Front.CompileCommandsDir.empty();
   if (Opts.Front.Arch.empty() || parseSmArch(Opts.Front.Arch) == 0)
     Err = "--arch must look like sm_90, not '" + Opts.Front.Arch + "'";
   else if (Opts.Front.StubHeaders && !Opts.Front.AllowStubFallback)
@@ -297,6 +356,33 @@ ParseOutcome parseCommandLine(const std::vector<std::string> &Args,
              Opts.Report.empty() && Opts.Files.size() > 1)
       Err = "several input files need --out-dir, -i, --diff, "
             "--export-fixes or --report";
+    else if (Opts.InPlace && !Opts.ExportFixes.empty())
+      // The fixes are offsets into the original text; after -i the files
+      // hold the rewritten text, and applying them would corrupt it.
+      Err = "-i and --export-fixes exclude each other: the fixes describe "
+            "the original files, which -i replaces";
+    else if (!Opts.InRoot.empty() && Opts.OutputDir.empty())
+      Err = "--in-root needs --out-dir";
+    else if (!Opts.Depfile.empty() && Destinations == 0)
+      Err = "--depfile needs -o, --out-dir or -i (the rules name the files "
+            "written)";
+    else if (!Opts.Depfile.empty() && Opts.OutputFile == "-")
+      Err = "--depfile needs an output file, not standard output";
+    else {
+      int ToStdout = (Opts.OutputFile == "-") + (Opts.Report == "-") +
+                     (Opts.ExportFixes == "-") + Opts.Diff;
+      if (ToStdout > 1)
+        Err = "only one of -o -, --report -, --export-fixes - and --diff can "
+              "write to standard output";
+    }
+  } else if (Opts.Cmd == Command::Analyze) {
+    // Options of rewrite that analyze would silently ignore.
+    if (!Opts.OutputFile.empty() || !Opts.OutputDir.empty() || Opts.InPlace ||
+        Opts.Diff || !Opts.ExportFixes.empty() || !Opts.Depfile.empty() ||
+        !Opts.InRoot.empty() || Opts.TransformsGiven || Opts.KeepGoing)
+      Err = "-o, --out-dir, --in-root, -i, --diff, --export-fixes, --depfile, "
+            "--transforms and --keep-going are options of 'warpwise "
+            "rewrite'";
   }
   Result.OK = Err.empty();
   return Result;

@@ -47,15 +47,30 @@ bool DiagnosticLog::hasErrorsFor(const std::string &File) const {
   return false;
 }
 
+void DiagnosticLog::raw(std::string Text) {
+  if (Text.empty())
+    return;
+  Diagnostic D;
+  D.Level = Severity::Note;
+  D.Raw = true;
+  D.Message = std::move(Text);
+  report(std::move(D));
+}
+
 std::vector<Diagnostic> DiagnosticLog::forFile(const std::string &File) const {
   std::vector<Diagnostic> Out;
   for (const Diagnostic &D : Diags)
-    if (D.File == File)
+    if (D.File == File && !D.Raw)
       Out.push_back(D);
   return Out;
 }
 
 void DiagnosticLog::print(llvm::raw_ostream &OS, const Diagnostic &D) {
+  if (D.Raw) {
+    OS << D.Message;
+    OS.flush();
+    return;
+  }
   if (D.File.empty())
     OS << "warpwise";
   else

@@ -5,6 +5,7 @@
 #include "clang/Tooling/ReplacementsYaml.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Signals.h"
 #include "llvm/Support/YAMLTraits.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -45,6 +46,9 @@ llvm::Error writeFileAtomically(llvm::StringRef RequestedPath,
   if (std::error_code EC = fs::createUniqueFile(Model, FD, Temp))
     return writeError(Path, "cannot create a temporary file in '" + Dir +
                                 "': " + EC.message());
+  // Interrupted before the rename, the output stays as it was and the
+  // half-written temporary goes.
+  llvm::sys::RemoveFileOnSignal(Temp);
   {
     llvm::raw_fd_ostream OS(FD, /*shouldClose=*/true);
     OS << Contents;
@@ -53,6 +57,7 @@ llvm::Error writeFileAtomically(llvm::StringRef RequestedPath,
       std::string Why = OS.error().message();
       OS.clear_error();
       fs::remove(Temp);
+      llvm::sys::DontRemoveFileOnSignal(Temp);
       return writeError(Path, Why);
     }
   }
@@ -68,10 +73,12 @@ llvm::Error writeFileAtomically(llvm::StringRef RequestedPath,
     Perms = 0666 & ~Mask;
   }
   fs::setPermissions(Temp, static_cast<fs::perms>(Perms));
-  if (std::error_code EC = fs::rename(Temp, Path)) {
+  std::error_code Renamed = fs::rename(Temp, Path);
+  if (Renamed)
     fs::remove(Temp);
-    return writeError(Path, EC.message());
-  }
+  llvm::sys::DontRemoveFileOnSignal(Temp);
+  if (Renamed)
+    return writeError(Path, Renamed.message());
   return llvm::Error::success();
 }
 
@@ -221,16 +228,20 @@ std::string unifiedDiff(llvm::StringRef OldLabel, llvm::StringRef NewLabel,
 }
 
 std::string exportFixesYaml(const std::vector<FileEdits> &Files) {
+  // One TranslationUnitReplacements document holding every file's edits:
+  // clang-apply-replacements reads one document per YAML file and groups the
+  // replacements by their FilePath, so a second document would be ignored.
+  clang::tooling::TranslationUnitReplacements TU;
+  if (!Files.empty())
+    TU.MainSourceFile = Files.front().Path;
+  for (const FileEdits &F : Files)
+    if (F.Edits)
+      TU.Replacements.insert(TU.Replacements.end(), F.Edits->begin(),
+                             F.Edits->end());
   std::string Out;
   llvm::raw_string_ostream OS(Out);
-  for (const FileEdits &F : Files) {
-    clang::tooling::TranslationUnitReplacements TU;
-    TU.MainSourceFile = F.Path;
-    if (F.Edits)
-      TU.Replacements.assign(F.Edits->begin(), F.Edits->end());
-    llvm::yaml::Output YAML(OS);
-    YAML << TU;
-  }
+  llvm::yaml::Output YAML(OS);
+  YAML << TU;
   OS.flush();
   return Out;
 }

@@ -2,6 +2,8 @@
 #include "warpwise/Frontend.h"
 
 #include "warpwise/Embedded.h"
+#include "warpwise/TempFiles.h"
+#include "warpwise/CompileFlags.h"
 
 #include "clang/AST/ASTConsumer.h"
 #include "clang/AST/ASTContext.h"
@@ -12,6 +14,7 @@
 #include "clang/Frontend/TextDiagnosticPrinter.h"
 #include "clang/Tooling/ArgumentsAdjusters.h"
 #include "clang/Tooling/CompilationDatabase.h"
+#include "clang/Tooling/JSONCompilationDatabase.h"
 #include "clang/Tooling/Tooling.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -20,6 +23,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdlib>
+#include <set>
 
 namespace warpwise {
 
@@ -30,6 +34,30 @@ static const char *const StubbedHeaders[] = {
     "device_launch_parameters.h", "cuda_device_runtime_api.h"};
 
 ASTHandler::~ASTHandler() = default;
+
+std::vector<std::string> projectFilesRead(const clang::SourceManager &SM) {
+  std::set<std::string> Files;
+  clang::FileID Main = SM.getMainFileID();
+  for (unsigned I = 0, N = SM.local_sloc_entry_size(); I < N; ++I) {
+    const clang::SrcMgr::SLocEntry &E = SM.getLocalSLocEntry(I);
+    if (!E.isFile())
+      continue;
+    const clang::SrcMgr::FileInfo &FI = E.getFile();
+    if (clang::SrcMgr::isSystem(FI.getFileCharacteristic()))
+      continue;
+    clang::OptionalFileEntryRef Entry = FI.getContentCache().OrigEntry;
+    if (!Entry || SM.getFileEntryRefForID(Main) == Entry)
+      continue;
+    llvm::SmallString<256> Path(Entry->getName());
+    llvm::sys::fs::make_absolute(Path);
+    llvm::sys::path::remove_dots(Path, /*remove_dot_dot=*/true);
+    // clang's predefines and command-line buffers are not files.
+    if (!llvm::sys::fs::exists(Path))
+      continue;
+    Files.insert(Path.str().str());
+  }
+  return std::vector<std::string>(Files.begin(), Files.end());
+}
 
 unsigned parseSmArch(llvm::StringRef Arch) {
   if (!Arch.consume_front("sm_") && !Arch.consume_front("compute_"))
@@ -119,7 +147,7 @@ bool Frontend::writeStubDirectory() {
   // not exist on disk, and the stub's directory must come before any system
   // directory that holds the toolkit's own cuda_runtime.h.
   llvm::SmallString<128> Dir;
-  if (llvm::sys::fs::createUniqueDirectory("warpwise-stub", Dir)) {
+  if (createTemporaryDirectory("stub", Dir)) {
     Log.report(diag::NoCudaToolkit, Severity::Error, "", 0, 0,
                "cannot create a temporary directory for the stub header");
     return false;
@@ -207,70 +235,73 @@ ParseMode Frontend::effectiveMode(llvm::StringRef Contents) const {
                                             : ParseMode::Host;
 }
 
-/// Flags of nvcc (or of another compiler) that clang cannot take are
-/// dropped: compile databases written by CMake for .cu files hold nvcc command
-/// lines. Flags with a separate value (-I dir) are handled by the caller.
-static bool keepJoinedUserArg(llvm::StringRef A) {
-  for (const char *P : {"-I", "-D", "-U", "-isystem", "-include", "-iquote",
-                        "-idirafter"})
-    if (A.starts_with(P))
-      return true;
-  if (A.starts_with("-std=") || A.starts_with("--std="))
-    return true;
-  if (A.starts_with("-f") || A.starts_with("-W"))
-    return !A.starts_with("-Werror") && !A.starts_with("-Wl,") &&
-           !A.starts_with("-Wno-deprecated-gpu-targets");
-  return A == "-w";
-}
-
-std::vector<std::string> Frontend::userArgs(const std::string &File) const {
-  std::vector<std::string> Raw;
-  if (Database) {
-    std::vector<clang::tooling::CompileCommand> Cmds =
-        Database->getCompileCommands(File);
-    if (!Cmds.empty()) {
-      // Drop the compiler and the file itself; keep the flags clang knows.
-      const std::vector<std::string> &CL = Cmds.front().CommandLine;
-      for (size_t I = 1; I < CL.size(); ++I) {
-        llvm::StringRef A = CL[I];
-        static const char *const WithValue[] = {"-I", "-D", "-U", "-isystem",
-                                                "-include", "-iquote",
-                                                "-idirafter"};
-        bool Separate = false;
-        for (const char *P : WithValue)
-          Separate |= A == P;
-        if (Separate && I + 1 < CL.size()) {
-          std::string Value = CL[I + 1];
-          // Relative include paths are relative to the command's directory.
-          if ((A == "-I" || A == "-isystem" || A == "-iquote") &&
-              !llvm::sys::path::is_absolute(Value)) {
-            llvm::SmallString<256> Abs(Cmds.front().Directory);
-            llvm::sys::path::append(Abs, Value);
-            Value = Abs.str().str();
-          }
-          Raw.push_back(A.str());
-          Raw.push_back(Value);
-          ++I;
-          continue;
-        }
-        if (A.starts_with("-I") && A.size() > 2 &&
-            !llvm::sys::path::is_absolute(A.drop_front(2))) {
-          llvm::SmallString<256> Abs(Cmds.front().Directory);
-          llvm::sys::path::append(Abs, A.drop_front(2));
-          Raw.push_back("-I" + Abs.str().str());
-          continue;
-        }
-        if (keepJoinedUserArg(A))
-          Raw.push_back(A.str());
+TranslatedFlags Frontend::compileFlags(const std::string &File) const {
+  {
+    std::lock_guard<std::mutex> Lock(FlagsMutex);
+    auto It = FlagsCache.find(File);
+    if (It != FlagsCache.end())
+      return It->second;
+  }
+  TranslatedFlags Out;
+  auto Append = [&Out](TranslatedFlags T) {
+    Out.Clang.insert(Out.Clang.end(), T.Clang.begin(), T.Clang.end());
+    Out.Nvcc.insert(Out.Nvcc.end(), T.Nvcc.begin(), T.Nvcc.end());
+    Out.Dropped.insert(Out.Dropped.end(), T.Dropped.begin(), T.Dropped.end());
+    Out.Problems.insert(Out.Problems.end(), T.Problems.begin(),
+                        T.Problems.end());
+  };
+  const FlagTable &Table = builtinFlagTable();
+  llvm::SmallString<256> Cwd;
+  llvm::sys::fs::current_path(Cwd);
+  if (!Opts.ExtraArgsBefore.empty())
+    Append(translateCompileFlags(Table, Opts.ExtraArgsBefore, Cwd));
+  clang::tooling::CompilationDatabase *DB = Database.get();
+  std::string DBName = Opts.CompileCommandsDir;
+  std::unique_ptr<clang::tooling::CompilationDatabase> Found;
+  if (!DB && Opts.DiscoverDatabase) {
+    // Like clang-tidy without -p: the nearest compile_commands.json in the
+    // file's directory or a parent. Only an entry for this very file is
+    // used; a guess from a neighbour (clang's inference) would carry another
+    // project's flags into this one.
+    for (llvm::StringRef Dir = llvm::sys::path::parent_path(File);
+         !Dir.empty(); Dir = llvm::sys::path::parent_path(Dir)) {
+      llvm::SmallString<256> Json(Dir);
+      llvm::sys::path::append(Json, "compile_commands.json");
+      if (!llvm::sys::fs::exists(Json))
+        continue;
+      std::string Error;
+      Found = clang::tooling::JSONCompilationDatabase::loadFromFile(
+          Json, Error, clang::tooling::JSONCommandLineSyntax::AutoDetect);
+      if (Found) {
+        DB = Found.get();
+        DBName = Dir.str();
       }
-    } else {
-      Log.report(diag::NoCompileCommand, Severity::Warning, File, 0, 0,
-                 "no entry for this file in " + Opts.CompileCommandsDir +
-                     "/compile_commands.json; using the flags after '--'");
+      break;
     }
   }
-  Raw.insert(Raw.end(), Opts.ExtraArgs.begin(), Opts.ExtraArgs.end());
-  return Raw;
+  if (DB) {
+    std::vector<clang::tooling::CompileCommand> Cmds;
+    {
+      std::lock_guard<std::mutex> Lock(FlagsMutex);
+      Cmds = DB->getCompileCommands(File);
+    }
+    if (!Cmds.empty()) {
+      const clang::tooling::CompileCommand &C = Cmds.front();
+      Append(translateCompileFlags(Table, commandOptions(C.CommandLine),
+                                   C.Directory));
+      Out.Source = DBName + "/compile_commands.json";
+      if (!C.Heuristic.empty())
+        Out.Source += " (no entry for this file; " + C.Heuristic + ")";
+    } else if (!Found) {
+      Out.Warning = "no entry for this file in " + Opts.CompileCommandsDir +
+                    "/compile_commands.json; using the flags after '--'";
+    }
+  }
+  if (!Opts.ExtraArgs.empty())
+    Append(translateCompileFlags(Table, Opts.ExtraArgs, Cwd));
+  std::lock_guard<std::mutex> Lock(FlagsMutex);
+  FlagsCache[File] = Out;
+  return Out;
 }
 
 std::vector<std::string> Frontend::commandLine(const std::string &File,
@@ -296,8 +327,8 @@ std::vector<std::string> Frontend::commandLine(const std::string &File,
       Args.push_back(Cccl.str().str());
     }
   }
-  std::vector<std::string> User = userArgs(File);
-  Args.insert(Args.end(), User.begin(), User.end());
+  TranslatedFlags User = compileFlags(File);
+  Args.insert(Args.end(), User.Clang.begin(), User.Clang.end());
   Args.push_back("-fsyntax-only");
   Args.push_back(File);
   return Args;
@@ -320,7 +351,7 @@ namespace {
 class ErrorCollector : public clang::DiagnosticConsumer {
 public:
   ErrorCollector(bool Verbose)
-      : Printer(llvm::errs(), DiagOpts), Verbose(Verbose) {}
+      : Stream(Printed), Printer(Stream, DiagOpts), Verbose(Verbose) {}
 
   void BeginSourceFile(const clang::LangOptions &LO,
                        const clang::Preprocessor *PP) override {
@@ -355,6 +386,9 @@ public:
     }
   }
 
+  /// clang's messages, printed by the caller through the file's log.
+  std::string Printed;
+  llvm::raw_string_ostream Stream;
   clang::DiagnosticOptions DiagOpts;
   clang::TextDiagnosticPrinter Printer;
   bool Verbose;
@@ -389,6 +423,13 @@ public:
   CreateASTConsumer(clang::CompilerInstance &, llvm::StringRef) override {
     return std::make_unique<HandlerConsumer>(Handler, File, Called);
   }
+  bool BeginInvocation(clang::CompilerInstance &CI) override {
+    // "1 warning generated when compiling for host." without the warning
+    // (which is shown only with -v) says nothing; with -j it would also
+    // land in another file's output.
+    CI.setVerboseOutputStream(std::make_unique<llvm::raw_null_ostream>());
+    return true;
+  }
 
 private:
   ASTHandler &Handler;
@@ -413,6 +454,23 @@ private:
 
 bool Frontend::parse(const std::string &File, const std::string &Display,
                      llvm::StringRef Contents, ASTHandler &Handler) {
+  return parse(File, Display, Contents, Handler, Log);
+}
+
+bool Frontend::parse(const std::string &File, const std::string &Display,
+                     llvm::StringRef Contents, ASTHandler &Handler,
+                     DiagnosticLog &Log) const {
+  TranslatedFlags Flags = compileFlags(File);
+  if (!Flags.Warning.empty())
+    Log.report(diag::NoCompileCommand, Severity::Warning, Display, 0, 0,
+               Flags.Warning);
+  if (!Flags.Problems.empty()) {
+    Log.report(diag::NoCompileCommand, Severity::Error, Display, 0, 0,
+               Flags.Problems.front() +
+                   "; the flags in it would be lost, so the file is not "
+                   "analysed or rewritten");
+    return false;
+  }
   std::vector<std::string> Args = commandLine(File, Contents);
   if (effectiveMode(Contents) == ParseMode::Device &&
       Opts.Mode == ParseMode::Auto)
@@ -421,14 +479,26 @@ bool Frontend::parse(const std::string &File, const std::string &Display,
                "(--cuda-device-only), so host code under "
                "'#ifndef __CUDA_ARCH__' is not seen");
   if (Opts.Verbose) {
-    llvm::errs() << "warpwise: parsing with:";
+    std::string Text;
+    llvm::raw_string_ostream OS(Text);
+    if (!Flags.Source.empty())
+      OS << "warpwise: " << Display << ": compile command from "
+         << Flags.Source << "\n";
+    for (const DroppedFlag &D : Flags.Dropped)
+      OS << "warpwise: " << Display << ": dropped '" << D.Flag
+         << "': " << D.Reason << "\n";
+    OS << "warpwise: parsing with:";
     for (const std::string &A : Args)
-      llvm::errs() << ' ' << A;
-    llvm::errs() << "\n";
+      OS << ' ' << A;
+    OS << "\nwarpwise: nvcc runs add:";
+    for (const std::string &A : Flags.Nvcc)
+      OS << ' ' << A;
+    OS << "\n";
+    Log.raw(std::move(Text));
   }
   // The command is complete: a fixed database with exactly these arguments.
-  std::vector<std::string> Flags(Args.begin() + 1, Args.end() - 1);
-  clang::tooling::FixedCompilationDatabase DB(".", Flags);
+  std::vector<std::string> ToolFlags(Args.begin() + 1, Args.end() - 1);
+  clang::tooling::FixedCompilationDatabase DB(".", ToolFlags);
   clang::tooling::ClangTool Tool(DB, {File});
   Tool.clearArgumentsAdjusters();
   // Parse exactly the bytes the driver read and will rewrite.
@@ -439,6 +509,8 @@ bool Frontend::parse(const std::string &File, const std::string &Display,
   bool Called = false;
   HandlerActionFactory Factory(Handler, File, Called);
   int RC = Tool.run(&Factory);
+  Errors.Stream.flush();
+  Log.raw(std::move(Errors.Printed));
   if (Errors.Errors > 0 || RC != 0 || !Called) {
     std::string Where = Errors.FirstFile.empty() ? File : Errors.FirstFile;
     std::string What =

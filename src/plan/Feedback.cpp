@@ -2,6 +2,7 @@
 #include "warpwise/Feedback.h"
 
 #include "warpwise/Ptxas.h"
+#include "warpwise/TempFiles.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Demangle/Demangle.h"
@@ -12,31 +13,78 @@
 #include "llvm/Support/SHA256.h"
 #include "llvm/Support/raw_ostream.h"
 
-extern char **environ;
 
 namespace warpwise {
 
-/// A CUDA binary tool: the toolkit's, the one on PATH, or the copy
-/// scripts/setup puts beside the build when the toolkit lacks it.
-static std::string findTool(const CudaToolkit &T, const char *Name) {
-  std::string InKit = T.Path + "/bin/" + Name;
-  if (T.Found && llvm::sys::fs::can_execute(InKit))
-    return InKit;
+std::string findCudaTool(const CudaToolkit &T, const char *Name,
+                         std::string *Looked) {
+  std::vector<std::string> Places;
+  if (T.Found) {
+    Places.push_back(T.Path + "/bin");
+    if (llvm::sys::fs::can_execute(T.Path + "/bin/" + Name))
+      return T.Path + "/bin/" + Name;
+  }
   if (auto P = llvm::sys::findProgramByName(Name))
     return *P;
-  std::string Tools = std::string(WARPWISE_TOOLS_DIR) + "/" + Name;
-  if (llvm::sys::fs::can_execute(Tools))
-    return Tools;
+  // Found at run time, not through a path compiled into the binary: a copied
+  // or installed warpwise must decide as the one in the build tree does.
+  std::string Exe = llvm::sys::fs::getMainExecutable(
+      nullptr, reinterpret_cast<void *>(&findCudaTool));
+  if (!Exe.empty()) {
+    llvm::SmallString<256> Bin(llvm::sys::path::parent_path(Exe));
+    llvm::SmallString<256> Libexec(Bin), Tools(Bin);
+    llvm::sys::path::append(Libexec, "..", "libexec", "warpwise");
+    llvm::sys::path::append(Tools, "..", "tools", "bin");
+    llvm::sys::path::remove_dots(Libexec, true);
+    llvm::sys::path::remove_dots(Tools, true);
+    Places.push_back(Libexec.str().str());
+    Places.push_back(Tools.str().str());
+  }
+  for (size_t I = 0; I < Places.size(); ++I) {
+    std::string Candidate = Places[I] + "/" + Name;
+    if (llvm::sys::fs::can_execute(Candidate))
+      return Candidate;
+  }
+  if (Looked) {
+    *Looked = T.Found ? Places.front() + ", " : "";
+    *Looked += "PATH";
+    for (size_t I = T.Found ? 1 : 0; I < Places.size(); ++I)
+      *Looked += ", " + Places[I];
+  }
   return "";
+}
+
+std::string feedbackUnavailable(const CompileFeedback *F) {
+  return F ? F->unavailableReason()
+           : "no CUDA toolkit was found (warpwise parses with its stub header)";
+}
+
+bool needsExplicitCudaLanguage(llvm::StringRef Path) {
+  return llvm::sys::path::extension(Path) != ".cu";
 }
 
 CompileFeedback::CompileFeedback(const CudaToolkit &T,
                                  std::vector<std::string> F)
     : Toolkit(T), Flags(std::move(F)) {
-  Cuobjdump = findTool(T, "cuobjdump");
-  Nvdisasm = findTool(T, "nvdisasm");
-  Available = T.Found && llvm::sys::fs::can_execute(T.Path + "/bin/nvcc") &&
-              !Cuobjdump.empty() && !Nvdisasm.empty();
+  std::string LookedC, LookedD;
+  Cuobjdump = findCudaTool(T, "cuobjdump", &LookedC);
+  Nvdisasm = findCudaTool(T, "nvdisasm", &LookedD);
+  bool Nvcc = T.Found && llvm::sys::fs::can_execute(T.Path + "/bin/nvcc");
+  Available = Nvcc && !Cuobjdump.empty() && !Nvdisasm.empty();
+  if (!T.Found)
+    Missing = "no CUDA toolkit was found";
+  else if (!Nvcc)
+    Missing = "no nvcc in " + T.Path + "/bin";
+  else if (Cuobjdump.empty())
+    Missing = "cuobjdump was not found (looked in " + LookedC + ")";
+  else if (Nvdisasm.empty())
+    Missing = "nvdisasm was not found (looked in " + LookedD + ")";
+}
+
+void CompileFeedback::setFileFlags(const std::string &OriginalPath,
+                                   std::vector<std::string> F) {
+  std::lock_guard<std::mutex> Lock(Mutex);
+  FileFlags[OriginalPath] = std::move(F);
 }
 
 std::vector<KernelStats> compiledInstances(const KernelStats &S) {
@@ -102,12 +150,14 @@ std::map<std::string, KernelStats> parseSass(const std::string &Text) {
   return Out;
 }
 
-static bool
-runTool(const std::string &Program, const std::vector<std::string> &Args,
-        std::string &Output, std::string &Error,
-        std::optional<llvm::ArrayRef<llvm::StringRef>> Env = std::nullopt) {
+static bool runTool(const std::string &Program,
+                    const std::vector<std::string> &Args, std::string &Output,
+                    std::string &Error,
+                    const std::vector<std::string> &ExtraEnv = {}) {
   llvm::SmallString<128> Log;
-  llvm::sys::fs::createTemporaryFile("warpwise-tool", "log", Log);
+  createTemporaryFile("tool", "log", Log);
+  std::vector<std::string> EnvStrings = toolEnvironment(ExtraEnv);
+  std::vector<llvm::StringRef> Env(EnvStrings.begin(), EnvStrings.end());
   std::vector<llvm::StringRef> Refs(Args.begin(), Args.end());
   std::optional<llvm::StringRef> Redirects[] = {std::nullopt, Log.str(),
                                                 Log.str()};
@@ -128,22 +178,31 @@ CompileFeedback::measure(const std::string &Source,
                          const std::string &OriginalPath,
                          const std::string &Arch, std::string &Error) {
   if (!Available) {
-    Error = "no nvcc/cuobjdump";
+    Error = Missing;
     return std::nullopt;
+  }
+  std::vector<std::string> UseFlags;
+  {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    auto It = FileFlags.find(OriginalPath);
+    UseFlags = It != FileFlags.end() ? It->second : Flags;
   }
   llvm::SHA256 Hash;
   Hash.update(Source);
   Hash.update(Arch);
   Hash.update(OriginalPath);
-  for (const std::string &F : Flags)
+  for (const std::string &F : UseFlags)
     Hash.update(F);
   std::string Key = llvm::toHex(Hash.final(), true);
-  auto Hit = Cache.find(Key);
-  if (Hit != Cache.end())
-    return Hit->second;
+  {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    auto Hit = Cache.find(Key);
+    if (Hit != Cache.end())
+      return Hit->second;
+  }
 
   llvm::SmallString<128> Dir;
-  if (llvm::sys::fs::createUniqueDirectory("warpwise-candidate", Dir)) {
+  if (createTemporaryDirectory("candidate", Dir)) {
     Error = "cannot create a temporary directory";
     return std::nullopt;
   }
@@ -163,21 +222,17 @@ CompileFeedback::measure(const std::string &Source,
       "-Xptxas",
       "-v",
       "-I" + llvm::sys::path::parent_path(OriginalPath).str()};
-  Args.insert(Args.end(), Flags.begin(), Flags.end());
+  Args.insert(Args.end(), UseFlags.begin(), UseFlags.end());
+  if (needsExplicitCudaLanguage(OriginalPath))
+    Args.insert(Args.end(), {"-x", "cu"});
   Args.push_back(Src);
   std::string PtxasOut, SassOut;
   bool OK = runTool(Args[0], Args, PtxasOut, Error);
   if (OK) {
     // cuobjdump finds nvdisasm through NVDISASM_PATH.
-    std::vector<std::string> EnvStrings;
-    for (char **E = environ; *E; ++E)
-      if (!llvm::StringRef(*E).starts_with("NVDISASM_PATH="))
-        EnvStrings.push_back(*E);
-    EnvStrings.push_back("NVDISASM_PATH=" +
-                         llvm::sys::path::parent_path(Nvdisasm).str());
-    std::vector<llvm::StringRef> Env(EnvStrings.begin(), EnvStrings.end());
     OK = runTool(Cuobjdump, {Cuobjdump, "-sass", Cubin}, SassOut, Error,
-                 llvm::ArrayRef<llvm::StringRef>(Env));
+                 {"NVDISASM_PATH=" +
+                  llvm::sys::path::parent_path(Nvdisasm).str()});
   }
   llvm::sys::fs::remove_directories(Dir);
   if (!OK)
@@ -201,6 +256,7 @@ CompileFeedback::measure(const std::string &Source,
     Total.Predicated += S.Predicated;
     Total.Instances.push_back(std::move(S));
   }
+  std::lock_guard<std::mutex> Lock(Mutex);
   Cache[Key] = Out;
   return Out;
 }

@@ -35,7 +35,8 @@ Decision planFission(TransformContext &TC, const FissionCandidate &C,
   }
   if (!TC.Feedback || !TC.Feedback->available()) {
     D.Reason = Where + ", but whether that crosses an occupancy step needs "
-                       "ptxas and no CUDA toolkit was found; not split";
+                       "ptxas, and " +
+               feedbackUnavailable(TC.Feedback) + "; not split";
     return D;
   }
   std::string Candidate = TC.Contents.str();

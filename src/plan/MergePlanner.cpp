@@ -77,8 +77,9 @@ Decision planMerge(TransformContext &TC, const MergeCandidate &C,
   }
   if (!TC.Feedback || !TC.Feedback->available()) {
     D.Reason = Where + " is divergent; " + Sim +
-               "; declined because the "
-               "register guard needs ptxas and no CUDA toolkit was found";
+               "; declined because the register guard needs ptxas and "
+               "cuobjdump, and " +
+               feedbackUnavailable(TC.Feedback);
     return D;
   }
 

@@ -22,3 +22,12 @@ for var in ["CUDA_PATH", "HOME"]:
         config.environment[var] = os.environ[var]
 if config.nvcc:
     config.available_features.add("nvcc")
+# Tools some tests drive: CMake (and Ninja) to write real compile databases,
+# clang-apply-replacements to apply --export-fixes. scripts/setup installs
+# them; a test that needs one that is missing is reported UNSUPPORTED.
+import shutil
+for tool in ["cmake", "ninja", "git", "patch"]:
+    if shutil.which(tool):
+        config.available_features.add(tool)
+if shutil.which("clang-apply-replacements", path=config.environment["PATH"]):
+    config.available_features.add("clang-apply-replacements")

@@ -1,0 +1,137 @@
+//===- TempFiles.cpp - Temporary files that never outlive warpwise --------===//
+#include "warpwise/TempFiles.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Signals.h"
+
+#include <atomic>
+#include <cstring>
+#include <dirent.h>
+#include <mutex>
+#include <sys/stat.h>
+#include <unistd.h>
+
+extern char **environ;
+
+namespace warpwise {
+
+namespace {
+std::mutex RootMutex;
+std::string Root;
+std::atomic<bool> Keep{false};
+/// A copy of Root for the signal handler, which must not allocate or lock.
+char RootForSignal[4096];
+
+/// Depth-first removal with nothing but system calls and a stack buffer:
+/// this runs in a signal handler.
+void removeTree(const char *Path) {
+  DIR *D = opendir(Path);
+  if (D) {
+    while (struct dirent *E = readdir(D)) {
+      if (!strcmp(E->d_name, ".") || !strcmp(E->d_name, ".."))
+        continue;
+      char Child[4096];
+      size_t N = strlen(Path), M = strlen(E->d_name);
+      if (N + M + 2 > sizeof(Child))
+        continue;
+      memcpy(Child, Path, N);
+      Child[N] = '/';
+      memcpy(Child + N + 1, E->d_name, M + 1);
+      struct stat St;
+      if (lstat(Child, &St) == 0 && S_ISDIR(St.st_mode))
+        removeTree(Child);
+      else
+        unlink(Child);
+    }
+    closedir(D);
+  }
+  rmdir(Path);
+}
+
+void onInterrupt() {
+  if (RootForSignal[0] && !Keep.load())
+    removeTree(RootForSignal);
+  // The default action of the signal that brought us here: exit as
+  // interrupted (128 + SIGINT), the shell convention.
+  _exit(130);
+}
+
+std::error_code ensureRoot(std::string &Out) {
+  std::lock_guard<std::mutex> Lock(RootMutex);
+  if (Root.empty()) {
+    llvm::SmallString<128> Dir;
+    if (std::error_code EC =
+            llvm::sys::fs::createUniqueDirectory("warpwise", Dir))
+      return EC;
+    Root = Dir.str().str();
+    if (Root.size() < sizeof(RootForSignal))
+      memcpy(RootForSignal, Root.c_str(), Root.size() + 1);
+    llvm::sys::SetInterruptFunction(onInterrupt);
+  }
+  Out = Root;
+  return {};
+}
+} // namespace
+
+std::error_code createTemporaryDirectory(llvm::StringRef Prefix,
+                                         llvm::SmallVectorImpl<char> &Path) {
+  std::string R;
+  if (std::error_code EC = ensureRoot(R))
+    return EC;
+  llvm::SmallString<256> Model(R);
+  llvm::sys::path::append(Model, Prefix); // "-XXXXXX" is appended.
+  return llvm::sys::fs::createUniqueDirectory(Model, Path);
+}
+
+std::error_code createTemporaryFile(llvm::StringRef Prefix,
+                                    llvm::StringRef Suffix,
+                                    llvm::SmallVectorImpl<char> &Path) {
+  std::string R;
+  if (std::error_code EC = ensureRoot(R))
+    return EC;
+  llvm::SmallString<256> Model(R);
+  llvm::sys::path::append(Model, Prefix + "-%%%%%%." + Suffix);
+  int FD;
+  if (std::error_code EC = llvm::sys::fs::createUniqueFile(Model, FD, Path))
+    return EC;
+  ::close(FD);
+  return {};
+}
+
+std::vector<std::string>
+toolEnvironment(const std::vector<std::string> &Extra) {
+  std::vector<std::string> Set = Extra;
+  std::string R;
+  if (!ensureRoot(R))
+    Set.push_back("TMPDIR=" + R);
+  std::vector<std::string> Env;
+  for (char **E = environ; *E; ++E) {
+    llvm::StringRef Var(*E);
+    bool Replaced = false;
+    for (const std::string &S : Set)
+      Replaced |= Var.split('=').first == llvm::StringRef(S).split('=').first;
+    if (!Replaced)
+      Env.push_back(*E);
+  }
+  Env.insert(Env.end(), Set.begin(), Set.end());
+  return Env;
+}
+
+void keepTemporaries() { Keep = true; }
+
+std::string temporaryRoot() {
+  std::lock_guard<std::mutex> Lock(RootMutex);
+  return Root;
+}
+
+void removeTemporaries() {
+  std::lock_guard<std::mutex> Lock(RootMutex);
+  if (Root.empty() || Keep)
+    return;
+  llvm::sys::fs::remove_directories(Root);
+  RootForSignal[0] = 0;
+  Root.clear();
+}
+
+} // namespace warpwise
