@@ -2,9 +2,10 @@
 # install_check.sh CMAKE BUILD PREFIX - `cmake --install BUILD --prefix PREFIX`,
 # then: the installed tree has the binary (which runs), the rules, the stub
 # header, the CMake package, the Make include and, when scripts/setup fetched
-# them into BUILD/tools/bin, cuobjdump and nvdisasm; find_package(Warpwise)
-# works from the prefix, from a copy of it elsewhere and from the build tree,
-# and refuses an incompatible version.
+# them into BUILD/tools/bin, cuobjdump and nvdisasm (which the installed
+# binary then finds); find_package(Warpwise) works from the prefix, from a
+# copy of it elsewhere and from the build tree, and refuses an incompatible
+# version.
 set -euo pipefail
 cmake=$1 build=$2 prefix=$3
 src=$(cd "$(dirname "$0")/../.." && pwd)
@@ -42,6 +43,18 @@ EOF
 "$prefix/bin/warpwise" rewrite "$prefix.work/k.cu" --stub-cuda --transforms none \
   -o "$prefix.work/k.out.cu" 2> /dev/null || fail "the installed warpwise cannot rewrite"
 cmp "$prefix.work/k.cu" "$prefix.work/k.out.cu"
+
+# The installed binary finds the SASS tools installed beside it (when the
+# toolkit has none; then they were fetched and installed).
+if [ -x "$prefix/libexec/warpwise/cuobjdump" ]; then
+  env PATH=/usr/bin:/bin "$prefix/bin/warpwise" rewrite "$prefix.work/k.cu" -v \
+    -o "$prefix.work/k.v.cu" > /dev/null 2> "$prefix.work/v.err" ||
+    { cat "$prefix.work/v.err"; fail "the installed warpwise failed with -v"; }
+  grep -q '^warpwise: tools: ' "$prefix.work/v.err" || fail "-v names no tools"
+  if grep -q 'WW1014\|cuobjdump (not found)\|nvdisasm (not found)' "$prefix.work/v.err"; then
+    cat "$prefix.work/v.err"; fail "the installed warpwise misses the installed tools"
+  fi
+fi
 
 # find_package(Warpwise) in a project without languages (a fast configure).
 mkdir -p "$prefix.work/p"
