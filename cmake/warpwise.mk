@@ -39,12 +39,14 @@ $(WARPWISE_OUT)/%.cu: %.cu $(WARPWISE_BIN)
 	@mkdir -p $(@D)
 	$(WARPWISE) rewrite $< --arch $(WARPWISE_ARCH) -o $@ --report $@.json \
 	  --depfile $@.d $(WARPWISE_OPTIONS) -- -I$(<D) $(WARPWISE_FLAGS)
+	@sed -n -e 's/ \\$$//' -e 's/^  \(.*\)/\1:/p' $@.d > $@.d.tmp && cat $@.d.tmp >> $@.d && rm -f $@.d.tmp
 
 # Rewritten files are kept, not removed as intermediates of a chain of rules.
 .PRECIOUS: $(WARPWISE_OUT)/%.cu
 
-# The headers each rewrite read, from the depfiles of earlier runs. Their
-# rules do not change the makefile's default goal.
+# The headers each rewrite read, from the depfiles of earlier runs (each
+# with an empty rule, as gcc -MP writes, so that a header deleted since is no
+# error). Their rules do not change the makefile's default goal.
 WARPWISE_GOAL := $(.DEFAULT_GOAL)
 -include $(shell find $(WARPWISE_OUT) -name '*.cu.d' 2>/dev/null)
 .DEFAULT_GOAL := $(WARPWISE_GOAL)

@@ -8,6 +8,7 @@
 #   - a second build has nothing to do;
 #   - touching a header re-runs the rewrite of exactly the files that read it
 #     (src/local.h: main.cu only; include/tile.h: both), and once only;
+#   - deleting a header the depfiles name is no error;
 #   - a syntax error shows warpwise's own error on the build's console.
 # The project's kernels #error without the forwarded include directory and
 # definitions. Exit 77 (skipped) without nvcc, or without ninja for Ninja.
@@ -90,6 +91,15 @@ build again || { cat "$work/again.log"; fail "the build after the header builds 
 if grep -q 'rewrit' "$work/again.log"; then
   cat "$work/again.log"; fail "a rewrite reran with nothing changed"
 fi
+
+# A header deleted (its text moved into main.cu) is no error.
+sleep 1
+body=$(grep '^__device__' "$s/src/local.h")
+awk -v b="$body" '{ print ($0 == "#include \"local.h\"") ? b : $0 }' "$s/src/main.cu" > "$work/main.cu"
+mv "$work/main.cu" "$s/src/main.cu"
+rm "$s/src/local.h"
+build deleted || { cat "$work/deleted.log"; fail "the build after deleting local.h failed"; }
+rewrote src/main.cu deleted || { cat "$work/deleted.log"; fail "main.cu changed, not rewritten"; }
 
 # warpwise's error, on the console of the build.
 echo 'int broken = ;' >> "$s/src/kernels/scale.cu"
