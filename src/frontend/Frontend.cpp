@@ -412,7 +412,8 @@ private:
 } // namespace
 
 bool Frontend::parse(const std::string &File, const std::string &Display,
-                     llvm::StringRef Contents, ASTHandler &Handler) {
+                     llvm::StringRef Contents, ASTHandler &Handler,
+                     const std::map<std::string, std::string> &Overlays) {
   std::vector<std::string> Args = commandLine(File, Contents);
   if (effectiveMode(Contents) == ParseMode::Device &&
       Opts.Mode == ParseMode::Auto)
@@ -433,6 +434,8 @@ bool Frontend::parse(const std::string &File, const std::string &Display,
   Tool.clearArgumentsAdjusters();
   // Parse exactly the bytes the driver read and will rewrite.
   Tool.mapVirtualFile(File, Contents);
+  for (const auto &[Path, Text] : Overlays)
+    Tool.mapVirtualFile(Path, Text);
   ErrorCollector Errors(Opts.Verbose);
   Tool.setDiagnosticConsumer(&Errors);
   Tool.setPrintErrorMessage(false); // Our WW1004 summary says it better.
