@@ -21,6 +21,9 @@ struct Options {
   bool AssumeCuda = false;
   std::string RulesPath; ///< --arches: an arches.json to use instead of ours.
   std::string CostsPath; ///< --costs: a costs.json to use instead of ours.
+  /// --header-filter: which non-system headers' kernels are analysed and
+  /// rewritten, by their absolute path; "" means the main file only.
+  std::string HeaderFilter = ".*";
 
   // analyze
   std::optional<unsigned> BlockSize;

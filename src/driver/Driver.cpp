@@ -19,6 +19,7 @@
 #include "warpwise/Options.h"
 #include "warpwise/Ptxas.h"
 #include "warpwise/Report.h"
+#include "warpwise/SourceScope.h"
 #include "warpwise/Transform.h"
 
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -54,6 +55,13 @@ struct InputFile {
   /// Transformations that crashed on this file (WW1012): their changes are
   /// dropped and later passes skip them.
   std::set<std::string> Crashed;
+  /// The project headers (normalised absolute paths) the rewrite edits,
+  /// with their text as the first pass that edited them parsed it.
+  std::map<std::string, std::string> Headers;
+  /// Their rewritten text.
+  std::map<std::string, std::string> HeadersRewritten;
+  /// Headers taken out of scope: two inputs rewrote them differently.
+  std::set<std::string> ExcludedHeaders;
 };
 
 /// The passes of one rewrite are bounded: each pass after the first needs a
@@ -66,16 +74,18 @@ constexpr unsigned MaxRewritePasses = 4;
 /// transformations run, as the pass that wrote them did, so that code
 /// warpwise produced is final: fission does not split the loops inside a
 /// melded region, and a branch inside it is not merged again.
-std::vector<std::pair<unsigned, unsigned>>
-producedRegions(clang::ASTContext &Ctx) {
+std::vector<ClaimedRange> producedRegions(clang::ASTContext &Ctx,
+                                          const SourceScope &Scope) {
   struct Finder : clang::RecursiveASTVisitor<Finder> {
     const clang::SourceManager &SM;
-    std::vector<std::pair<unsigned, unsigned>> Found;
-    explicit Finder(const clang::SourceManager &SM) : SM(SM) {}
+    const SourceScope &Scope;
+    std::vector<ClaimedRange> Found;
+    Finder(const clang::SourceManager &SM, const SourceScope &Scope)
+        : SM(SM), Scope(Scope) {}
     bool VisitCompoundStmt(clang::CompoundStmt *CS) {
       clang::SourceLocation L = CS->getLBracLoc(), R = CS->getRBracLoc();
       if (L.isInvalid() || R.isInvalid() || L.isMacroID() || R.isMacroID() ||
-          !SM.isInMainFile(L) || SM.getFileID(L) != SM.getFileID(R))
+          !Scope.contains(L) || SM.getFileID(L) != SM.getFileID(R))
         return true;
       unsigned B = SM.getFileOffset(L), E = SM.getFileOffset(R) + 1;
       llvm::StringRef Text = SM.getBufferData(SM.getFileID(L)).slice(B, E);
@@ -84,10 +94,10 @@ producedRegions(clang::ASTContext &Ctx) {
       if ((First.starts_with("// warpwise: fused the two sides") ||
            First.starts_with("// warpwise: melded the two sides")) &&
           First.ends_with("[WW4001]"))
-        Found.push_back({B, E});
+        Found.push_back({Scope.path(SM.getFileID(L)), B, E});
       return true;
     }
-  } F(Ctx.getSourceManager());
+  } F(Ctx.getSourceManager(), Scope);
   F.TraverseDecl(Ctx.getTranslationUnitDecl());
   return F.Found;
 }
@@ -169,7 +179,9 @@ void chooseBlockSize(KernelInfo &K, const FileAnalysis &A,
     K.BlockSize = 256;
     K.BlockSizes = {256};
     K.BlockSizeSource = "default; no launch with a constant block size";
-    Log.report(diag::NoLaunchBlockSize, Severity::Remark, File, K.Line, 0,
+    Log.report(diag::NoLaunchBlockSize, Severity::Remark,
+               K.File.empty() ? File : SourceScope::displayPath(K.File), K.Line,
+               0,
                "no launch of '" + K.Name +
                    "' in this file has a constant block size; occupancy "
                    "assumes 256 threads (use --block-size)");
@@ -207,17 +219,22 @@ public:
                 CompileFeedback *Feedback,
                 const std::vector<std::string> &Transforms,
                 std::optional<unsigned> BlockSize, bool Force,
-                std::string SplitForm, bool FmadFalse, DiagnosticLog &Log)
+                std::string SplitForm, bool FmadFalse, DiagnosticLog &Log,
+                std::string HeaderFilter = AllProjectHeaders)
       : F(F), Arch(Arch), Costs(Costs), Feedback(Feedback),
         Transforms(Transforms), BlockSize(BlockSize), Force(Force),
-        SplitForm(std::move(SplitForm)), FmadFalse(FmadFalse), Log(Log) {}
+        SplitForm(std::move(SplitForm)), FmadFalse(FmadFalse), Log(Log),
+        HeaderFilter(std::move(HeaderFilter)) {}
 
   void handleTranslationUnit(clang::ASTContext &Ctx,
                              const std::string &File) override {
-    F.Analysis = analyzeTranslationUnit(Ctx, File);
+    // The main file and the project headers --header-filter accepts.
+    SourceScope Scope(Ctx.getSourceManager(), HeaderFilter);
+    Scope.exclude(F.ExcludedHeaders);
+    F.Analysis = analyzeTranslationUnit(Ctx, File, &Scope);
     // Transformations decide with the block sizes occupancy is computed at.
     computeKernelOccupancy(F.Analysis, Arch, BlockSize, Log, F.Given);
-    std::vector<std::pair<unsigned, unsigned>> Claimed = producedRegions(Ctx);
+    std::vector<ClaimedRange> Claimed = producedRegions(Ctx, Scope);
     TransformContext TC{Ctx,
                         File,
                         F.Given,
@@ -234,6 +251,7 @@ public:
                         /*CurrentLine=*/0,
                         /*DebugCrash=*/false,
                         FmadFalse};
+    TC.Scope = &Scope;
     const char *CrashHook = std::getenv("WARPWISE_DEBUG_CRASH");
     for (const std::string &Name : Transforms) {
       if (F.Crashed.count(Name))
@@ -279,6 +297,14 @@ public:
           Log.report(diag::OverlappingEdits, Severity::Error, F.Given, 0, 0,
                      llvm::toString(std::move(E)));
     }
+    // The headers edited, with the text the edits' offsets count in (a
+    // later pass parses them rewritten; the first to edit one keeps it).
+    for (const auto &[Path, Edits] : F.Edits.byFile()) {
+      bool Found = false;
+      llvm::StringRef Text = Scope.textOf(Path, Found);
+      if (Path != File && Found && !Edits.empty())
+        F.Headers.emplace(Path, Text.str());
+    }
   }
 
 private:
@@ -292,6 +318,7 @@ private:
   std::string SplitForm;
   bool FmadFalse;
   DiagnosticLog &Log;
+  std::string HeaderFilter;
 };
 
 std::string displayName(const InputFile &F) { return F.Given; }
@@ -451,12 +478,12 @@ int runWarpwise(const std::vector<std::string> &Args) {
   // Each transformation runs under a CrashRecoveryContext (FileProcessor).
   llvm::CrashRecoveryContext::Enable();
   // A crashed transformation (WW1012) is reported as an error but does not
-  // stop the outputs: the file is written without that transformation's
-  // changes, and the exit code (3) says so.
+  // changes, and the exit code (3) says so. Nor does a header two inputs
+  // rewrite differently (WW1015): both are written without its changes.
   auto blockingErrors = [&](const std::string &File) {
     for (const Diagnostic &D : Log.all())
       if (D.Level == Severity::Error && D.Id != diag::InternalError &&
-          (File.empty() || D.File == File))
+          D.Id != diag::HeaderConflict && (File.empty() || D.File == File))
         return true;
     return false;
   };
@@ -500,16 +527,46 @@ int runWarpwise(const std::vector<std::string> &Args) {
   // open. Their applied decisions, errors and warnings are reported at the
   // original file's lines; their declines repeat the first pass's and are
   // not shown again.
-  auto settle = [&](InputFile &F) {
-    bool Changed = !F.Edits.forFile(F.Absolute).empty();
+  auto settle = [&](InputFile &F, DiagnosticLog &Log) {
+    // Every file the rewrite edits: the main file and project headers.
+    auto edits = [](const EditSet &E) {
+      for (const auto &[Path, R] : E.byFile())
+        if (!R.empty())
+          return true;
+      return false;
+    };
+    bool Changed = edits(F.Edits);
     for (unsigned Pass = 2; Changed; ++Pass) {
-      if (blockingErrors(F.Given))
+      bool Blocked = false;
+      for (const Diagnostic &D : Log.all())
+        Blocked |= D.Level == Severity::Error && D.File == F.Given &&
+                   D.Id != diag::InternalError;
+      if (Blocked)
         return;
-      clang::tooling::Replacements Done = F.Edits.forFile(F.Absolute);
-      auto Text = applyEdits(F.Contents, Done);
-      if (!Text) {
-        llvm::consumeError(Text.takeError());
-        return; // Reported when the output is computed.
+      // Each edited file as the earlier passes leave it; headers are parsed
+      // in their place from memory.
+      struct PassFile {
+        std::string Display;
+        llvm::StringRef Original;
+        clang::tooling::Replacements Done;
+        std::string Now;
+      };
+      std::map<std::string, PassFile> Files;
+      Files[F.Absolute] = {F.Given, F.Contents, F.Edits.forFile(F.Absolute),
+                           ""};
+      for (const auto &[Path, Text] : F.Headers)
+        Files[Path] = {SourceScope::displayPath(Path), Text,
+                       F.Edits.forFile(Path), ""};
+      std::map<std::string, std::string> Overlays;
+      for (auto &[Path, PF] : Files) {
+        auto Text = applyEdits(PF.Original, PF.Done);
+        if (!Text) {
+          llvm::consumeError(Text.takeError());
+          return; // Reported when the output is computed.
+        }
+        PF.Now = std::move(*Text);
+        if (Path != F.Absolute)
+          Overlays[Path] = PF.Now;
       }
       if (Pass > MaxRewritePasses) {
         Log.report(diag::NotSettled, Severity::Warning, F.Given, 0, 0,
@@ -521,25 +578,34 @@ int runWarpwise(const std::vector<std::string> &Args) {
       InputFile Next;
       Next.Given = F.Given;
       Next.Absolute = F.Absolute;
-      Next.Contents = *Text;
+      Next.Contents = Files[F.Absolute].Now;
       Next.Crashed = F.Crashed;
+      Next.ExcludedHeaders = F.ExcludedHeaders;
       DiagnosticLog PassLog;
       Frontend PassFront(Opts.Front, PassLog);
       if (!PassFront.initialize())
         return;
       FileProcessor P(Next, *Arch, *Costs, FeedbackPtr, Active, Opts.BlockSize,
                       Opts.ForceTransforms, Opts.SplitForm, Opts.FmadFalse,
-                      PassLog);
-      bool Parsed = PassFront.parse(F.Absolute, F.Given, Next.Contents, P);
+                      PassLog, Opts.HeaderFilter);
+      bool Parsed =
+          PassFront.parse(F.Absolute, F.Given, Next.Contents, P, Overlays);
       std::string Note = " (pass " + std::to_string(Pass) +
                          ": decided on the file with the earlier passes' "
                          "rewrites applied, whose lines this message counts)";
-      auto Original = [&](unsigned Line, unsigned Column) {
-        if (!Line)
-          return std::make_pair(0u, 0u);
+      // The file a message or decision names, by its display name.
+      auto fileNamed = [&](const std::string &Display) -> const PassFile * {
+        for (const auto &[Path, PF] : Files)
+          if (PF.Display == Display)
+            return &PF;
+        return nullptr;
+      };
+      auto Original = [&](const PassFile *In, unsigned Line, unsigned Column) {
+        if (!Line || !In)
+          return std::make_pair(Line, Column);
         return lineColumn(
-            F.Contents,
-            originalOffset(Done, offsetOf(Next.Contents, Line, Column)));
+            In->Original,
+            originalOffset(In->Done, offsetOf(In->Now, Line, Column)));
       };
       // Any other error of a later pass (overlapping edits, say) abandons
       // that pass: the earlier passes' text is kept, with a warning, rather
@@ -561,11 +627,19 @@ int runWarpwise(const std::vector<std::string> &Args) {
       }
       for (const Diagnostic &D : PassLog.all()) {
         bool Applied = D.Id == "WW4001" || D.Id == "WW4002" || D.Id == "WW4003";
-        if (D.File != F.Given || (D.Level != Severity::Error &&
-                                  D.Level != Severity::Warning && !Applied))
+        // The main file's, and a project header's (by its display name).
+        bool Ours = D.File == F.Given ||
+                    (!D.File.empty() &&
+                     (fileNamed(D.File) ||
+                      llvm::any_of(Next.Headers, [&](const auto &H) {
+                        return SourceScope::displayPath(H.first) == D.File;
+                      })));
+        if (!Ours || (D.Level != Severity::Error &&
+                      D.Level != Severity::Warning && !Applied))
           continue;
         Diagnostic Mapped = D;
-        std::tie(Mapped.Line, Mapped.Column) = Original(D.Line, D.Column);
+        std::tie(Mapped.Line, Mapped.Column) =
+            Original(fileNamed(D.File), D.Line, D.Column);
         if (!D.Column)
           Mapped.Column = 0;
         if (D.Id == diag::CompileErrors) {
@@ -584,26 +658,41 @@ int runWarpwise(const std::vector<std::string> &Args) {
         return;
       for (Decision &D : Next.Decisions)
         if (D.Applied) {
-          D.Line = Original(D.Line, 1).first;
+          D.Line =
+              Original(fileNamed(D.File.empty() ? F.Given : D.File), D.Line, 1)
+                  .first;
           D.Reason += Note;
           F.Decisions.push_back(std::move(D));
         }
-      Changed = !Next.Edits.forFile(F.Absolute).empty();
-      F.Edits.compose(F.Absolute, Next.Edits.forFile(F.Absolute),
-                      Next.Edits.descriptions());
+      Changed = edits(Next.Edits);
+      // Headers this pass edited first: their text is still the original.
+      for (const auto &[Path, Text] : Next.Headers)
+        F.Headers.emplace(Path, Text);
+      bool Described = false;
+      for (const auto &[Path, R] : Next.Edits.byFile()) {
+        F.Edits.compose(Path, R,
+                        Described ? std::vector<std::string>()
+                                  : Next.Edits.descriptions());
+        Described |= !R.empty();
+      }
     }
+  };
+  // Parses, analyses and (for rewrite) transforms one input.
+  auto process = [&](InputFile &F, DiagnosticLog &Log) {
+    FileProcessor Processor(F, *Arch, *Costs, FeedbackPtr, Active,
+                            Opts.BlockSize, Opts.ForceTransforms,
+                            Opts.SplitForm, Opts.FmadFalse, Log,
+                            Opts.HeaderFilter);
+    F.Parsed = Front.parse(F.Absolute, F.Given, F.Contents, Processor);
+    if (F.Parsed && Opts.Cmd == Command::Rewrite)
+      settle(F, Log);
   };
   for (InputFile &F : Inputs) {
     if (!F.Readable)
       continue;
-    FileProcessor Processor(F, *Arch, *Costs, FeedbackPtr, Active,
-                            Opts.BlockSize, Opts.ForceTransforms,
-                            Opts.SplitForm, Opts.FmadFalse, Log);
-    F.Parsed = Front.parse(F.Absolute, F.Given, F.Contents, Processor);
+    process(F, Log);
     if (!F.Parsed)
       continue;
-    if (Opts.Cmd == Command::Rewrite)
-      settle(F);
     // Compile errors are reported against the absolute path by clang; make
     // warpwise's own summary name the file as the user gave it.
     if (F.Analysis.Kernels.empty())
@@ -618,6 +707,55 @@ int runWarpwise(const std::vector<std::string> &Args) {
     // already given.
     DiagnosticLog Quiet;
     computeKernelOccupancy(F.Analysis, *Arch, Opts.BlockSize, Quiet, F.Given);
+  }
+
+  // A project header that several inputs include is written once, so the
+  // inputs that edit it must edit it identically (they usually do: the same
+  // kernel, the same decisions). Where two disagree (different block sizes
+  // at their launches, say), the simplest honest rule: the header leaves
+  // the scope of both and both are processed again, which drops every
+  // change that touches it (a split's launches with its kernels, as Changes
+  // are whole or nothing) and keeps their other changes. The first
+  // processing's remarks stay printed; WW1015 says what was dropped.
+  bool HeaderConflicts = false;
+  for (bool Again = Opts.Cmd == Command::Rewrite; Again;) {
+    Again = false;
+    std::map<std::string, InputFile *> FirstEditor;
+    for (InputFile &F : Inputs) {
+      if (!F.Parsed || Again)
+        continue;
+      for (const auto &[Path, R] : F.Edits.byFile()) {
+        if (Path == F.Absolute || R.empty())
+          continue;
+        auto [It, New] = FirstEditor.emplace(Path, &F);
+        InputFile &Other = *It->second;
+        if (New || (Other.Edits.forFile(Path) == R &&
+                    Other.Headers[Path] == F.Headers[Path]))
+          continue;
+        Log.report(diag::HeaderConflict, Severity::Error,
+                   SourceScope::displayPath(Path), 0, 0,
+                   Other.Given + " and " + F.Given +
+                       " rewrite this header differently; every change to it "
+                       "(with the launches of a kernel split in it) is "
+                       "dropped from both, and it is left as it is");
+        HeaderConflicts = true;
+        for (InputFile *G : {&Other, &F}) {
+          G->ExcludedHeaders.insert(Path);
+          G->Analysis = FileAnalysis();
+          G->Decisions.clear();
+          G->Edits = EditSet();
+          G->Headers.clear();
+          // Its remarks were given; errors of the new run are reported.
+          DiagnosticLog Rerun;
+          process(*G, Rerun);
+          for (const Diagnostic &D : Rerun.all())
+            if (D.Level == Severity::Error)
+              Log.report(D);
+        }
+        Again = true;
+        break;
+      }
+    }
   }
 
   // A launch, in one input, of a kernel that another input defines and that
@@ -683,9 +821,64 @@ int runWarpwise(const std::vector<std::string> &Args) {
       continue;
     }
     F.Rewritten = std::move(*New);
+    // Every edited header's text was kept when it was first edited; edits
+    // without it cannot be applied, and dropping them would leave a split's
+    // launches without their kernels.
+    for (const auto &[Path, R] : F.Edits.byFile())
+      if (Path != F.Absolute && !R.empty() && !F.Headers.count(Path))
+        Log.report(diag::OverlappingEdits, Severity::Error, F.Given, 0, 0,
+                   "internal error: edits of " +
+                       SourceScope::displayPath(Path) +
+                       " without its text; please report this with the file");
+    for (const auto &[Path, Text] : F.Headers) {
+      auto Header = applyEdits(Text, F.Edits.forFile(Path));
+      if (!Header) {
+        Log.report(diag::OverlappingEdits, Severity::Error, F.Given, 0, 0,
+                   llvm::toString(Header.takeError()));
+        continue;
+      }
+      if (*Header != Text)
+        F.HeadersRewritten[Path] = std::move(*Header);
+    }
+  }
+  bool ToStdout = Opts.OutputFile.empty() && Opts.OutputDir.empty() &&
+                  !Opts.InPlace && !Opts.Diff && Opts.ExportFixes.empty() &&
+                  Opts.Report.empty();
+  // The project headers the rewrite changes, each once (inputs that share
+  // one agree on it, see above): original text, new text, destination.
+  struct HeaderOutput {
+    std::string Original, Rewritten, OutputPath;
+  };
+  std::map<std::string, HeaderOutput> HeaderOutputs;
+  for (InputFile &F : Inputs)
+    for (const auto &[Path, Text] : F.HeadersRewritten)
+      HeaderOutputs.emplace(Path,
+                            HeaderOutput{F.Headers[Path], Text, std::string()});
+  for (auto &[Path, H] : HeaderOutputs) {
+    std::string Shown = SourceScope::displayPath(Path);
+    if (!Opts.OutputFile.empty() || ToStdout) {
+      Log.report(diag::HeaderNeedsPlace, Severity::Error, Shown, 0, 0,
+                 "the rewrite changes this project header, and " +
+                     std::string(ToStdout ? "standard output"
+                                          : "-o " + Opts.OutputFile) +
+                     " has room for the main file only; use -i or --out-dir "
+                     "(nothing is written)");
+      continue;
+    }
+    if (Opts.InPlace)
+      H.OutputPath = Path;
+    else if (!Opts.OutputDir.empty()) {
+      // By file name beside the main outputs (--out-dir is flat).
+      llvm::SmallString<256> P(Opts.OutputDir);
+      llvm::sys::path::append(P, llvm::sys::path::filename(Path));
+      H.OutputPath = P.str().str();
+    }
   }
   // Where each output goes.
   std::map<std::string, std::string> Claimed;
+  for (auto &[Path, H] : HeaderOutputs)
+    if (!H.OutputPath.empty())
+      Claimed.emplace(H.OutputPath, SourceScope::displayPath(Path));
   for (InputFile &F : Inputs) {
     if (!F.Parsed)
       continue;
@@ -726,6 +919,15 @@ int runWarpwise(const std::vector<std::string> &Args) {
         break;
       }
     }
+    for (const auto &[Path, H] : HeaderOutputs) {
+      if (Failed || H.OutputPath.empty())
+        continue;
+      if (llvm::Error E = writeFileAtomically(H.OutputPath, H.Rewritten)) {
+        Log.report(diag::CannotWrite, Severity::Error, H.OutputPath, 0, 0,
+                   llvm::toString(std::move(E)));
+        Failed = true;
+      }
+    }
   }
   if (!Failed && !Opts.ExportFixes.empty()) {
     std::vector<FileEdits> Fixes;
@@ -734,6 +936,12 @@ int runWarpwise(const std::vector<std::string> &Args) {
     for (InputFile &F : Inputs) {
       Keep.push_back(F.Edits.forFile(F.Absolute));
       Fixes.push_back({F.Absolute, &Keep.back()});
+      // A translation unit's headers' edits go with it; inputs sharing a
+      // header repeat identical edits, which clang-apply-replacements
+      // applies once.
+      for (const auto &[Path, R] : F.Edits.byFile())
+        if (Path != F.Absolute && !R.empty())
+          Fixes.back().Others.push_back(&R);
     }
     if (llvm::Error E =
             writeFileAtomically(Opts.ExportFixes, exportFixesYaml(Fixes))) {
@@ -742,13 +950,16 @@ int runWarpwise(const std::vector<std::string> &Args) {
       Failed = true;
     }
   }
-  if (!Failed && Opts.Diff)
+  if (!Failed && Opts.Diff) {
     for (InputFile &F : Inputs)
       llvm::outs() << unifiedDiff("a/" + F.Given, "b/" + F.Given, F.Contents,
                                   F.Rewritten);
-  bool ToStdout = Opts.OutputFile.empty() && Opts.OutputDir.empty() &&
-                  !Opts.InPlace && !Opts.Diff && Opts.ExportFixes.empty() &&
-                  Opts.Report.empty();
+    for (const auto &[Path, H] : HeaderOutputs) {
+      std::string Shown = SourceScope::displayPath(Path);
+      llvm::outs() << unifiedDiff("a/" + Shown, "b/" + Shown, H.Original,
+                                  H.Rewritten);
+    }
+  }
   if (!Failed && ToStdout)
     for (InputFile &F : Inputs)
       llvm::outs() << F.Rewritten;
@@ -768,8 +979,18 @@ int runWarpwise(const std::vector<std::string> &Args) {
                                    : nlohmann::json::object();
       FJ["path"] = F.Given;
       FJ["status"] = !F.Parsed || Failed ? "error"
-                     : F.Rewritten == F.Contents ? "unchanged"
-                                                 : "rewritten";
+                     : F.Rewritten == F.Contents && F.HeadersRewritten.empty()
+                         ? "unchanged"
+                         : "rewritten";
+      FJ["headers"] = nlohmann::json::array();
+      for (const auto &[Path, Text] : F.HeadersRewritten)
+        FJ["headers"].push_back(
+            {{"path", SourceScope::displayPath(Path)},
+             {"edits", F.Edits.forFile(Path).size()},
+             {"output", Failed || !HeaderOutputs.count(Path) ||
+                                HeaderOutputs[Path].OutputPath.empty()
+                            ? nlohmann::json(nullptr)
+                            : nlohmann::json(HeaderOutputs[Path].OutputPath)}});
       FJ["output"] = F.OutputPath.empty() || Failed
                          ? nlohmann::json(nullptr)
                          : nlohmann::json(F.OutputPath);
@@ -791,7 +1012,7 @@ int runWarpwise(const std::vector<std::string> &Args) {
       Failed = true;
     }
   }
-  if (Failed || blockingErrors(""))
+  if (Failed || blockingErrors("") || HeaderConflicts)
     return ExitInputProblem;
   return internalErrors() ? ExitInternalError : ExitOK;
 }

@@ -228,6 +228,8 @@ std::string exportFixesYaml(const std::vector<FileEdits> &Files) {
     TU.MainSourceFile = F.Path;
     if (F.Edits)
       TU.Replacements.assign(F.Edits->begin(), F.Edits->end());
+    for (const clang::tooling::Replacements *O : F.Others)
+      TU.Replacements.insert(TU.Replacements.end(), O->begin(), O->end());
     llvm::yaml::Output YAML(OS);
     YAML << TU;
   }
