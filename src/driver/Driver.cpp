@@ -479,7 +479,7 @@ int runWarpwise(const std::vector<std::string> &Args) {
   llvm::CrashRecoveryContext::Enable();
   // A crashed transformation (WW1012) is reported as an error but does not
   // changes, and the exit code (3) says so. Nor does a header two inputs
-  // rewrite differently (WW1015): both are written without its changes.
+  // rewrite differently (WW1017): both are written without its changes.
   auto blockingErrors = [&](const std::string &File) {
     for (const Diagnostic &D : Log.all())
       if (D.Level == Severity::Error && D.Id != diag::InternalError &&
@@ -716,7 +716,7 @@ int runWarpwise(const std::vector<std::string> &Args) {
   // the scope of both and both are processed again, which drops every
   // change that touches it (a split's launches with its kernels, as Changes
   // are whole or nothing) and keeps their other changes. The first
-  // processing's remarks stay printed; WW1015 says what was dropped.
+  // processing's remarks stay printed; WW1017 says what was dropped.
   bool HeaderConflicts = false;
   for (bool Again = Opts.Cmd == Command::Rewrite; Again;) {
     Again = false;
