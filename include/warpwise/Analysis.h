@@ -87,6 +87,9 @@ struct PtxasInfo {
 
 struct KernelInfo {
   std::string Name;
+  /// The file it is defined in, normalised and absolute, when that is a
+  /// project header; empty for the main file. Line counts in that file.
+  std::string File;
   unsigned Line = 0;
   bool IsTemplate = false;
   std::string MangledName; ///< For matching ptxas output; empty for templates.
@@ -111,6 +114,7 @@ struct KernelInfo {
 /// verdicts are the join over those contexts.
 struct DeviceFunctionInfo {
   std::string Name;
+  std::string File; ///< As KernelInfo::File.
   unsigned Line = 0;
   unsigned Contexts = 0; ///< Distinct argument-uniformity contexts seen.
   std::vector<BranchInfo> Branches;
@@ -140,10 +144,15 @@ std::vector<unsigned> blockSizesFor(const FileAnalysis &A, const KernelInfo &K,
 std::vector<unsigned> launchBlockSizes(const FileAnalysis &A,
                                        const std::string &Kernel);
 
+class SourceScope;
+
 /// Collects kernels, their branches and loops with uniformity verdicts and
-/// register estimates, and the launches in \p File's main file.
+/// register estimates, in the main file and in the project headers \p Scope
+/// accepts (the main file only when it is null), and the launches in \p
+/// File's main file.
 FileAnalysis analyzeTranslationUnit(clang::ASTContext &Ctx,
-                                    const std::string &File);
+                                    const std::string &File,
+                                    const SourceScope *Scope = nullptr);
 
 } // namespace warpwise
 

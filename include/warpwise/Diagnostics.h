@@ -41,6 +41,11 @@ constexpr const char *InternalError = "WW1012";
 constexpr const char *NotSettled = "WW1013";
 constexpr const char *ToolMissing = "WW1014";
 constexpr const char *OverwritesInput = "WW1015";
+/// A rewrite changes a project header, and the output (-o, stdout) has no
+/// place for it.
+constexpr const char *HeaderNeedsPlace = "WW1016";
+/// Two inputs rewrite a header they share differently.
+constexpr const char *HeaderConflict = "WW1017";
 constexpr const char *NoKernels = "WW2001";
 constexpr const char *PtxasFailed = "WW2004";
 constexpr const char *NoLaunchBlockSize = "WW2005";

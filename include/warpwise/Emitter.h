@@ -29,6 +29,8 @@ std::string unifiedDiff(llvm::StringRef OldLabel, llvm::StringRef NewLabel,
 struct FileEdits {
   std::string Path; ///< Absolute path, as clang-apply-replacements wants it.
   const clang::tooling::Replacements *Edits;
+  /// The same translation unit's edits of other files (project headers).
+  std::vector<const clang::tooling::Replacements *> Others = {};
 };
 
 /// clang-apply-replacements YAML: one document with every file's edits.

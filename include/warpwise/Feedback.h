@@ -43,10 +43,13 @@ public:
   /// Compiles \p Source as if it were the file \p OriginalPath (its
   /// directory is searched for includes) for \p Arch ("sm_90"). Keys are the
   /// kernels' plain names (a template's instantiations are gathered under
-  /// its name); std::nullopt with \p Error on failure.
+  /// its name); std::nullopt with \p Error on failure. \p Headers maps
+  /// headers' normalised absolute paths to the text to compile in their
+  /// place (a candidate edit of a kernel in a project header).
   virtual std::optional<std::map<std::string, KernelStats>>
   measure(const std::string &Source, const std::string &OriginalPath,
-          const std::string &Arch, std::string &Error);
+          const std::string &Arch, std::string &Error,
+          const std::map<std::string, std::string> &Headers = {});
 
   /// The nvcc flags of \p OriginalPath's compile command (the default is
   /// the constructor's).

@@ -85,13 +85,16 @@ public:
   /// the edits are computed against exactly the bytes that are rewritten).
   /// Returns false when the file has errors; the handler is then not called.
   /// Diagnostics name the file as \p Display (the user's spelling).
+  /// \p Overlays maps headers' absolute paths to the text parsed in their
+  /// place (the rewrite's later passes parse its rewritten headers).
   bool parse(const std::string &File, const std::string &Display,
-             llvm::StringRef Contents, ASTHandler &Handler);
+             llvm::StringRef Contents, ASTHandler &Handler,
+             const std::map<std::string, std::string> &Overlays = {});
   /// The same, reporting to \p Log: files parsed in parallel (-j) each
   /// have their own log, replayed in input order.
   bool parse(const std::string &File, const std::string &Display,
-             llvm::StringRef Contents, ASTHandler &Handler,
-             DiagnosticLog &Log) const;
+             llvm::StringRef Contents, ASTHandler &Handler, DiagnosticLog &Log,
+             const std::map<std::string, std::string> &Overlays = {}) const;
 
   /// The full clang command line used for \p File, for -v and for tests.
   std::vector<std::string> commandLine(const std::string &File,

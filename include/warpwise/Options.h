@@ -24,6 +24,9 @@ struct Options {
   unsigned Jobs = 1;     ///< -j: files processed in parallel.
   bool KeepGoing = false; ///< --keep-going: write the files that succeeded.
   bool SaveTemps = false; ///< --save-temps: keep the temporary directory.
+  /// --header-filter: which non-system headers' kernels are analysed and
+  /// rewritten, by their absolute path; "" means the main file only.
+  std::string HeaderFilter = ".*";
 
   // analyze
   std::optional<unsigned> BlockSize;

@@ -12,8 +12,11 @@
 #include "warpwise/Analysis.h"
 #include "warpwise/Diagnostics.h"
 #include "warpwise/Edits.h"
+#include "warpwise/SourceScope.h"
 
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +30,9 @@ namespace warpwise {
 struct Decision {
   std::string Transform;
   std::string Kernel;
+  /// The file the candidate is in, as a person reads it: empty for the main
+  /// file, else the project header's display path (see SourceScope).
+  std::string File;
   unsigned Line = 0;
   bool Applied = false;
   std::string Form; ///< e.g. "compact" for a branch split.
@@ -35,6 +41,17 @@ struct Decision {
 
 class CompileFeedback;
 struct CostTable;
+struct KernelStats;
+
+/// A byte range a decision rewrote, in the file (normalised absolute path)
+/// it is in: the main file's and a header's offsets are not comparable.
+struct ClaimedRange {
+  std::string File;
+  unsigned Begin = 0, End = 0;
+  bool overlaps(const std::string &F, unsigned B, unsigned E) const {
+    return File == F && B < End && Begin < E;
+  }
+};
 
 struct TransformContext {
   clang::ASTContext &Ctx;
@@ -48,7 +65,7 @@ struct TransformContext {
   DiagnosticLog &Log;
   /// Byte ranges already rewritten by an earlier decision; a candidate
   /// inside one is left to that decision.
-  std::vector<std::pair<unsigned, unsigned>> &Claimed;
+  std::vector<ClaimedRange> &Claimed;
   /// --force-transforms: apply every legal candidate, skipping the
   /// profitability checks (never the legality ones).
   bool Force = false;
@@ -66,6 +83,29 @@ struct TransformContext {
   /// --fmad=false: the program is built without fma contraction, so
   /// fuse/meld may select a product apart from the add that consumes it.
   bool FmadFalse = false;
+  /// Which files are the user's (the main file and, by --header-filter,
+  /// project headers). Null: the main file only.
+  const SourceScope *Scope = nullptr;
+
+  /// The normalised absolute path of the file \p Loc's expansion is in:
+  /// what every Replacement of an edit there is keyed by.
+  std::string fileOf(clang::SourceLocation Loc) const;
+  /// The text of that file, which the offsets of \p Loc count into.
+  llvm::StringRef textOf(clang::SourceLocation Loc) const;
+  /// The file a diagnostic about \p Loc names: Display for the main file,
+  /// a header's display path otherwise.
+  std::string displayOf(clang::SourceLocation Loc) const;
+  /// Decision::File for \p Loc: empty in the main file.
+  std::string decisionFileOf(clang::SourceLocation Loc) const;
+  /// True when [Begin, End) of \p File overlaps a claimed range.
+  bool claimed(const std::string &InFile, unsigned Begin, unsigned End) const;
+
+  /// Compiles the translation unit with \p Edits applied, each to the file
+  /// it names (the main file's text, and headers in their place), and
+  /// reports nvcc's statistics per kernel; no edits measure the original.
+  std::optional<std::map<std::string, KernelStats>>
+  measure(const std::vector<clang::tooling::Replacement> &Edits,
+          const std::string &NvArch, std::string &Error) const;
 };
 
 /// Crashes deliberately (a null store); for the WARPWISE_DEBUG_CRASH hook.

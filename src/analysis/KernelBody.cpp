@@ -2,6 +2,8 @@
 #include "AnalysisInternal.h"
 #include "RegisterEstimate.h"
 
+#include "warpwise/SourceScope.h"
+
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
 #include "clang/AST/Decl.h"
@@ -55,15 +57,20 @@ void analyzeKernelBody(ASTContext &Ctx, const FunctionDecl *FD,
   K.StaticShared = SC.Bytes;
 }
 
-std::vector<DeviceFunctionInfo> collectDeviceFunctions(ASTContext &Ctx,
-                                                       DivergenceAnalysis &DA) {
+std::vector<DeviceFunctionInfo>
+collectDeviceFunctions(ASTContext &Ctx, DivergenceAnalysis &DA,
+                       const SourceScope &Scope) {
   std::vector<DeviceFunctionInfo> Out;
   const SourceManager &SM = Ctx.getSourceManager();
   for (FunctionVerdicts &V : DA.deviceFunctions()) {
-    if (!SM.isInMainFile(SM.getExpansionLoc(V.FD->getLocation())))
-      continue; // Headers' functions (the toolkit's) are not the user's.
+    // System headers' functions (the toolkit's) are not the user's.
+    if (!Scope.contains(V.FD->getLocation()))
+      continue;
     DeviceFunctionInfo D;
     D.Name = V.FD->getNameAsString();
+    FileID FID = SM.getFileID(SM.getExpansionLoc(V.FD->getLocation()));
+    if (FID != SM.getMainFileID())
+      D.File = Scope.path(FID);
     D.Line = SM.getExpansionLineNumber(V.FD->getLocation());
     D.Contexts = V.Contexts;
     RegisterEstimator Regs(Ctx, V.FD);

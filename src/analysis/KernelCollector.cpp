@@ -4,6 +4,8 @@
 #include "AnalysisInternal.h"
 #include "MemoryAccess.h"
 
+#include "warpwise/SourceScope.h"
+
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
 #include "clang/AST/ExprCXX.h"
@@ -237,6 +239,11 @@ public:
   bool VisitCUDAKernelCallExpr(CUDAKernelCallExpr *Call) {
     SourceManager &SM = Ctx.getSourceManager();
     SourceLocation Loc = Call->getBeginLoc();
+    // Launches are recorded in the main file only: that is where warpwise
+    // rewrites them (a split), and where their block sizes are the ones this
+    // translation unit uses. A launch written in a project header (a host
+    // wrapper beside its kernel) is out of scope for now: a split of that
+    // kernel declines for want of a launch it can rewrite.
     if (!SM.isInMainFile(SM.getExpansionLoc(Loc)))
       return true;
     const FunctionDecl *Caller = enclosingFunction(Ctx, Call);
@@ -351,8 +358,9 @@ BlockShape shapeFor(const std::string &Kernel, const FileAnalysis &A) {
 
 class KernelVisitor : public RecursiveASTVisitor<KernelVisitor> {
 public:
-  KernelVisitor(ASTContext &Ctx, FileAnalysis &Out, DivergenceAnalysis &DA)
-      : Ctx(Ctx), Out(Out), DA(DA) {
+  KernelVisitor(ASTContext &Ctx, FileAnalysis &Out, DivergenceAnalysis &DA,
+                const SourceScope &Scope)
+      : Ctx(Ctx), Out(Out), DA(DA), Scope(Scope) {
     Mangler.reset(Ctx.createMangleContext());
   }
 
@@ -361,10 +369,13 @@ public:
         FD->isTemplateInstantiation())
       return true;
     const SourceManager &SM = Ctx.getSourceManager();
-    if (!SM.isInMainFile(SM.getExpansionLoc(FD->getLocation())))
+    if (!Scope.contains(FD->getLocation()))
       return true;
     KernelInfo K;
     K.Name = FD->getNameAsString();
+    FileID FID = SM.getFileID(SM.getExpansionLoc(FD->getLocation()));
+    if (FID != SM.getMainFileID())
+      K.File = Scope.path(FID);
     K.Line = SM.getExpansionLineNumber(FD->getLocation());
     K.IsTemplate = FD->getDescribedFunctionTemplate() != nullptr;
     if (!K.IsTemplate)
@@ -378,6 +389,7 @@ private:
   ASTContext &Ctx;
   FileAnalysis &Out;
   DivergenceAnalysis &DA;
+  const SourceScope &Scope;
   std::unique_ptr<MangleContext> Mangler;
 };
 
@@ -408,7 +420,11 @@ std::vector<unsigned> blockSizesFor(const FileAnalysis &A, const KernelInfo &K,
   return {K.BlockSize ? K.BlockSize : 256};
 }
 
-FileAnalysis analyzeTranslationUnit(ASTContext &Ctx, const std::string &File) {
+FileAnalysis analyzeTranslationUnit(ASTContext &Ctx, const std::string &File,
+                                    const SourceScope *Scope) {
+  // Without a scope, the main file only (an empty filter says so).
+  SourceScope MainOnly(Ctx.getSourceManager(), "");
+  const SourceScope &In = Scope ? *Scope : MainOnly;
   forgetCallSummaries();
   FileAnalysis Out;
   Out.File = File;
@@ -416,9 +432,9 @@ FileAnalysis analyzeTranslationUnit(ASTContext &Ctx, const std::string &File) {
   Launches.TraverseDecl(Ctx.getTranslationUnitDecl());
   Launches.finish();
   DivergenceAnalysis DA(Ctx);
-  KernelVisitor Kernels(Ctx, Out, DA);
+  KernelVisitor Kernels(Ctx, Out, DA, In);
   Kernels.TraverseDecl(Ctx.getTranslationUnitDecl());
-  Out.DeviceFunctions = collectDeviceFunctions(Ctx, DA);
+  Out.DeviceFunctions = collectDeviceFunctions(Ctx, DA, In);
   return Out;
 }
 

@@ -118,8 +118,12 @@ PtxasRunner::compile(const std::string &AbsPath, const std::string &Arch,
   std::vector<std::string> Args = {Nvcc, "-arch=" + Arch, "-cubin", "-o",
                                    Cubin.str().str(), "-Xptxas", "-v"};
   Args.insert(Args.end(), Flags.begin(), Flags.end());
-  if (llvm::sys::path::extension(AbsPath) != ".cu")
-    Args.insert(Args.end(), {"-x", "cu"});
+  // nvcc chooses the language by extension: a .cuh (or an --assume-cuda
+  // .cpp) is CUDA only when told so.
+  if (llvm::sys::path::extension(AbsPath) != ".cu") {
+    Args.push_back("-x");
+    Args.push_back("cu");
+  }
   Args.push_back(AbsPath);
   std::vector<llvm::StringRef> Refs(Args.begin(), Args.end());
   std::optional<llvm::StringRef> Redirects[] = {std::nullopt, Log.str(),

@@ -19,6 +19,7 @@
 #include "warpwise/Options.h"
 #include "warpwise/Ptxas.h"
 #include "warpwise/Report.h"
+#include "warpwise/SourceScope.h"
 #include "warpwise/TempFiles.h"
 #include "warpwise/Transform.h"
 
@@ -63,6 +64,15 @@ struct InputFile {
   /// Transformations that crashed on this file (WW1012): their changes are
   /// dropped and later passes skip them.
   std::set<std::string> Crashed;
+  /// The project headers (normalised absolute paths) the rewrite edits,
+  /// with their text as the first pass that edited them parsed it.
+  std::map<std::string, std::string> Headers;
+  /// Their rewritten text.
+  std::map<std::string, std::string> HeadersRewritten;
+  /// The edits written to each header, in its line endings.
+  std::map<std::string, clang::tooling::Replacements> HeaderFinal;
+  /// Headers taken out of scope: two inputs rewrote them differently.
+  std::set<std::string> ExcludedHeaders;
 };
 
 /// The passes of one rewrite are bounded: each pass after the first needs a
@@ -75,16 +85,18 @@ constexpr unsigned MaxRewritePasses = 4;
 /// transformations run, as the pass that wrote them did, so that code
 /// warpwise produced is final: fission does not split the loops inside a
 /// melded region, and a branch inside it is not merged again.
-std::vector<std::pair<unsigned, unsigned>>
-producedRegions(clang::ASTContext &Ctx) {
+std::vector<ClaimedRange> producedRegions(clang::ASTContext &Ctx,
+                                          const SourceScope &Scope) {
   struct Finder : clang::RecursiveASTVisitor<Finder> {
     const clang::SourceManager &SM;
-    std::vector<std::pair<unsigned, unsigned>> Found;
-    explicit Finder(const clang::SourceManager &SM) : SM(SM) {}
+    const SourceScope &Scope;
+    std::vector<ClaimedRange> Found;
+    Finder(const clang::SourceManager &SM, const SourceScope &Scope)
+        : SM(SM), Scope(Scope) {}
     bool VisitCompoundStmt(clang::CompoundStmt *CS) {
       clang::SourceLocation L = CS->getLBracLoc(), R = CS->getRBracLoc();
       if (L.isInvalid() || R.isInvalid() || L.isMacroID() || R.isMacroID() ||
-          !SM.isInMainFile(L) || SM.getFileID(L) != SM.getFileID(R))
+          !Scope.contains(L) || SM.getFileID(L) != SM.getFileID(R))
         return true;
       unsigned B = SM.getFileOffset(L), E = SM.getFileOffset(R) + 1;
       llvm::StringRef Text = SM.getBufferData(SM.getFileID(L)).slice(B, E);
@@ -93,10 +105,10 @@ producedRegions(clang::ASTContext &Ctx) {
       if ((First.starts_with("// warpwise: fused the two sides") ||
            First.starts_with("// warpwise: melded the two sides")) &&
           First.ends_with("[WW4001]"))
-        Found.push_back({B, E});
+        Found.push_back({Scope.path(SM.getFileID(L)), B, E});
       return true;
     }
-  } F(Ctx.getSourceManager());
+  } F(Ctx.getSourceManager(), Scope);
   F.TraverseDecl(Ctx.getTranslationUnitDecl());
   return F.Found;
 }
@@ -178,7 +190,9 @@ void chooseBlockSize(KernelInfo &K, const FileAnalysis &A,
     K.BlockSize = 256;
     K.BlockSizes = {256};
     K.BlockSizeSource = "default; no launch with a constant block size";
-    Log.report(diag::NoLaunchBlockSize, Severity::Remark, File, K.Line, 0,
+    Log.report(diag::NoLaunchBlockSize, Severity::Remark,
+               K.File.empty() ? File : SourceScope::displayPath(K.File), K.Line,
+               0,
                "no launch of '" + K.Name +
                    "' in this file has a constant block size; occupancy "
                    "assumes 256 threads (use --block-size)");
@@ -216,18 +230,23 @@ public:
                 CompileFeedback *Feedback,
                 const std::vector<std::string> &Transforms,
                 std::optional<unsigned> BlockSize, bool Force,
-                std::string SplitForm, bool FmadFalse, DiagnosticLog &Log)
+                std::string SplitForm, bool FmadFalse, DiagnosticLog &Log,
+                std::string HeaderFilter = AllProjectHeaders)
       : F(F), Arch(Arch), Costs(Costs), Feedback(Feedback),
         Transforms(Transforms), BlockSize(BlockSize), Force(Force),
-        SplitForm(std::move(SplitForm)), FmadFalse(FmadFalse), Log(Log) {}
+        SplitForm(std::move(SplitForm)), FmadFalse(FmadFalse), Log(Log),
+        HeaderFilter(std::move(HeaderFilter)) {}
 
   void handleTranslationUnit(clang::ASTContext &Ctx,
                              const std::string &File) override {
-    F.Analysis = analyzeTranslationUnit(Ctx, File);
+    // The main file and the project headers --header-filter accepts.
+    SourceScope Scope(Ctx.getSourceManager(), HeaderFilter);
+    Scope.exclude(F.ExcludedHeaders);
+    F.Analysis = analyzeTranslationUnit(Ctx, File, &Scope);
     F.FilesRead = projectFilesRead(Ctx.getSourceManager());
     // Transformations decide with the block sizes occupancy is computed at.
     computeKernelOccupancy(F.Analysis, Arch, BlockSize, Log, F.Given);
-    std::vector<std::pair<unsigned, unsigned>> Claimed = producedRegions(Ctx);
+    std::vector<ClaimedRange> Claimed = producedRegions(Ctx, Scope);
     TransformContext TC{Ctx,
                         File,
                         F.Given,
@@ -244,6 +263,7 @@ public:
                         /*CurrentLine=*/0,
                         /*DebugCrash=*/false,
                         FmadFalse};
+    TC.Scope = &Scope;
     const char *CrashHook = std::getenv("WARPWISE_DEBUG_CRASH");
     for (const std::string &Name : Transforms) {
       if (F.Crashed.count(Name))
@@ -289,6 +309,14 @@ public:
           Log.report(diag::OverlappingEdits, Severity::Error, F.Given, 0, 0,
                      llvm::toString(std::move(E)));
     }
+    // The headers edited, with the text the edits' offsets count in (a
+    // later pass parses them rewritten; the first to edit one keeps it).
+    for (const auto &[Path, Edits] : F.Edits.byFile()) {
+      bool Found = false;
+      llvm::StringRef Text = Scope.textOf(Path, Found);
+      if (Path != File && Found && !Edits.empty())
+        F.Headers.emplace(Path, Text.str());
+    }
   }
 
 private:
@@ -302,6 +330,7 @@ private:
   std::string SplitForm;
   bool FmadFalse;
   DiagnosticLog &Log;
+  std::string HeaderFilter;
 };
 
 std::string displayName(const InputFile &F) { return F.Given; }
@@ -550,11 +579,12 @@ static int runSession(const std::vector<std::string> &Args) {
   llvm::CrashRecoveryContext::Enable();
   // A crashed transformation (WW1012) is reported as an error but does not
   // stop the outputs: the file is written without that transformation's
-  // changes, and the exit code (3) says so.
+  // changes, and the exit code (3) says so. Nor does a header two inputs
+  // rewrite differently (WW1017): both are written without its changes.
   auto blockingIn = [](const DiagnosticLog &L, const std::string &File) {
     for (const Diagnostic &D : L.all())
       if (D.Level == Severity::Error && D.Id != diag::InternalError &&
-          (File.empty() || D.File == File))
+          D.Id != diag::HeaderConflict && (File.empty() || D.File == File))
         return true;
     return false;
   };
@@ -622,15 +652,45 @@ static int runSession(const std::vector<std::string> &Args) {
   // original file's lines; their declines repeat the first pass's and are
   // not shown again.
   auto settle = [&](InputFile &F, DiagnosticLog &FileLog) {
-    bool Changed = !F.Edits.forFile(F.Absolute).empty();
+    // Every file the rewrite edits: the main file and project headers.
+    auto edits = [](const EditSet &E) {
+      for (const auto &[Path, R] : E.byFile())
+        if (!R.empty())
+          return true;
+      return false;
+    };
+    bool Changed = edits(F.Edits);
     for (unsigned Pass = 2; Changed; ++Pass) {
-      if (blockingIn(FileLog, F.Given))
+      bool Blocked = false;
+      for (const Diagnostic &D : FileLog.all())
+        Blocked |= D.Level == Severity::Error && D.File == F.Given &&
+                   D.Id != diag::InternalError;
+      if (Blocked)
         return;
-      clang::tooling::Replacements Done = F.Edits.forFile(F.Absolute);
-      auto Text = applyEdits(F.Contents, Done);
-      if (!Text) {
-        llvm::consumeError(Text.takeError());
-        return; // Reported when the output is computed.
+      // Each edited file as the earlier passes leave it; headers are parsed
+      // in their place from memory.
+      struct PassFile {
+        std::string Display;
+        llvm::StringRef Original;
+        clang::tooling::Replacements Done;
+        std::string Now;
+      };
+      std::map<std::string, PassFile> Files;
+      Files[F.Absolute] = {F.Given, F.Contents, F.Edits.forFile(F.Absolute),
+                           ""};
+      for (const auto &[Path, Text] : F.Headers)
+        Files[Path] = {SourceScope::displayPath(Path), Text,
+                       F.Edits.forFile(Path), ""};
+      std::map<std::string, std::string> Overlays;
+      for (auto &[Path, PF] : Files) {
+        auto Text = applyEdits(PF.Original, PF.Done);
+        if (!Text) {
+          llvm::consumeError(Text.takeError());
+          return; // Reported when the output is computed.
+        }
+        PF.Now = std::move(*Text);
+        if (Path != F.Absolute)
+          Overlays[Path] = PF.Now;
       }
       if (Pass > MaxRewritePasses) {
         FileLog.report(diag::NotSettled, Severity::Warning, F.Given, 0, 0,
@@ -643,23 +703,31 @@ static int runSession(const std::vector<std::string> &Args) {
       InputFile Next;
       Next.Given = F.Given;
       Next.Absolute = F.Absolute;
-      Next.Contents = *Text;
+      Next.Contents = Files[F.Absolute].Now;
       Next.Crashed = F.Crashed;
+      Next.ExcludedHeaders = F.ExcludedHeaders;
       DiagnosticLog PassLog;
       FileProcessor P(Next, *Arch, *Costs, FeedbackPtr, Active, Opts.BlockSize,
                       Opts.ForceTransforms, Opts.SplitForm, Opts.FmadFalse,
-                      PassLog);
-      bool Parsed =
-          Front.parse(F.Absolute, F.Given, Next.Contents, P, PassLog);
+                      PassLog, Opts.HeaderFilter);
+      bool Parsed = Front.parse(F.Absolute, F.Given, Next.Contents, P, PassLog,
+                                Overlays);
       std::string Note = " (pass " + std::to_string(Pass) +
                          ": decided on the file with the earlier passes' "
                          "rewrites applied, whose lines this message counts)";
-      auto Original = [&](unsigned Line, unsigned Column) {
-        if (!Line)
-          return std::make_pair(0u, 0u);
+      // The file a message or decision names, by its display name.
+      auto fileNamed = [&](const std::string &Display) -> const PassFile * {
+        for (const auto &[Path, PF] : Files)
+          if (PF.Display == Display)
+            return &PF;
+        return nullptr;
+      };
+      auto Original = [&](const PassFile *In, unsigned Line, unsigned Column) {
+        if (!Line || !In)
+          return std::make_pair(Line, Column);
         return lineColumn(
-            F.Contents,
-            originalOffset(Done, offsetOf(Next.Contents, Line, Column)));
+            In->Original,
+            originalOffset(In->Done, offsetOf(In->Now, Line, Column)));
       };
       // Any other error of a later pass (overlapping edits, say) abandons
       // that pass: the earlier passes' text is kept, with a warning, rather
@@ -681,12 +749,19 @@ static int runSession(const std::vector<std::string> &Args) {
       }
       for (const Diagnostic &D : PassLog.all()) {
         bool Applied = D.Id == "WW4001" || D.Id == "WW4002" || D.Id == "WW4003";
-        if (D.Raw || D.File != F.Given ||
-            (D.Level != Severity::Error && D.Level != Severity::Warning &&
-             !Applied))
+        // The main file's, and a project header's (by its display name).
+        bool Ours = D.File == F.Given ||
+                    (!D.File.empty() &&
+                     (fileNamed(D.File) ||
+                      llvm::any_of(Next.Headers, [&](const auto &H) {
+                        return SourceScope::displayPath(H.first) == D.File;
+                      })));
+        if (D.Raw || !Ours || (D.Level != Severity::Error &&
+                      D.Level != Severity::Warning && !Applied))
           continue;
         Diagnostic Mapped = D;
-        std::tie(Mapped.Line, Mapped.Column) = Original(D.Line, D.Column);
+        std::tie(Mapped.Line, Mapped.Column) =
+            Original(fileNamed(D.File), D.Line, D.Column);
         if (!D.Column)
           Mapped.Column = 0;
         if (D.Id == diag::CompileErrors) {
@@ -705,13 +780,23 @@ static int runSession(const std::vector<std::string> &Args) {
         return;
       for (Decision &D : Next.Decisions)
         if (D.Applied) {
-          D.Line = Original(D.Line, 1).first;
+          D.Line =
+              Original(fileNamed(D.File.empty() ? F.Given : D.File), D.Line, 1)
+                  .first;
           D.Reason += Note;
           F.Decisions.push_back(std::move(D));
         }
-      Changed = !Next.Edits.forFile(F.Absolute).empty();
-      F.Edits.compose(F.Absolute, Next.Edits.forFile(F.Absolute),
-                      Next.Edits.descriptions());
+      Changed = edits(Next.Edits);
+      // Headers this pass edited first: their text is still the original.
+      for (const auto &[Path, Text] : Next.Headers)
+        F.Headers.emplace(Path, Text);
+      bool Described = false;
+      for (const auto &[Path, R] : Next.Edits.byFile()) {
+        F.Edits.compose(Path, R,
+                        Described ? std::vector<std::string>()
+                                  : Next.Edits.descriptions());
+        Described |= !R.empty();
+      }
     }
   };
   // One file, start to end, with its own log: files are independent, so
@@ -725,7 +810,8 @@ static int runSession(const std::vector<std::string> &Args) {
       Feedback.setFileFlags(F.Absolute, Flags.Nvcc);
     FileProcessor Processor(F, *Arch, *Costs, FeedbackPtr, Active,
                             Opts.BlockSize, Opts.ForceTransforms,
-                            Opts.SplitForm, Opts.FmadFalse, FileLog);
+                            Opts.SplitForm, Opts.FmadFalse, FileLog,
+                            Opts.HeaderFilter);
     F.Parsed = Front.parse(F.Absolute, F.Given, F.Contents, Processor, FileLog);
     if (!F.Parsed)
       return;
@@ -777,6 +863,55 @@ static int runSession(const std::vector<std::string> &Args) {
     }
     if (Progress)
       llvm::errs() << "\r\033[K";
+  }
+
+  // A project header that several inputs include is written once, so the
+  // inputs that edit it must edit it identically (they usually do: the same
+  // kernel, the same decisions). Where two disagree (different block sizes
+  // at their launches, say), the simplest honest rule: the header leaves
+  // the scope of both and both are processed again, which drops every
+  // change that touches it (a split's launches with its kernels, as Changes
+  // are whole or nothing) and keeps their other changes. The first
+  // processing's remarks stay printed; WW1017 says what was dropped.
+  bool HeaderConflicts = false;
+  for (bool Again = Opts.Cmd == Command::Rewrite; Again;) {
+    Again = false;
+    std::map<std::string, InputFile *> FirstEditor;
+    for (InputFile &F : Inputs) {
+      if (!F.Parsed || Again)
+        continue;
+      for (const auto &[Path, R] : F.Edits.byFile()) {
+        if (Path == F.Absolute || R.empty())
+          continue;
+        auto [It, New] = FirstEditor.emplace(Path, &F);
+        InputFile &Other = *It->second;
+        if (New || (Other.Edits.forFile(Path) == R &&
+                    Other.Headers[Path] == F.Headers[Path]))
+          continue;
+        Log.report(diag::HeaderConflict, Severity::Error,
+                   SourceScope::displayPath(Path), 0, 0,
+                   Other.Given + " and " + F.Given +
+                       " rewrite this header differently; every change to it "
+                       "(with the launches of a kernel split in it) is "
+                       "dropped from both, and it is left as it is");
+        HeaderConflicts = true;
+        for (InputFile *G : {&Other, &F}) {
+          G->ExcludedHeaders.insert(Path);
+          G->Analysis = FileAnalysis();
+          G->Decisions.clear();
+          G->Edits = EditSet();
+          G->Headers.clear();
+          // Its remarks were given; errors of the new run are reported.
+          DiagnosticLog Rerun;
+          processFile(*G, Rerun);
+          for (const Diagnostic &D : Rerun.all())
+            if (D.Level == Severity::Error)
+              Log.report(D);
+        }
+        Again = true;
+        break;
+      }
+    }
   }
 
   // A launch, in one input, of a kernel that another input defines and that
@@ -850,8 +985,52 @@ static int runSession(const std::vector<std::string> &Args) {
       continue;
     }
     F.Rewritten = std::move(*New);
+    // Every edited header's text was kept when it was first edited; edits
+    // without it cannot be applied, and dropping them would leave a split's
+    // launches without their kernels.
+    for (const auto &[Path, R] : F.Edits.byFile())
+      if (Path != F.Absolute && !R.empty() && !F.Headers.count(Path))
+        Log.report(diag::OverlappingEdits, Severity::Error, F.Given, 0, 0,
+                   "internal error: edits of " +
+                       SourceScope::displayPath(Path) +
+                       " without its text; please report this with the file");
+    for (const auto &[Path, Text] : F.Headers) {
+      clang::tooling::Replacements R =
+          matchLineEndings(F.Edits.forFile(Path), Text);
+      auto Header = applyEdits(Text, R);
+      if (!Header) {
+        Log.report(diag::OverlappingEdits, Severity::Error, F.Given, 0, 0,
+                   llvm::toString(Header.takeError()));
+        continue;
+      }
+      F.HeaderFinal[Path] = R;
+      if (*Header != Text)
+        F.HeadersRewritten[Path] = std::move(*Header);
+    }
   }
-  // Where each output goes.
+  bool ToStdout = Opts.OutputFile == "-" ||
+                  (Opts.OutputFile.empty() && Opts.OutputDir.empty() &&
+                   !Opts.InPlace && !Opts.Diff && Opts.ExportFixes.empty() &&
+                   Opts.Report.empty());
+  // The project headers the rewrite changes, each once (inputs that share
+  // one agree on it, see above): original text, new text, destination, and
+  // the inputs that rewrote it.
+  struct HeaderOutput {
+    std::string Original, Rewritten, OutputPath;
+    std::vector<const InputFile *> Owners;
+  };
+  std::map<std::string, HeaderOutput> HeaderOutputs;
+  for (InputFile &F : Inputs)
+    for (const auto &[Path, Text] : F.HeadersRewritten) {
+      auto It = HeaderOutputs
+                    .emplace(Path, HeaderOutput{F.Headers[Path], Text,
+                                                std::string(), {}})
+                    .first;
+      It->second.Owners.push_back(&F);
+    }
+  // Where each output goes. --out-dir mirrors the tree below the input
+  // root: given, or the deepest directory holding every input and every
+  // header the rewrite changes.
   std::string InRoot;
   if (!Opts.OutputDir.empty()) {
     if (!Opts.InRoot.empty()) {
@@ -863,26 +1042,72 @@ static int runSession(const std::vector<std::string> &Args) {
       std::vector<std::string> Abs;
       for (const InputFile &F : Inputs)
         Abs.push_back(F.Absolute);
+      for (const auto &[Path, H] : HeaderOutputs)
+        Abs.push_back(Path);
       InRoot = commonDirectory(Abs);
     }
   }
   std::map<std::string, std::string> Claimed;
+  auto claim = [&](const std::string &Output, const std::string &Input,
+                   const std::string &Shown) {
+    llvm::SmallString<256> Key(Output);
+    llvm::sys::fs::make_absolute(Key);
+    llvm::sys::path::remove_dots(Key, true);
+    auto [It, New] = Claimed.emplace(Key.str().str(), Shown);
+    if (!New)
+      Log.report(diag::DuplicateOutput, Severity::Error, Shown, 0, 0,
+                 "would be written to '" + Output +
+                     "', which already receives '" + It->second + "'");
+  };
+  // --out-dir's place for \p Absolute, or an error naming \p Shown.
+  auto mirrored = [&](const std::string &Absolute,
+                      const std::string &Shown) -> std::string {
+    std::optional<std::string> Below = pathBelow(Absolute, InRoot);
+    if (!Below) {
+      Log.report(diag::CannotWrite, Severity::Error, Shown, 0, 0,
+                 "is not below the input root '" + InRoot +
+                     "' (--in-root), so --out-dir has no place for it");
+      return "";
+    }
+    llvm::SmallString<256> P(Opts.OutputDir);
+    llvm::sys::path::append(P, *Below);
+    return P.str().str();
+  };
+  for (auto &[Path, H] : HeaderOutputs) {
+    std::string Shown = SourceScope::displayPath(Path);
+    if (!Opts.OutputFile.empty() || ToStdout) {
+      Log.report(diag::HeaderNeedsPlace, Severity::Error, Shown, 0, 0,
+                 "the rewrite changes this project header, and " +
+                     std::string(ToStdout ? "standard output"
+                                          : "-o " + Opts.OutputFile) +
+                     " has room for the main file only; use -i or --out-dir "
+                     "(nothing is written)");
+      continue;
+    }
+    if (Opts.InPlace)
+      H.OutputPath = Path;
+    else if (!Opts.OutputDir.empty())
+      H.OutputPath = mirrored(Path, Shown);
+    if (H.OutputPath.empty())
+      continue;
+    if (!Opts.InPlace && llvm::sys::fs::equivalent(H.OutputPath, Path)) {
+      Log.report(diag::OverwritesInput, Severity::Error, Shown, 0, 0,
+                 "the output '" + H.OutputPath +
+                     "' is this header itself; use -i to rewrite in place");
+      H.OutputPath.clear();
+      continue;
+    }
+    claim(H.OutputPath, Path, Shown);
+  }
   for (InputFile &F : Inputs) {
     if (!F.Parsed)
       continue;
     if (!Opts.OutputFile.empty())
       F.OutputPath = Opts.OutputFile;
     else if (!Opts.OutputDir.empty()) {
-      std::optional<std::string> Below = pathBelow(F.Absolute, InRoot);
-      if (!Below) {
-        Log.report(diag::CannotWrite, Severity::Error, F.Given, 0, 0,
-                   "is not below the input root '" + InRoot +
-                       "' (--in-root), so --out-dir has no place for it");
+      F.OutputPath = mirrored(F.Absolute, F.Given);
+      if (F.OutputPath.empty())
         continue;
-      }
-      llvm::SmallString<256> P(Opts.OutputDir);
-      llvm::sys::path::append(P, *Below);
-      F.OutputPath = P.str().str();
     } else if (Opts.InPlace)
       F.OutputPath = F.Given;
     if (F.OutputPath.empty() || F.OutputPath == "-")
@@ -893,14 +1118,7 @@ static int runSession(const std::vector<std::string> &Args) {
                      "' is an input; use -i to rewrite in place");
       continue;
     }
-    llvm::SmallString<256> Key(F.OutputPath);
-    llvm::sys::fs::make_absolute(Key);
-    llvm::sys::path::remove_dots(Key, true);
-    auto [It, New] = Claimed.emplace(Key.str().str(), F.Given);
-    if (!New)
-      Log.report(diag::DuplicateOutput, Severity::Error, F.Given, 0, 0,
-                 "would be written to '" + F.OutputPath +
-                     "', which already receives '" + It->second + "'");
+    claim(F.OutputPath, F.Absolute, F.Given);
   }
 
   // Without --keep-going, one file's error stops every output.
@@ -911,11 +1129,38 @@ static int runSession(const std::vector<std::string> &Args) {
       return !blockingErrors("");
     for (const Diagnostic &D : Log.all())
       if (D.Level == Severity::Error && D.Id != diag::InternalError &&
+          D.Id != diag::HeaderConflict &&
           (D.File == F.Given || D.File.empty()))
         return false;
     return true;
   };
+  // A header is written when every input that rewrote it may be.
+  auto mayWriteHeader = [&](const HeaderOutput &H) {
+    if (blockingErrors(""))
+      return Opts.KeepGoing &&
+             llvm::all_of(H.Owners, [&](const InputFile *F) {
+               return mayWrite(*F);
+             }) &&
+             !llvm::any_of(Log.all(), [&](const Diagnostic &D) {
+               return D.Level == Severity::Error &&
+                      D.File == SourceScope::displayPath(H.OutputPath);
+             });
+    return true;
+  };
   bool Failed = false;
+  auto ensureDirectory = [&](const std::string &Output) {
+    if (Opts.OutputDir.empty())
+      return true;
+    llvm::StringRef Dir = llvm::sys::path::parent_path(Output);
+    if (Dir.empty())
+      return true;
+    if (std::error_code EC = llvm::sys::fs::create_directories(Dir)) {
+      Log.report(diag::CannotWrite, Severity::Error, Dir.str(), 0, 0,
+                 "cannot create the output directory: " + EC.message());
+      return false;
+    }
+    return true;
+  };
   for (InputFile &F : Inputs) {
     if (F.OutputPath.empty() || F.OutputPath == "-" || !mayWrite(F))
       continue;
@@ -924,15 +1169,9 @@ static int runSession(const std::vector<std::string> &Args) {
       F.Written = true;
       continue;
     }
-    if (!Opts.OutputDir.empty()) {
-      llvm::StringRef Dir = llvm::sys::path::parent_path(F.OutputPath);
-      if (!Dir.empty())
-        if (std::error_code EC = llvm::sys::fs::create_directories(Dir)) {
-          Log.report(diag::CannotWrite, Severity::Error, Dir.str(), 0, 0,
-                     "cannot create the output directory: " + EC.message());
-          Failed = true;
-          break;
-        }
+    if (!ensureDirectory(F.OutputPath)) {
+      Failed = true;
+      break;
     }
     if (llvm::Error E = writeFileAtomically(F.OutputPath, F.Rewritten)) {
       Log.report(diag::CannotWrite, Severity::Error, F.OutputPath, 0, 0,
@@ -941,6 +1180,19 @@ static int runSession(const std::vector<std::string> &Args) {
       break;
     }
     F.Written = true;
+  }
+  for (const auto &[Path, H] : HeaderOutputs) {
+    if (Failed || H.OutputPath.empty() || !mayWriteHeader(H))
+      continue;
+    if (!ensureDirectory(H.OutputPath)) {
+      Failed = true;
+      break;
+    }
+    if (llvm::Error E = writeFileAtomically(H.OutputPath, H.Rewritten)) {
+      Log.report(diag::CannotWrite, Severity::Error, H.OutputPath, 0, 0,
+                 llvm::toString(std::move(E)));
+      Failed = true;
+    }
   }
   auto writeOrPrint = [&](const std::string &Path, const std::string &Text) {
     if (Path == "-") {
@@ -959,11 +1211,17 @@ static int runSession(const std::vector<std::string> &Args) {
     AnyWritable |= mayWrite(F);
   if (!Failed && AnyWritable && !Opts.ExportFixes.empty()) {
     // One document for every file: clang-apply-replacements reads the first
-    // document of a file only, and groups replacements by their FilePath.
+    // document of a file only, and groups replacements by their FilePath. A
+    // translation unit's headers' edits go with it, each header once.
     std::vector<FileEdits> Fixes;
-    for (InputFile &F : Inputs)
-      if (mayWrite(F))
-        Fixes.push_back({F.Absolute, &F.Final});
+    for (InputFile &F : Inputs) {
+      if (!mayWrite(F))
+        continue;
+      Fixes.push_back({F.Absolute, &F.Final});
+      for (const auto &[Path, R] : F.HeaderFinal)
+        if (!R.empty())
+          Fixes.back().Others.push_back(&R);
+    }
     Failed = !writeOrPrint(Opts.ExportFixes, exportFixesYaml(Fixes));
   }
   if (!Failed && !Opts.Depfile.empty() && AnyWritable) {
@@ -979,17 +1237,20 @@ static int runSession(const std::vector<std::string> &Args) {
     }
     Failed = !writeOrPrint(Opts.Depfile, Rules);
   }
-  if (!Failed && Opts.Diff)
+  if (!Failed && Opts.Diff) {
     for (InputFile &F : Inputs)
       if (mayWrite(F)) {
         std::string Label = diffLabel(F.Absolute);
         llvm::outs() << unifiedDiff("a/" + Label, "b/" + Label, F.Contents,
                                     F.Rewritten);
       }
-  bool ToStdout = Opts.OutputFile == "-" ||
-                  (Opts.OutputFile.empty() && Opts.OutputDir.empty() &&
-                   !Opts.InPlace && !Opts.Diff && Opts.ExportFixes.empty() &&
-                   Opts.Report.empty());
+    for (const auto &[Path, H] : HeaderOutputs)
+      if (mayWriteHeader(H)) {
+        std::string Label = diffLabel(Path);
+        llvm::outs() << unifiedDiff("a/" + Label, "b/" + Label, H.Original,
+                                    H.Rewritten);
+      }
+  }
   if (!Failed && ToStdout)
     for (InputFile &F : Inputs)
       if (mayWrite(F))
@@ -1010,9 +1271,19 @@ static int runSession(const std::vector<std::string> &Args) {
                                    : nlohmann::json::object();
       FJ["path"] = F.Given;
       bool Error = !mayWrite(F) || Failed;
-      FJ["status"] = Error                       ? "error"
-                     : F.Rewritten == F.Contents ? "unchanged"
-                                                 : "rewritten";
+      FJ["status"] = Error ? "error"
+                     : F.Rewritten == F.Contents && F.HeadersRewritten.empty()
+                         ? "unchanged"
+                         : "rewritten";
+      FJ["headers"] = nlohmann::json::array();
+      for (const auto &[Path, Text] : F.HeadersRewritten)
+        FJ["headers"].push_back(
+            {{"path", SourceScope::displayPath(Path)},
+             {"edits", F.Edits.forFile(Path).size()},
+             {"output", Error || !HeaderOutputs.count(Path) ||
+                                HeaderOutputs[Path].OutputPath.empty()
+                            ? nlohmann::json(nullptr)
+                            : nlohmann::json(HeaderOutputs[Path].OutputPath)}});
       FJ["output"] = F.OutputPath.empty() || Error
                          ? nlohmann::json(nullptr)
                          : nlohmann::json(F.OutputPath);
@@ -1063,7 +1334,7 @@ static int runSession(const std::vector<std::string> &Args) {
                  << " with errors; " << Applied << " transformations applied, "
                  << Declined << " declined\n";
   }
-  if (Failed || blockingErrors(""))
+  if (Failed || blockingErrors("") || HeaderConflicts)
     return ExitInputProblem;
   return internalErrors() ? ExitInternalError : ExitOK;
 }

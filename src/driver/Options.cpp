@@ -7,9 +7,10 @@
 //===----------------------------------------------------------------------===//
 #include "warpwise/Options.h"
 
-#include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/Regex.h"
 
 namespace warpwise {
 
@@ -44,6 +45,9 @@ COMMON OPTIONS
   --arches FILE         architecture table to use instead of the built-in one
   --costs FILE          cost table (fuse/meld) to use instead of the built-in one
   --assume-cuda         parse files that do not end in .cu/.cuh as CUDA
+  --header-filter REGEX analyse and rewrite kernels in the non-system headers
+                        whose absolute path matches (default: all of them;
+                        '' for the main file only)
   --format text|json    output format of analyze and occupancy
   -v                    print the clang resource dir, CUDA path and version,
                         the CUDA tools used, and the clang command line of
@@ -213,6 +217,13 @@ ParseOutcome parseCommandLine(const std::vector<std::string> &Args,
       Opts.RulesPath = V;
     } else if (R.valueOf(Arg, "--costs", V, Err)) {
       Opts.CostsPath = V;
+    } else if (R.valueOf(Arg, "--header-filter", V, Err)) {
+      std::string Why;
+      // '' (the main file only) is no regex to llvm::Regex, but valid here.
+      if (!V.empty() && !llvm::Regex(V).isValid(Why))
+        Err = "--header-filter: '" + V + "' is not a regular expression (" +
+              Why + ")";
+      Opts.HeaderFilter = V;
     } else if (Arg == "--assume-cuda") {
       Opts.AssumeCuda = true;
     } else if (R.valueOf(Arg, "--format", V, Err)) {

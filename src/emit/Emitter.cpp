@@ -6,6 +6,8 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Signals.h"
+
+#include <set>
 #include "llvm/Support/YAMLTraits.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -231,13 +233,23 @@ std::string exportFixesYaml(const std::vector<FileEdits> &Files) {
   // One TranslationUnitReplacements document holding every file's edits:
   // clang-apply-replacements reads one document per YAML file and groups the
   // replacements by their FilePath, so a second document would be ignored.
+  // A header that several inputs rewrote (identically: the driver refuses
+  // anything else) is listed once.
   clang::tooling::TranslationUnitReplacements TU;
   if (!Files.empty())
     TU.MainSourceFile = Files.front().Path;
-  for (const FileEdits &F : Files)
+  std::set<std::string> HeadersListed;
+  for (const FileEdits &F : Files) {
     if (F.Edits)
       TU.Replacements.insert(TU.Replacements.end(), F.Edits->begin(),
                              F.Edits->end());
+    for (const clang::tooling::Replacements *O : F.Others) {
+      if (!O || O->empty() ||
+          !HeadersListed.insert(O->begin()->getFilePath().str()).second)
+        continue;
+      TU.Replacements.insert(TU.Replacements.end(), O->begin(), O->end());
+    }
+  }
   std::string Out;
   llvm::raw_string_ostream OS(Out);
   llvm::yaml::Output YAML(OS);

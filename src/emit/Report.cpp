@@ -1,6 +1,8 @@
 //===- Report.cpp - Text and JSON views of analyses and decisions ---------===//
 #include "warpwise/Report.h"
 
+#include "warpwise/SourceScope.h"
+
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -94,22 +96,32 @@ nlohmann::json launchToJson(const LaunchInfo &L) {
 }
 
 nlohmann::json decisionToJson(const Decision &D) {
-  return {{"transform", D.Transform}, {"kernel", D.Kernel},
-          {"line", D.Line},           {"applied", D.Applied},
-          {"form", D.Form},           {"reason", D.Reason}};
+  nlohmann::json J = {{"transform", D.Transform}, {"kernel", D.Kernel},
+                      {"line", D.Line},           {"applied", D.Applied},
+                      {"form", D.Form},           {"reason", D.Reason}};
+  // A candidate in a project header: its line counts in that file.
+  if (!D.File.empty())
+    J["file"] = D.File;
+  return J;
 }
 
 nlohmann::json fileAnalysisToJson(const FileAnalysis &F) {
   nlohmann::json J;
   J["kernels"] = nlohmann::json::array();
-  for (const KernelInfo &K : F.Kernels)
-    J["kernels"].push_back(kernelToJson(K));
+  for (const KernelInfo &K : F.Kernels) {
+    nlohmann::json KJ = kernelToJson(K);
+    // The file it is defined in (a project header's or the main file's
+    // absolute path): "line" counts in it.
+    KJ["file"] = K.File.empty() ? F.File : K.File;
+    J["kernels"].push_back(KJ);
+  }
   J["launches"] = nlohmann::json::array();
   for (const LaunchInfo &L : F.Launches)
     J["launches"].push_back(launchToJson(L));
   J["device_functions"] = nlohmann::json::array();
   for (const DeviceFunctionInfo &D : F.DeviceFunctions)
     J["device_functions"].push_back({{"name", D.Name},
+                                     {"file", D.File.empty() ? F.File : D.File},
                                      {"line", D.Line},
                                      {"contexts", D.Contexts},
                                      {"branches", branchesToJson(D.Branches)},
@@ -159,8 +171,10 @@ void printFileAnalysis(llvm::raw_ostream &OS, const FileAnalysis &F,
      << (F.Kernels.size() == 1 ? "" : "s") << ", " << F.Launches.size()
      << " launch" << (F.Launches.size() == 1 ? "" : "es") << "\n";
   for (const KernelInfo &K : F.Kernels) {
-    OS << "  kernel " << K.Name << " (line " << K.Line << ")"
-       << (K.IsTemplate ? " [template]" : "") << "\n";
+    OS << "  kernel " << K.Name << " (line " << K.Line
+       << (K.File.empty() ? std::string()
+                          : " of " + SourceScope::displayPath(K.File))
+       << ")" << (K.IsTemplate ? " [template]" : "") << "\n";
     OS << "    registers: estimate " << K.Registers.MaxLive;
     if (K.Registers.Line)
       OS << " (peak at line " << K.Registers.Line << ")";
@@ -191,9 +205,11 @@ void printFileAnalysis(llvm::raw_ostream &OS, const FileAnalysis &F,
     printControl(OS, K.Branches, K.Loops);
   }
   for (const DeviceFunctionInfo &D : F.DeviceFunctions) {
-    OS << "  __device__ " << D.Name << " (line " << D.Line << "), "
-       << D.Contexts << " calling context" << (D.Contexts == 1 ? "" : "s")
-       << "\n";
+    OS << "  __device__ " << D.Name << " (line " << D.Line
+       << (D.File.empty() ? std::string()
+                          : " of " + SourceScope::displayPath(D.File))
+       << "), " << D.Contexts << " calling context"
+       << (D.Contexts == 1 ? "" : "s") << "\n";
     printControl(OS, D.Branches, D.Loops);
   }
   for (const LaunchInfo &L : F.Launches) {

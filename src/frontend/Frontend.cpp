@@ -453,13 +453,15 @@ private:
 } // namespace
 
 bool Frontend::parse(const std::string &File, const std::string &Display,
-                     llvm::StringRef Contents, ASTHandler &Handler) {
-  return parse(File, Display, Contents, Handler, Log);
+                     llvm::StringRef Contents, ASTHandler &Handler,
+                     const std::map<std::string, std::string> &Overlays) {
+  return parse(File, Display, Contents, Handler, Log, Overlays);
 }
 
 bool Frontend::parse(const std::string &File, const std::string &Display,
                      llvm::StringRef Contents, ASTHandler &Handler,
-                     DiagnosticLog &Log) const {
+                     DiagnosticLog &Log,
+                     const std::map<std::string, std::string> &Overlays) const {
   TranslatedFlags Flags = compileFlags(File);
   if (!Flags.Warning.empty())
     Log.report(diag::NoCompileCommand, Severity::Warning, Display, 0, 0,
@@ -503,6 +505,8 @@ bool Frontend::parse(const std::string &File, const std::string &Display,
   Tool.clearArgumentsAdjusters();
   // Parse exactly the bytes the driver read and will rewrite.
   Tool.mapVirtualFile(File, Contents);
+  for (const auto &[Path, Text] : Overlays)
+    Tool.mapVirtualFile(Path, Text);
   ErrorCollector Errors(Opts.Verbose);
   Tool.setDiagnosticConsumer(&Errors);
   Tool.setPrintErrorMessage(false); // Our WW1004 summary says it better.

@@ -173,10 +173,33 @@ static bool runTool(const std::string &Program,
   return RC == 0;
 }
 
+/// The deepest directory that holds \p A and \p B.
+static std::string commonDirectory(llvm::StringRef A, llvm::StringRef B) {
+  llvm::SmallString<256> Out;
+  auto IA = llvm::sys::path::begin(A), EA = llvm::sys::path::end(A);
+  auto IB = llvm::sys::path::begin(B), EB = llvm::sys::path::end(B);
+  for (; IA != EA && IB != EB && *IA == *IB; ++IA, ++IB)
+    llvm::sys::path::append(Out, *IA);
+  return Out.str().str();
+}
+
+/// \p Path below \p Dir, without the leading separator; empty when it is
+/// not below it.
+static std::string below(llvm::StringRef Path, llvm::StringRef Dir) {
+  if (Path == Dir)
+    return ".";
+  if (!Path.consume_front(Dir))
+    return "";
+  if (!Dir.ends_with("/") && !Path.consume_front("/"))
+    return "";
+  return Path.str();
+}
+
 std::optional<std::map<std::string, KernelStats>>
 CompileFeedback::measure(const std::string &Source,
                          const std::string &OriginalPath,
-                         const std::string &Arch, std::string &Error) {
+                         const std::string &Arch, std::string &Error,
+                         const std::map<std::string, std::string> &Headers) {
   if (!Available) {
     Error = Missing;
     return std::nullopt;
@@ -193,6 +216,10 @@ CompileFeedback::measure(const std::string &Source,
   Hash.update(OriginalPath);
   for (const std::string &F : UseFlags)
     Hash.update(F);
+  for (const auto &[Path, Text] : Headers) {
+    Hash.update(Path);
+    Hash.update(Text);
+  }
   std::string Key = llvm::toHex(Hash.final(), true);
   {
     std::lock_guard<std::mutex> Lock(Mutex);
@@ -206,25 +233,80 @@ CompileFeedback::measure(const std::string &Source,
     Error = "cannot create a temporary directory";
     return std::nullopt;
   }
-  std::string Src = (Dir + "/" + llvm::sys::path::filename(OriginalPath)).str();
+  // An edited header must be what the main file's `#include "kernels.cuh"`
+  // finds. Quote includes search the including file's directory first, so
+  // the temporary directory mirrors the tree below the deepest directory
+  // holding the main file and every edited header: the main file's copy
+  // then sees the edited copies at the same relative paths. A header found
+  // through -I gets the mirror of that directory ahead of the original.
+  // (An edited header included only by an unedited header is still found
+  // beside the unedited one, in the original tree; warpwise edits kernels,
+  // which the main file's own includes bring in.)
+  llvm::StringRef MainDir = llvm::sys::path::parent_path(OriginalPath);
+  std::string Root = MainDir.str();
+  for (const auto &[Path, Text] : Headers)
+    Root = commonDirectory(Root, llvm::sys::path::parent_path(Path));
+  auto Mirror = [&](llvm::StringRef Path) {
+    llvm::SmallString<256> P(Dir);
+    std::string Rel = below(Path, Root);
+    if (Rel != ".")
+      llvm::sys::path::append(P, Rel);
+    return P.str().str();
+  };
+  std::string Src =
+      Headers.empty()
+          ? (Dir + "/" + llvm::sys::path::filename(OriginalPath)).str()
+          : Mirror(OriginalPath);
   std::string Cubin = (Dir + "/candidate.cubin").str();
-  {
+  auto Write = [&](const std::string &Path, const std::string &Text) {
+    llvm::sys::fs::create_directories(llvm::sys::path::parent_path(Path));
     std::error_code EC;
-    llvm::raw_fd_ostream OS(Src, EC);
-    OS << Source;
+    llvm::raw_fd_ostream OS(Path, EC);
+    OS << Text;
+    return !EC;
+  };
+  bool Written = Write(Src, Source);
+  for (const auto &[Path, Text] : Headers)
+    Written &= !Root.empty() && Write(Mirror(Path), Text);
+  if (!Written) {
+    llvm::sys::fs::remove_directories(Dir);
+    Error = "cannot write the candidate into a temporary directory";
+    return std::nullopt;
   }
-  std::vector<std::string> Args = {
-      Toolkit.Path + "/bin/nvcc",
-      "-arch=" + Arch,
-      "-cubin",
-      "-o",
-      Cubin,
-      "-Xptxas",
-      "-v",
-      "-I" + llvm::sys::path::parent_path(OriginalPath).str()};
+  std::vector<std::string> Args = {Toolkit.Path + "/bin/nvcc",
+                                   "-arch=" + Arch,
+                                   "-cubin",
+                                   "-o",
+                                   Cubin,
+                                   "-Xptxas",
+                                   "-v"};
+  if (!Headers.empty())
+    for (size_t I = 0; I < UseFlags.size(); ++I) {
+      llvm::StringRef F = UseFlags[I];
+      std::string IDir;
+      if (F == "-I" && I + 1 < UseFlags.size())
+        IDir = UseFlags[I + 1];
+      else if (F.starts_with("-I") && F.size() > 2)
+        IDir = F.drop_front(2).str();
+      if (IDir.empty())
+        continue;
+      llvm::SmallString<256> Abs(IDir);
+      llvm::sys::fs::make_absolute(Abs);
+      llvm::sys::path::remove_dots(Abs, true);
+      if (!below(Abs, Root).empty())
+        Args.push_back("-I" + Mirror(Abs));
+    }
+  Args.push_back("-I" + MainDir.str());
+  // What the edited headers include beside themselves.
+  for (const auto &[Path, Text] : Headers)
+    Args.push_back("-I" + llvm::sys::path::parent_path(Path).str());
   Args.insert(Args.end(), UseFlags.begin(), UseFlags.end());
-  if (needsExplicitCudaLanguage(OriginalPath))
-    Args.insert(Args.end(), {"-x", "cu"});
+  // nvcc chooses the language by extension: a .cuh input is CUDA only when
+  // told so.
+  if (llvm::sys::path::extension(Src) != ".cu") {
+    Args.push_back("-x");
+    Args.push_back("cu");
+  }
   Args.push_back(Src);
   std::string PtxasOut, SassOut;
   bool OK = runTool(Args[0], Args, PtxasOut, Error);

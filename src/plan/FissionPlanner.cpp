@@ -39,12 +39,13 @@ Decision planFission(TransformContext &TC, const FissionCandidate &C,
                feedbackUnavailable(TC.Feedback) + "; not split";
     return D;
   }
-  std::string Candidate = TC.Contents.str();
-  Candidate.replace(C.Begin, C.End - C.Begin, Replacement);
   std::string Arch = PtxasRunner::nvccArchFor(TC.Arch), Error;
-  auto Before = TC.Feedback->measure(TC.Contents.str(), TC.File, Arch, Error);
-  auto After = Before ? TC.Feedback->measure(Candidate, TC.File, Arch, Error)
-                      : std::nullopt;
+  auto Before = TC.measure({}, Arch, Error);
+  auto After =
+      Before ? TC.measure({clang::tooling::Replacement(
+                              C.File, C.Begin, C.End - C.Begin, Replacement)},
+                          Arch, Error)
+             : std::nullopt;
   if (!Before || !After || !Before->count(D.Kernel) ||
       !After->count(D.Kernel)) {
     D.Reason =

@@ -13,7 +13,8 @@ namespace warpwise {
 struct FissionCandidate {
   const clang::FunctionDecl *Kernel;
   unsigned Line;
-  unsigned Begin, End; ///< Byte range of the loop.
+  std::string File;    ///< Normalised path of the file the loop is in.
+  unsigned Begin, End; ///< Byte range of the loop in that file.
   unsigned Loops;      ///< How many loops it becomes.
   /// Facts from outside the kernel the legality proof used (alias facts
   /// from the host), quoted in the remark; empty if none.

@@ -84,13 +84,14 @@ Decision planMerge(TransformContext &TC, const MergeCandidate &C,
   }
 
   // Compile the file with and without this one rewrite.
-  std::string Candidate = TC.Contents.str();
-  Candidate.replace(C.Begin, C.End - C.Begin, M.Text);
   std::string NvArch = PtxasRunner::nvccArchFor(TC.Arch);
   std::string Error;
-  auto Before = TC.Feedback->measure(TC.Contents.str(), TC.File, NvArch, Error);
-  auto After = Before ? TC.Feedback->measure(Candidate, TC.File, NvArch, Error)
-                      : std::nullopt;
+  auto Before = TC.measure({}, NvArch, Error);
+  auto After = Before
+                   ? TC.measure({clang::tooling::Replacement(
+                                    C.File, C.Begin, C.End - C.Begin, M.Text)},
+                                NvArch, Error)
+                   : std::nullopt;
   if (!Before || !After) {
     D.Reason = Where + ": nvcc failed on the " +
                std::string(Before ? "candidate" : "original") + " (" + Error +

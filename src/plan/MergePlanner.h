@@ -17,7 +17,8 @@ struct MergeCandidate {
   const clang::IfStmt *If = nullptr;
   const clang::FunctionDecl *FD = nullptr;
   const BranchInfo *Branch = nullptr; ///< The analysis' verdict.
-  unsigned Begin = 0, End = 0;        ///< Byte range replaced.
+  std::string File;                   ///< Normalised path of its file.
+  unsigned Begin = 0, End = 0;        ///< Byte range replaced there.
 };
 
 /// Legality and profitability of merging one divergent if-else, with the

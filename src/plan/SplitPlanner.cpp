@@ -58,8 +58,7 @@ Decision planSplit(TransformContext &TC, const SplitCandidate &C,
   std::string OriginalError;
   if (TC.Feedback && TC.Feedback->available()) {
     auto Before =
-        TC.Feedback->measure(TC.Contents.str(), TC.File,
-                             PtxasRunner::nvccArchFor(TC.Arch), OriginalError);
+        TC.measure({}, PtxasRunner::nvccArchFor(TC.Arch), OriginalError);
     if (Before && Before->count(D.Kernel))
       Original = Before->at(D.Kernel);
   }
@@ -70,18 +69,11 @@ Decision planSplit(TransformContext &TC, const SplitCandidate &C,
                : std::string();
   };
   if (TC.Feedback && TC.Feedback->available()) {
-    std::string Candidate = TC.Contents.str();
-    clang::tooling::Replacements R;
-    llvm::consumeError(
-        R.add(clang::tooling::Replacement(TC.File, C.InsertAt, 0, C.Kernels)));
-    for (const auto &L : C.Launches)
-      llvm::consumeError(R.add(L));
-    auto Applied = clang::tooling::applyAllReplacements(Candidate, R);
+    std::vector<clang::tooling::Replacement> R = {
+        clang::tooling::Replacement(C.File, C.InsertAt, 0, C.Kernels)};
+    R.insert(R.end(), C.Launches.begin(), C.Launches.end());
     std::string Arch = PtxasRunner::nvccArchFor(TC.Arch), Error;
-    auto Stats = Applied ? TC.Feedback->measure(*Applied, TC.File, Arch, Error)
-                         : std::nullopt;
-    if (!Applied)
-      llvm::consumeError(Applied.takeError());
+    auto Stats = TC.measure(R, Arch, Error);
     if (!Original)
       Error = OriginalError.empty() ? "the original kernel is missing from "
                                       "nvcc's output"
@@ -137,21 +129,15 @@ Decision planSplit(TransformContext &TC, const SplitCandidate &C,
     std::string Facts = "no ptxas feedback";
     double Light = 0, Heavy = 0, Orig = 0;
     if (TC.Feedback && TC.Feedback->available()) {
-      clang::tooling::Replacements R;
+      std::vector<clang::tooling::Replacement> R;
       if (!C.CompactPrelude.empty())
-        llvm::consumeError(R.add(clang::tooling::Replacement(
-            TC.File, C.PreludeAt, 0, C.CompactPrelude)));
-      llvm::consumeError(R.add(clang::tooling::Replacement(
-          TC.File, C.InsertAt, 0, C.CompactKernels)));
-      for (const auto &L : C.CompactLaunches)
-        llvm::consumeError(R.add(L));
-      auto Applied = clang::tooling::applyAllReplacements(TC.Contents, R);
+        R.push_back(clang::tooling::Replacement(C.File, C.PreludeAt, 0,
+                                                C.CompactPrelude));
+      R.push_back(
+          clang::tooling::Replacement(C.File, C.InsertAt, 0, C.CompactKernels));
+      R.insert(R.end(), C.CompactLaunches.begin(), C.CompactLaunches.end());
       std::string Arch = PtxasRunner::nvccArchFor(TC.Arch), Error;
-      auto Stats = Applied
-                       ? TC.Feedback->measure(*Applied, TC.File, Arch, Error)
-                       : std::nullopt;
-      if (!Applied)
-        llvm::consumeError(Applied.takeError());
+      auto Stats = TC.measure(R, Arch, Error);
       if (!Stats || !Stats->count(D.Kernel + "_ww_light") ||
           !Stats->count(D.Kernel + "_ww_heavy") || !Original) {
         K.Reason = Where + "; nvcc could not compile the " +

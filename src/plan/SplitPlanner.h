@@ -16,6 +16,7 @@ struct SplitCandidate {
   const clang::FunctionDecl *Kernel = nullptr;
   const BranchInfo *Branch = nullptr;
   unsigned Line = 0;
+  std::string File;      ///< Normalised path of the kernel's file.
   unsigned InsertAt = 0; ///< Where the two new kernels go (after the original).
   std::string Kernels;   ///< Their text.
   std::vector<clang::tooling::Replacement> Launches;

@@ -36,7 +36,7 @@ void BranchMergeTransform::run(TransformContext &TC,
   ASTContext &Ctx = TC.Ctx;
   const SourceManager &SM = Ctx.getSourceManager();
   std::vector<std::pair<const IfStmt *, const FunctionDecl *>> Found;
-  for (const FunctionDecl *FD : deviceCodeDefinitions(Ctx, true))
+  for (const FunctionDecl *FD : deviceCodeDefinitions(Ctx, true, TC.Scope))
     for (const IfStmt *If : statementsIn<IfStmt>(FD->getBody()))
       if (If->getElse())
         Found.push_back({If, FD});
@@ -58,10 +58,10 @@ void BranchMergeTransform::run(TransformContext &TC,
         EndLoc = Semi;
     }
     unsigned End = SM.getFileOffset(EndLoc);
-    bool Inside = false;
-    for (auto [B, E] : TC.Claimed)
-      Inside |= Begin < E && B < End;
-    if (Inside)
+    // The branch's file: the main file or a project header, whose offsets,
+    // edits and messages these are.
+    const std::string InFile = TC.fileOf(If->getBeginLoc());
+    if (TC.claimed(InFile, Begin, End))
       continue; // An enclosing branch was rewritten already.
     TC.CurrentKernel = FD->getNameAsString();
     TC.CurrentLine = SM.getExpansionLineNumber(If->getBeginLoc());
@@ -70,6 +70,7 @@ void BranchMergeTransform::run(TransformContext &TC,
     MergeCandidate C;
     C.If = If;
     C.FD = FD;
+    C.File = InFile;
     C.Begin = Begin;
     C.End = End;
     unsigned Line = SM.getExpansionLineNumber(If->getBeginLoc());
@@ -86,6 +87,7 @@ void BranchMergeTransform::run(TransformContext &TC,
     MergeOutcome M = mergeBranch(Ctx, FD, If, TC.Costs, allowsControlFlow(),
                                  /*KeepContraction=*/!TC.FmadFalse);
     Decision D = planMerge(TC, C, M, name());
+    D.File = TC.decisionFileOf(If->getBeginLoc());
     if (D.Applied && M.ProductSelects)
       D.Reason += " (" + std::to_string(M.ProductSelects) +
                   " select(s) of a floating-point product: bit-identical "
@@ -93,12 +95,13 @@ void BranchMergeTransform::run(TransformContext &TC,
     if (D.Applied) {
       Changes.push_back(
           {std::string(name()) + " of the if-else at line " +
-               std::to_string(Line),
-           {tooling::Replacement(TC.File, Begin, End - Begin, M.Text)}});
-      TC.Claimed.push_back({Begin, End});
+               std::to_string(Line) + (D.File.empty() ? "" : " of " + D.File),
+           {tooling::Replacement(InFile, Begin, End - Begin, M.Text)}});
+      TC.Claimed.push_back({InFile, Begin, End});
     }
     TC.Log.report(D.Applied ? "WW4001" : "WW3001", Severity::Remark,
-                  TC.Display, Line, Col, std::string(name()) + ": " + D.Reason);
+                  TC.displayOf(If->getBeginLoc()), Line, Col,
+                  std::string(name()) + ": " + D.Reason);
     Decisions.push_back(std::move(D));
   }
 }

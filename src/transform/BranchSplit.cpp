@@ -424,7 +424,7 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
         FileHasPoolHelper = true;
   bool NeedPoolHelper = !FileHasPoolHelper;
   AliasFacts Facts = collectAliasFacts(Ctx);
-  for (const FunctionDecl *FD : deviceCodeDefinitions(Ctx, false)) {
+  for (const FunctionDecl *FD : deviceCodeDefinitions(Ctx, false, TC.Scope)) {
     // Host code that every later launch can name goes before this.
     const Decl *TopDecl = fileScopeDeclOf(FD);
     // This kernel's --split-form, for the planner.
@@ -469,11 +469,17 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
     Dn.Transform = name();
     Dn.Kernel = FD->getNameAsString();
     Dn.Line = Line;
+    // The kernel may be in a project header: its new kernels go there, its
+    // launches are rewritten in the main file, and each edit names its file.
+    const std::string KFile = TC.fileOf(FD->getLocation());
+    const llvm::StringRef KText = TC.textOf(FD->getLocation());
+    const std::string KShown = TC.displayOf(FD->getLocation());
+    Dn.File = TC.decisionFileOf(FD->getLocation());
     std::string Where =
         "if-else at line " + std::to_string(Line) + " of `" + Dn.Kernel + "`";
     auto Decline = [&](const std::string &Why) {
       Dn.Reason = Where + " is divergent, but it cannot be split: " + Why;
-      TC.Log.report("WW3003", Severity::Remark, TC.Display, Line, Col,
+      TC.Log.report("WW3003", Severity::Remark, KShown, Line, Col,
                     std::string(name()) + ": " + Dn.Reason);
       Decisions.push_back(Dn);
     };
@@ -566,8 +572,10 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
       Decline("no launch of it in this file to rewrite");
       continue;
     }
-    unsigned KernelEnd = SM.getFileOffset(Lexer::getLocForEndOfToken(
-        SM.getExpansionLoc(FD->getEndLoc()), 0, SM, LO));
+    // In the translation unit's order: the kernel may be in a header, the
+    // launches in the main file.
+    SourceLocation KernelEnd = Lexer::getLocForEndOfToken(
+        SM.getExpansionLoc(FD->getEndLoc()), 0, SM, LO);
     std::vector<tooling::Replacement> LaunchEdits;
     std::vector<LaunchSite> Sites;
     std::string LaunchProblem;
@@ -580,8 +588,18 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
                         " is inside the macro `" + Macro.str() + "`";
         break;
       }
-      if (SM.getFileOffset(SM.getExpansionLoc(Call->getBeginLoc())) <
-          KernelEnd) {
+      // Launches are rewritten in the main file only (the analysis records
+      // no others); one in a header would keep running the original.
+      if (!SM.isInMainFile(SM.getExpansionLoc(Call->getBeginLoc()))) {
+        LaunchProblem =
+            "the launch at line " + std::to_string(LL) + " of " +
+            TC.displayOf(Call->getBeginLoc()) +
+            " is in a header, and warpwise rewrites launches only in the "
+            "main file";
+        break;
+      }
+      if (SM.isBeforeInTranslationUnit(SM.getExpansionLoc(Call->getBeginLoc()),
+                                       KernelEnd)) {
         LaunchProblem = "the launch at line " + std::to_string(LL) +
                         " comes before the kernel's definition";
         break;
@@ -722,7 +740,7 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
     }
     unsigned NameOff =
         SM.getFileOffset(SM.getExpansionLoc(FD->getLocation())) - KB;
-    std::string Original = TC.Contents.substr(KB, KE - KB).str();
+    std::string Original = KText.substr(KB, KE - KB).str();
     std::string Indent(Col > 0 ? Col - 1 : 0, ' ');
     auto Make = [&](bool ThenSide) {
       std::string T = Original;
@@ -758,6 +776,7 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
     C.Kernel = FD;
     C.Branch = Verdict;
     C.Line = Line;
+    C.File = KFile;
     C.InsertAt = KE;
     C.Kernels = Kernels;
     C.Launches = LaunchEdits;
@@ -909,8 +928,7 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
       // At file scope, before the declaration that holds the kernel (and
       // its comment), so that launches outside the kernel's namespace see it.
       C.PreludeAt = aboveLineComments(
-          TC.Contents,
-          SM.getFileOffset(SM.getExpansionLoc(TopDecl->getBeginLoc())));
+          KText, SM.getFileOffset(SM.getExpansionLoc(TopDecl->getBeginLoc())));
       C.CompactKernels =
           "\n\n" +
           Header("_ww_light",
@@ -1066,18 +1084,20 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
       C.EfficientProblem = C.CompactProblem;
     }
     Dn = planSplit(KTC, C, name());
+    Dn.File = TC.decisionFileOf(FD->getLocation());
     if (Facts.Used.count(FD) && Facts.Why.count(FD))
       Dn.Reason += " (legal because " + Facts.Why.at(FD) + ")";
     if (Dn.Applied) {
       bool Compact = Dn.Form == "compact", Efficient = Dn.Form == "efficient";
 
       Change Ch;
-      Ch.Description =
-          "split of `" + Dn.Kernel + "` at line " + std::to_string(Line);
+      Ch.Description = "split of `" + Dn.Kernel + "` at line " +
+                       std::to_string(Line) +
+                       (Dn.File.empty() ? "" : " of " + Dn.File);
       if (Compact && NeedPoolHelper && !C.CompactPrelude.empty())
         Ch.Edits.push_back(
-            tooling::Replacement(TC.File, C.PreludeAt, 0, C.CompactPrelude));
-      Ch.Edits.push_back(tooling::Replacement(TC.File, KE, 0,
+            tooling::Replacement(KFile, C.PreludeAt, 0, C.CompactPrelude));
+      Ch.Edits.push_back(tooling::Replacement(KFile, KE, 0,
                                               Compact     ? C.CompactKernels
                                               : Efficient ? C.EfficientKernels
                                                           : Kernels));
@@ -1089,14 +1109,13 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
       if (Compact)
         NeedPoolHelper = false;
     }
-    TC.Log.report(Dn.Applied ? "WW4003" : "WW3003", Severity::Remark,
-                  TC.Display, Line, Col,
-                  std::string(name()) + ": " + Dn.Reason);
+    TC.Log.report(Dn.Applied ? "WW4003" : "WW3003", Severity::Remark, KShown,
+                  Line, Col, std::string(name()) + ": " + Dn.Reason);
     // Launches are rewritten in this file only; a kernel with external
     // linkage can be launched from another translation unit, which keeps
     // launching the original (left in place for that reason).
     if (Dn.Applied && FD->isExternallyVisible())
-      TC.Log.report(diag::LaunchedElsewhere, Severity::Note, TC.Display,
+      TC.Log.report(diag::LaunchedElsewhere, Severity::Note, KShown,
                     SM.getExpansionLineNumber(FD->getLocation()), 0,
                     "`" + Dn.Kernel +
                         "` has external linkage, so other files may launch "

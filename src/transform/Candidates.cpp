@@ -9,23 +9,25 @@ namespace warpwise {
 using namespace clang;
 
 std::vector<const FunctionDecl *>
-deviceCodeDefinitions(ASTContext &Ctx, bool WithDeviceFunctions) {
+deviceCodeDefinitions(ASTContext &Ctx, bool WithDeviceFunctions,
+                      const SourceScope *Scope) {
+  SourceScope MainOnly(Ctx.getSourceManager(), "");
   struct Finder : RecursiveASTVisitor<Finder> {
-    const SourceManager &SM;
+    const SourceScope &Scope;
     bool WithDevice;
     std::vector<const FunctionDecl *> Found;
-    Finder(const SourceManager &SM, bool WithDevice)
-        : SM(SM), WithDevice(WithDevice) {}
+    Finder(const SourceScope &Scope, bool WithDevice)
+        : Scope(Scope), WithDevice(WithDevice) {}
     bool shouldVisitTemplateInstantiations() const { return false; }
     bool VisitFunctionDecl(FunctionDecl *FD) {
       bool Wanted = FD->hasAttr<CUDAGlobalAttr>() ||
                     (WithDevice && FD->hasAttr<CUDADeviceAttr>());
       if (Wanted && FD->doesThisDeclarationHaveABody() &&
-          SM.isInMainFile(SM.getExpansionLoc(FD->getLocation())))
+          Scope.contains(FD->getLocation()))
         Found.push_back(FD);
       return true;
     }
-  } F(Ctx.getSourceManager(), WithDeviceFunctions);
+  } F(Scope ? *Scope : MainOnly, WithDeviceFunctions);
   F.TraverseDecl(Ctx.getTranslationUnitDecl());
   return F.Found;
 }

@@ -10,6 +10,7 @@
 #ifndef WARPWISE_CANDIDATES_H
 #define WARPWISE_CANDIDATES_H
 
+#include "warpwise/SourceScope.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -19,9 +20,11 @@
 namespace warpwise {
 
 /// The kernels (and with \p WithDeviceFunctions, the __device__ functions)
-/// defined in the main file, in source order.
+/// defined in the main file and the project headers \p Scope accepts (the
+/// main file only when null), in the order the translation unit has them.
 std::vector<const clang::FunctionDecl *>
-deviceCodeDefinitions(clang::ASTContext &Ctx, bool WithDeviceFunctions);
+deviceCodeDefinitions(clang::ASTContext &Ctx, bool WithDeviceFunctions,
+                      const SourceScope *Scope = nullptr);
 
 /// The file-scope declaration that holds \p FD: FD itself, its function
 /// template, or the outermost namespace around it.

@@ -65,7 +65,7 @@ void LoopFission::run(TransformContext &TC, std::vector<Decision> &Decisions,
   const SourceManager &SM = Ctx.getSourceManager();
   const LangOptions &LO = Ctx.getLangOpts();
   std::vector<std::pair<const ForStmt *, const FunctionDecl *>> Found;
-  for (const FunctionDecl *FD : deviceCodeDefinitions(Ctx, false))
+  for (const FunctionDecl *FD : deviceCodeDefinitions(Ctx, false, TC.Scope))
     for (const ForStmt *Loop : statementsIn<ForStmt>(FD->getBody()))
       Found.push_back({Loop, FD});
   AliasFacts Facts = collectAliasFacts(Ctx);
@@ -78,12 +78,17 @@ void LoopFission::run(TransformContext &TC, std::vector<Decision> &Decisions,
     D.Transform = name();
     D.Kernel = FD->getNameAsString();
     D.Line = Line;
+    // The loop's file: the main file or a project header. Its offsets,
+    // edits and messages are that file's.
+    const std::string InFile = TC.fileOf(Loop->getBeginLoc());
+    const std::string Shown = TC.displayOf(Loop->getBeginLoc());
+    D.File = TC.decisionFileOf(Loop->getBeginLoc());
     TC.CurrentKernel = D.Kernel;
     TC.CurrentLine = Line;
     std::string Where = "loop at line " + std::to_string(Line);
     auto Decline = [&](const std::string &Why) {
       D.Reason = Where + ": " + Why + "; not split";
-      TC.Log.report("WW3002", Severity::Remark, TC.Display, Line,
+      TC.Log.report("WW3002", Severity::Remark, Shown, Line,
                     SM.getExpansionColumnNumber(Loop->getBeginLoc()),
                     std::string(name()) + ": " + D.Reason);
       Decisions.push_back(D);
@@ -97,10 +102,7 @@ void LoopFission::run(TransformContext &TC, std::vector<Decision> &Decisions,
     }
     unsigned Begin = SM.getFileOffset(Range.getBegin());
     unsigned End = SM.getFileOffset(Range.getEnd());
-    bool Inside = false;
-    for (auto [B, E] : TC.Claimed)
-      Inside |= Begin < E && B < End;
-    if (Inside)
+    if (TC.claimed(InFile, Begin, End))
       continue;
 
     // The header must be re-executable: every copy runs the same iterations
@@ -310,10 +312,7 @@ void LoopFission::run(TransformContext &TC, std::vector<Decision> &Decisions,
             // the replaced range must not reach into it.
             unsigned SB = SM.getFileOffset(SR.getBegin()),
                      SE = SM.getFileOffset(SR.getEnd());
-            bool Taken = false;
-            for (auto [B, E] : TC.Claimed)
-              Taken |= SB < E && B < SE;
-            if (Taken)
+            if (TC.claimed(InFile, SB, SE))
               break;
             After.push_back(S);
             AfterEff.push_back(effectsOf(S, FD, SM));
@@ -474,18 +473,20 @@ void LoopFission::run(TransformContext &TC, std::vector<Decision> &Decisions,
     }
     std::string Replacement = Out;
     Begin = ReplaceBegin;
-    FissionCandidate C{FD, Line, Begin, End,
-                       static_cast<unsigned>(Groups.size()), ""};
+    FissionCandidate C{
+        FD, Line, InFile, Begin, End, static_cast<unsigned>(Groups.size()), ""};
     if (Facts.Used.count(FD) && Facts.Why.count(FD))
       C.HostFacts = Facts.Why.at(FD);
     D = planFission(TC, C, Replacement, name());
+    D.File = TC.decisionFileOf(Loop->getBeginLoc());
     if (D.Applied) {
       Changes.push_back(
-          {"fission of the loop at line " + std::to_string(Line),
-           {tooling::Replacement(TC.File, Begin, End - Begin, Replacement)}});
-      TC.Claimed.push_back({Begin, End});
+          {"fission of the loop at line " + std::to_string(Line) +
+               (D.File.empty() ? "" : " of " + D.File),
+           {tooling::Replacement(InFile, Begin, End - Begin, Replacement)}});
+      TC.Claimed.push_back({InFile, Begin, End});
     }
-    TC.Log.report(D.Applied ? "WW4002" : "WW3002", Severity::Remark, TC.Display,
+    TC.Log.report(D.Applied ? "WW4002" : "WW3002", Severity::Remark, Shown,
                   Line, Col, std::string(name()) + ": " + D.Reason);
     Decisions.push_back(D);
   }

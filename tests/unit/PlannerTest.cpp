@@ -32,7 +32,7 @@ public:
   bool available() const override { return true; }
   std::optional<std::map<std::string, KernelStats>>
   measure(const std::string &Source, const std::string &, const std::string &,
-          std::string &) override {
+          std::string &, const std::map<std::string, std::string> &) override {
     bool Candidate = Source.find(Marker) != std::string::npos;
     KernelStats Total;
     for (const FakeInstance &I : Instances) {
@@ -123,7 +123,7 @@ std::vector<Decision> planWith(const char *Source, CompileFeedback &FB,
   auto Costs = CostTable::load();
   REQUIRE(static_cast<bool>(Costs));
   DiagnosticLog Log;
-  std::vector<std::pair<unsigned, unsigned>> Claimed;
+  std::vector<ClaimedRange> Claimed;
   std::string File = "k.cu", Display = "k.cu";
   TransformContext TC{
       Ctx,    File, Display, Source,  A,     *Table->find("sm_90"),

@@ -1,0 +1,101 @@
+//===- TransformContext.cpp - Files, text and measurements for transforms -===//
+//
+// A kernel may be defined in the main file or in a project header; so may
+// any statement a transformation edits. These helpers give a transformation
+// the file, text and display name of the place it edits, so that each
+// Replacement names its own file, and compile the translation unit with a
+// candidate's edits applied wherever they are.
+//
+//===----------------------------------------------------------------------===//
+#include "warpwise/Feedback.h"
+#include "warpwise/Transform.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/Basic/SourceManager.h"
+
+namespace warpwise {
+
+using namespace clang;
+
+std::string TransformContext::fileOf(SourceLocation Loc) const {
+  const SourceManager &SM = Ctx.getSourceManager();
+  if (!Scope || Loc.isInvalid() ||
+      SM.getFileID(SM.getExpansionLoc(Loc)) == SM.getMainFileID())
+    return File;
+  return Scope->position(Loc).File;
+}
+
+llvm::StringRef TransformContext::textOf(SourceLocation Loc) const {
+  const SourceManager &SM = Ctx.getSourceManager();
+  if (!Scope || Loc.isInvalid() ||
+      SM.getFileID(SM.getExpansionLoc(Loc)) == SM.getMainFileID())
+    return Contents;
+  return Scope->position(Loc).Text;
+}
+
+std::string TransformContext::displayOf(SourceLocation Loc) const {
+  if (!Scope)
+    return Display;
+  return Scope->display(Loc, Display);
+}
+
+std::string TransformContext::decisionFileOf(SourceLocation Loc) const {
+  const SourceManager &SM = Ctx.getSourceManager();
+  if (!Scope || Loc.isInvalid() ||
+      SM.getFileID(SM.getExpansionLoc(Loc)) == SM.getMainFileID())
+    return "";
+  return Scope->display(Loc, Display);
+}
+
+bool TransformContext::claimed(const std::string &InFile, unsigned Begin,
+                               unsigned End) const {
+  for (const ClaimedRange &R : Claimed)
+    if (R.overlaps(InFile, Begin, End))
+      return true;
+  return false;
+}
+
+std::optional<std::map<std::string, KernelStats>>
+TransformContext::measure(const std::vector<tooling::Replacement> &Edits,
+                          const std::string &NvArch, std::string &Error) const {
+  if (!Feedback) {
+    Error = "no CUDA toolkit";
+    return std::nullopt;
+  }
+  std::map<std::string, tooling::Replacements> ByFile;
+  // An edit that names no file is one of the main file's.
+  for (const tooling::Replacement &R : Edits)
+    if (llvm::Error E =
+            ByFile[R.getFilePath().empty() ? File : R.getFilePath().str()].add(
+                tooling::Replacement(
+                    R.getFilePath().empty() ? llvm::StringRef(File)
+                                            : R.getFilePath(),
+                    R.getOffset(), R.getLength(), R.getReplacementText()))) {
+      Error = llvm::toString(std::move(E));
+      return std::nullopt;
+    }
+  std::string Main = Contents.str();
+  std::map<std::string, std::string> Headers;
+  for (const auto &[Path, Rs] : ByFile) {
+    llvm::StringRef Text = Contents;
+    bool Found = Path == File;
+    if (!Found && Scope)
+      Text = Scope->textOf(Path, Found);
+    if (!Found) {
+      Error = "an edit names '" + Path + "', which is not in this file's scope";
+      return std::nullopt;
+    }
+    auto Applied = tooling::applyAllReplacements(Text, Rs);
+    if (!Applied) {
+      Error = llvm::toString(Applied.takeError());
+      return std::nullopt;
+    }
+    if (Path == File)
+      Main = std::move(*Applied);
+    else
+      Headers[Path] = std::move(*Applied);
+  }
+  return Feedback->measure(Main, File, NvArch, Error, Headers);
+}
+
+} // namespace warpwise
