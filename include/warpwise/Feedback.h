@@ -56,6 +56,10 @@ public:
   void setFileFlags(const std::string &OriginalPath,
                     std::vector<std::string> Flags);
 
+  /// Results are also kept in \p Dir (sass-<key>.json), for later runs;
+  /// empty: in memory only.
+  void setCacheDir(std::string Dir);
+
   const std::string &cuobjdumpPath() const { return Cuobjdump; }
   const std::string &nvdisasmPath() const { return Nvdisasm; }
   /// Why available() is false: which tool is missing and where it was
@@ -69,6 +73,7 @@ private:
   std::string Cuobjdump, Nvdisasm;
   bool Available = false;
   std::string Missing;
+  std::string CacheDir;
   std::mutex Mutex; ///< Cache and FileFlags: files may be processed in parallel.
   std::map<std::string, std::map<std::string, KernelStats>> Cache;
 };

@@ -610,6 +610,17 @@ static int runSession(const std::vector<std::string> &Args) {
     return ExitInputProblem;
   }
   CompileFeedback Feedback(Front.toolkit(), {});
+  {
+    // The ptxas cache's directory holds the candidates' measurements too.
+    std::string Dir = Opts.CacheDir;
+    if (Dir.empty()) {
+      if (const char *X = std::getenv("XDG_CACHE_HOME"); X && *X)
+        Dir = std::string(X) + "/warpwise";
+      else if (const char *H = std::getenv("HOME"); H && *H)
+        Dir = std::string(H) + "/.cache/warpwise";
+    }
+    Feedback.setCacheDir(Dir);
+  }
   if (Opts.Front.Verbose) {
     Front.printConfiguration(llvm::errs());
     if (!Front.usingStubHeaders())

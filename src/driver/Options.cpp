@@ -62,7 +62,9 @@ COMMON OPTIONS
 ANALYZE
   --block-size N        block size for occupancy when no launch gives one
   --no-ptxas            do not compile with nvcc for real register counts
-  --cache-dir DIR       ptxas result cache (default $XDG_CACHE_HOME/warpwise)
+  --cache-dir DIR       cache of nvcc results (analyze's ptxas counts and
+                        rewrite's candidate measurements; default
+                        $XDG_CACHE_HOME/warpwise)
 
 REWRITE
   -o FILE               write the rewritten file here (one input only; '-'

@@ -3,6 +3,9 @@
 
 #include "warpwise/Ptxas.h"
 #include "warpwise/TempFiles.h"
+#include "warpwise/Emitter.h"
+
+#include <nlohmann/json.hpp>
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Demangle/Demangle.h"
@@ -80,6 +83,8 @@ CompileFeedback::CompileFeedback(const CudaToolkit &T,
   else if (Nvdisasm.empty())
     Missing = "nvdisasm was not found (looked in " + LookedD + ")";
 }
+
+void CompileFeedback::setCacheDir(std::string Dir) { CacheDir = std::move(Dir); }
 
 void CompileFeedback::setFileFlags(const std::string &OriginalPath,
                                    std::vector<std::string> F) {
@@ -195,6 +200,33 @@ static std::string below(llvm::StringRef Path, llvm::StringRef Dir) {
   return Path.str();
 }
 
+static nlohmann::json statsToJson(const KernelStats &S) {
+  nlohmann::json J = {{"mangled", S.Mangled},
+                      {"registers", S.Registers},
+                      {"spill_bytes", S.SpillBytes},
+                      {"instructions", S.Instructions},
+                      {"branches", S.Branches},
+                      {"predicated", S.Predicated}};
+  J["instances"] = nlohmann::json::array();
+  for (const KernelStats &I : S.Instances)
+    J["instances"].push_back(statsToJson(I));
+  return J;
+}
+
+static KernelStats statsFromJson(const nlohmann::json &J) {
+  KernelStats S;
+  S.Mangled = J.value("mangled", "");
+  S.Registers = J.value("registers", 0u);
+  S.SpillBytes = J.value("spill_bytes", 0u);
+  S.Instructions = J.value("instructions", 0u);
+  S.Branches = J.value("branches", 0u);
+  S.Predicated = J.value("predicated", 0u);
+  if (J.contains("instances"))
+    for (const nlohmann::json &I : J["instances"])
+      S.Instances.push_back(statsFromJson(I));
+  return S;
+}
+
 std::optional<std::map<std::string, KernelStats>>
 CompileFeedback::measure(const std::string &Source,
                          const std::string &OriginalPath,
@@ -214,6 +246,9 @@ CompileFeedback::measure(const std::string &Source,
   Hash.update(Source);
   Hash.update(Arch);
   Hash.update(OriginalPath);
+  Hash.update(Toolkit.Path);
+  Hash.update(Toolkit.Version);
+  Hash.update(Cuobjdump);
   for (const std::string &F : UseFlags)
     Hash.update(F);
   for (const auto &[Path, Text] : Headers) {
@@ -227,6 +262,23 @@ CompileFeedback::measure(const std::string &Source,
     if (Hit != Cache.end())
       return Hit->second;
   }
+  // The persistent cache: a second run over the same sources and flags
+  // reads what nvcc and cuobjdump said, rather than running them again.
+  std::string CacheFile =
+      CacheDir.empty() ? "" : CacheDir + "/sass-" + Key + ".json";
+  if (!CacheFile.empty())
+    if (auto Buf = llvm::MemoryBuffer::getFile(CacheFile)) {
+      nlohmann::json J = nlohmann::json::parse((*Buf)->getBuffer().str(),
+                                               nullptr, false);
+      if (J.is_object()) {
+        std::map<std::string, KernelStats> Out;
+        for (auto &[Name, KJ] : J.items())
+          Out[Name] = statsFromJson(KJ);
+        std::lock_guard<std::mutex> Lock(Mutex);
+        Cache[Key] = Out;
+        return Out;
+      }
+    }
 
   llvm::SmallString<128> Dir;
   if (createTemporaryDirectory("candidate", Dir)) {
@@ -340,6 +392,13 @@ CompileFeedback::measure(const std::string &Source,
   }
   std::lock_guard<std::mutex> Lock(Mutex);
   Cache[Key] = Out;
+  if (!CacheFile.empty() && !llvm::sys::fs::create_directories(CacheDir)) {
+    nlohmann::json J = nlohmann::json::object();
+    for (const auto &[Name, Stats] : Out)
+      J[Name] = statsToJson(Stats);
+    // A cache that cannot be written only costs time.
+    llvm::consumeError(writeFileAtomically(CacheFile, J.dump() + "\n"));
+  }
   return Out;
 }
 
