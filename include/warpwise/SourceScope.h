@@ -18,7 +18,10 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Regex.h"
 
+#include "llvm/ADT/ArrayRef.h"
+
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -27,6 +30,15 @@ class SourceManager;
 }
 
 namespace warpwise {
+
+/// The deepest directory that holds every path in \p Paths (absolute and
+/// normalised), by whole components.
+std::string commonDirectory(llvm::ArrayRef<std::string> Paths);
+
+/// \p Path relative to the directory \p Dir when it lies below it (whole
+/// components; "." when they are equal), std::nullopt otherwise.
+std::optional<std::string> pathBelow(llvm::StringRef Path, llvm::StringRef Dir);
+
 
 /// The default --header-filter: every header that is not a system header.
 constexpr const char *AllProjectHeaders = ".*";

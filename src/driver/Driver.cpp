@@ -358,29 +358,6 @@ matchLineEndings(const clang::tooling::Replacements &Edits,
   return Out;
 }
 
-/// \p Path relative to \p Root when it lies below it (whole components).
-std::optional<std::string> pathBelow(llvm::StringRef Path,
-                                     llvm::StringRef Root) {
-  Root = Root.rtrim('/');
-  if (!Path.starts_with(Root))
-    return std::nullopt;
-  llvm::StringRef Rest = Path.drop_front(Root.size());
-  if (!Rest.consume_front("/") || Rest.empty())
-    return std::nullopt;
-  return Rest.str();
-}
-
-/// The deepest directory that holds every path in \p Paths.
-std::string commonDirectory(const std::vector<std::string> &Paths) {
-  if (Paths.empty())
-    return ".";
-  std::string Common = llvm::sys::path::parent_path(Paths.front()).str();
-  for (const std::string &P : Paths)
-    while (!Common.empty() && Common != "/" && !pathBelow(P, Common))
-      Common = llvm::sys::path::parent_path(Common).str();
-  return Common.empty() ? "/" : Common;
-}
-
 /// Whether \p Path names one of the inputs (the same file, whatever the
 /// spelling).
 bool sameFile(const std::string &Path, const std::vector<InputFile> &Inputs) {

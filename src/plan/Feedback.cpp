@@ -2,6 +2,7 @@
 #include "warpwise/Feedback.h"
 
 #include "warpwise/Ptxas.h"
+#include "warpwise/SourceScope.h"
 #include "warpwise/TempFiles.h"
 #include "warpwise/Emitter.h"
 
@@ -178,28 +179,6 @@ static bool runTool(const std::string &Program,
   return RC == 0;
 }
 
-/// The deepest directory that holds \p A and \p B.
-static std::string commonDirectory(llvm::StringRef A, llvm::StringRef B) {
-  llvm::SmallString<256> Out;
-  auto IA = llvm::sys::path::begin(A), EA = llvm::sys::path::end(A);
-  auto IB = llvm::sys::path::begin(B), EB = llvm::sys::path::end(B);
-  for (; IA != EA && IB != EB && *IA == *IB; ++IA, ++IB)
-    llvm::sys::path::append(Out, *IA);
-  return Out.str().str();
-}
-
-/// \p Path below \p Dir, without the leading separator; empty when it is
-/// not below it.
-static std::string below(llvm::StringRef Path, llvm::StringRef Dir) {
-  if (Path == Dir)
-    return ".";
-  if (!Path.consume_front(Dir))
-    return "";
-  if (!Dir.ends_with("/") && !Path.consume_front("/"))
-    return "";
-  return Path.str();
-}
-
 static nlohmann::json statsToJson(const KernelStats &S) {
   nlohmann::json J = {{"mangled", S.Mangled},
                       {"registers", S.Registers},
@@ -297,10 +276,10 @@ CompileFeedback::measure(const std::string &Source,
   llvm::StringRef MainDir = llvm::sys::path::parent_path(OriginalPath);
   std::string Root = MainDir.str();
   for (const auto &[Path, Text] : Headers)
-    Root = commonDirectory(Root, llvm::sys::path::parent_path(Path));
+    Root = commonDirectory({Root + "/.", Path});
   auto Mirror = [&](llvm::StringRef Path) {
     llvm::SmallString<256> P(Dir);
-    std::string Rel = below(Path, Root);
+    std::string Rel = pathBelow(Path, Root).value_or("");
     if (Rel != ".")
       llvm::sys::path::append(P, Rel);
     return P.str().str();
@@ -345,7 +324,7 @@ CompileFeedback::measure(const std::string &Source,
       llvm::SmallString<256> Abs(IDir);
       llvm::sys::fs::make_absolute(Abs);
       llvm::sys::path::remove_dots(Abs, true);
-      if (!below(Abs, Root).empty())
+      if (pathBelow(Abs, Root))
         Args.push_back("-I" + Mirror(Abs));
     }
   Args.push_back("-I" + MainDir.str());
