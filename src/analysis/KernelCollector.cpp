@@ -267,6 +267,13 @@ public:
     if (Config && Config->getNumArgs() >= 2) {
       L.GridText = text(Config->getArg(0));
       L.BlockText = text(Config->getArg(1));
+      if (L.GridText == "?" || L.BlockText == "?") {
+        std::vector<std::string> Written = writtenConfig(Call);
+        if (Written.size() >= 2) {
+          L.GridText = Written[0];
+          L.BlockText = Written[1];
+        }
+      }
       L.BlockDims = Dims;
       if (L.BlockDims)
         L.BlockThreads = (*L.BlockDims)[0] * (*L.BlockDims)[1] *
@@ -312,10 +319,55 @@ private:
     }
   }
 
+  /// The configuration as written between `<<<` and `>>>`, split at its
+  /// top-level commas; empty when the launch is not plain source text.
+  std::vector<std::string> writtenConfig(const CUDAKernelCallExpr *Call) const {
+    const SourceManager &SM = Ctx.getSourceManager();
+    SourceLocation From = Call->getCallee()->getEndLoc();
+    if (From.isInvalid() || From.isMacroID())
+      return {};
+    bool Invalid = false;
+    llvm::StringRef Buffer = SM.getBufferData(SM.getFileID(From), &Invalid);
+    if (Invalid)
+      return {};
+    size_t Open = Buffer.find("<<<", SM.getFileOffset(From));
+    if (Open == llvm::StringRef::npos)
+      return {};
+    std::vector<std::string> Parts(1);
+    int Depth = 0;
+    for (size_t I = Open + 3; I < Buffer.size(); ++I) {
+      if (Depth == 0 && Buffer.substr(I).starts_with(">>>")) {
+        for (std::string &P : Parts)
+          P = llvm::StringRef(P).trim().str();
+        return Parts;
+      }
+      char C = Buffer[I];
+      if (C == '(' || C == '[' || C == '{')
+        ++Depth;
+      else if (C == ')' || C == ']' || C == '}')
+        --Depth;
+      if (C == ',' && Depth == 0)
+        Parts.emplace_back();
+      else
+        Parts.back() += C;
+    }
+    return {};
+  }
+
   std::string text(const Expr *E) const {
-    CharSourceRange R = CharSourceRange::getTokenRange(E->getSourceRange());
-    return Lexer::getSourceText(R, Ctx.getSourceManager(), Ctx.getLangOpts())
-        .str();
+    // A launch from device code (-fgpu-rdc) wraps its configuration in
+    // implicit calls whose range is the `<<<` token: the written argument
+    // is below them.
+    for (const Expr *X : {E, E->IgnoreImplicit(), E->IgnoreParenImpCasts()}) {
+      CharSourceRange R = CharSourceRange::getTokenRange(X->getSourceRange());
+      std::string T =
+          Lexer::getSourceText(R, Ctx.getSourceManager(), Ctx.getLangOpts())
+              .str();
+      if (!T.empty() && T.find("<<<") == std::string::npos &&
+          T.find(">>>") == std::string::npos)
+        return T;
+    }
+    return "?";
   }
   ASTContext &Ctx;
   FileAnalysis &Out;
