@@ -87,11 +87,8 @@ public:
   /// Diagnostics name the file as \p Display (the user's spelling).
   /// \p Overlays maps headers' absolute paths to the text parsed in their
   /// place (the rewrite's later passes parse its rewritten headers).
-  bool parse(const std::string &File, const std::string &Display,
-             llvm::StringRef Contents, ASTHandler &Handler,
-             const std::map<std::string, std::string> &Overlays = {});
-  /// The same, reporting to \p Log: files parsed in parallel (-j) each
-  /// have their own log, replayed in input order.
+  /// Reports go to \p Log, not the frontend's: files parsed in parallel
+  /// (-j) each have their own log, replayed in input order.
   bool parse(const std::string &File, const std::string &Display,
              llvm::StringRef Contents, ASTHandler &Handler, DiagnosticLog &Log,
              const std::map<std::string, std::string> &Overlays = {}) const;

@@ -23,6 +23,10 @@ namespace warpwise {
 /// Parses `-Xptxas -v` output: mangled entry name -> resources.
 std::map<std::string, PtxasInfo> parsePtxasOutput(llvm::StringRef Output);
 
+/// --cache-dir, else $XDG_CACHE_HOME/warpwise, else ~/.cache/warpwise
+/// (empty: no persistent cache).
+std::string cacheDirectory(const std::string &Given);
+
 /// The plain function name of a mangled kernel ("_Z1tILi3EEvPf" -> "t").
 std::string kernelBaseName(llvm::StringRef Mangled);
 

@@ -89,13 +89,16 @@ std::string kernelBaseName(llvm::StringRef Mangled) {
 
 PtxasRunner::PtxasRunner(const CudaToolkit &T, std::string Dir,
                          DiagnosticLog &L)
-    : Toolkit(T), CacheDir(std::move(Dir)), Log(L) {
-  if (CacheDir.empty()) {
-    if (const char *X = std::getenv("XDG_CACHE_HOME"); X && *X)
-      CacheDir = std::string(X) + "/warpwise";
-    else if (const char *H = std::getenv("HOME"); H && *H)
-      CacheDir = std::string(H) + "/.cache/warpwise";
-  }
+    : Toolkit(T), CacheDir(cacheDirectory(Dir)), Log(L) {}
+
+std::string cacheDirectory(const std::string &Given) {
+  if (!Given.empty())
+    return Given;
+  if (const char *X = std::getenv("XDG_CACHE_HOME"); X && *X)
+    return std::string(X) + "/warpwise";
+  if (const char *H = std::getenv("HOME"); H && *H)
+    return std::string(H) + "/.cache/warpwise";
+  return "";
 }
 
 std::string PtxasRunner::nvccArchFor(const ArchLimits &Arch) {

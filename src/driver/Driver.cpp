@@ -136,10 +136,7 @@ bool looksBinary(llvm::StringRef S) {
 
 /// Reads and checks one input; reports WW1001..WW1003.
 void readInput(InputFile &F, bool AssumeCuda, DiagnosticLog &Log) {
-  llvm::SmallString<256> Abs(F.Given);
-  llvm::sys::fs::make_absolute(Abs);
-  llvm::sys::path::remove_dots(Abs, /*remove_dot_dot=*/true);
-  F.Absolute = Abs.str().str();
+  F.Absolute = SourceScope::normalise(F.Given);
   if (llvm::sys::fs::is_directory(F.Given)) {
     Log.report(diag::CannotRead, Severity::Error, F.Given, 0, 0,
                "is a directory, not a CUDA source file");
@@ -364,10 +361,7 @@ bool sameFile(const std::string &Path, const std::vector<InputFile> &Inputs) {
   for (const InputFile &F : Inputs) {
     if (llvm::sys::fs::equivalent(Path, F.Given))
       return true;
-    llvm::SmallString<256> A(Path);
-    llvm::sys::fs::make_absolute(A);
-    llvm::sys::path::remove_dots(A, true);
-    if (A.str() == F.Absolute)
+    if (SourceScope::normalise(Path) == F.Absolute)
       return true;
   }
   return false;
@@ -377,12 +371,7 @@ bool sameFile(const std::string &Path, const std::vector<InputFile> &Inputs) {
 /// directory: the path relative to it, or the absolute path without its
 /// leading slash for a file outside it.
 std::string diffLabel(const std::string &Absolute) {
-  llvm::SmallString<256> Cwd;
-  llvm::sys::fs::current_path(Cwd);
-  llvm::sys::path::remove_dots(Cwd, true);
-  if (std::optional<std::string> Rel = pathBelow(Absolute, Cwd))
-    return *Rel;
-  return llvm::StringRef(Absolute).ltrim('/').str();
+  return llvm::StringRef(SourceScope::displayPath(Absolute)).ltrim('/').str();
 }
 
 /// A path in a Make rule: spaces and '#' escaped, '$' doubled.
@@ -587,17 +576,8 @@ static int runSession(const std::vector<std::string> &Args) {
     return ExitInputProblem;
   }
   CompileFeedback Feedback(Front.toolkit(), {});
-  {
-    // The ptxas cache's directory holds the candidates' measurements too.
-    std::string Dir = Opts.CacheDir;
-    if (Dir.empty()) {
-      if (const char *X = std::getenv("XDG_CACHE_HOME"); X && *X)
-        Dir = std::string(X) + "/warpwise";
-      else if (const char *H = std::getenv("HOME"); H && *H)
-        Dir = std::string(H) + "/.cache/warpwise";
-    }
-    Feedback.setCacheDir(Dir);
-  }
+  // The ptxas cache's directory holds the candidates' measurements too.
+  Feedback.setCacheDir(cacheDirectory(Opts.CacheDir));
   if (Opts.Front.Verbose) {
     Front.printConfiguration(llvm::errs());
     if (!Front.usingStubHeaders())
@@ -649,11 +629,7 @@ static int runSession(const std::vector<std::string> &Args) {
     };
     bool Changed = edits(F.Edits);
     for (unsigned Pass = 2; Changed; ++Pass) {
-      bool Blocked = false;
-      for (const Diagnostic &D : FileLog.all())
-        Blocked |= D.Level == Severity::Error && D.File == F.Given &&
-                   D.Id != diag::InternalError;
-      if (Blocked)
+      if (blockingIn(FileLog, F.Given))
         return;
       // Each edited file as the earlier passes leave it; headers are parsed
       // in their place from memory.
@@ -1022,10 +998,7 @@ static int runSession(const std::vector<std::string> &Args) {
   std::string InRoot;
   if (!Opts.OutputDir.empty()) {
     if (!Opts.InRoot.empty()) {
-      llvm::SmallString<256> R(Opts.InRoot);
-      llvm::sys::fs::make_absolute(R);
-      llvm::sys::path::remove_dots(R, true);
-      InRoot = R.str().str();
+      InRoot = SourceScope::normalise(Opts.InRoot);
     } else {
       std::vector<std::string> Abs;
       for (const InputFile &F : Inputs)
@@ -1038,10 +1011,7 @@ static int runSession(const std::vector<std::string> &Args) {
   std::map<std::string, std::string> Claimed;
   auto claim = [&](const std::string &Output, const std::string &Input,
                    const std::string &Shown) {
-    llvm::SmallString<256> Key(Output);
-    llvm::sys::fs::make_absolute(Key);
-    llvm::sys::path::remove_dots(Key, true);
-    auto [It, New] = Claimed.emplace(Key.str().str(), Shown);
+    auto [It, New] = Claimed.emplace(SourceScope::normalise(Output), Shown);
     if (!New)
       Log.report(diag::DuplicateOutput, Severity::Error, Shown, 0, 0,
                  "would be written to '" + Output +

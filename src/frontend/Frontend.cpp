@@ -454,12 +454,6 @@ private:
 
 bool Frontend::parse(const std::string &File, const std::string &Display,
                      llvm::StringRef Contents, ASTHandler &Handler,
-                     const std::map<std::string, std::string> &Overlays) {
-  return parse(File, Display, Contents, Handler, Log, Overlays);
-}
-
-bool Frontend::parse(const std::string &File, const std::string &Display,
-                     llvm::StringRef Contents, ASTHandler &Handler,
                      DiagnosticLog &Log,
                      const std::map<std::string, std::string> &Overlays) const {
   TranslatedFlags Flags = compileFlags(File);
