@@ -24,22 +24,6 @@ Decision planSplit(TransformContext &TC, const SplitCandidate &C,
                       (C.Branch ? C.Branch->Reason : std::string("?")) + ")";
   nlohmann::json Rules =
       nlohmann::json::parse(findEmbeddedFile("split.json"), nullptr, false);
-  if (TC.SplitForm == "efficient") {
-    D.Form = "efficient";
-    if (!C.EfficientProblem.empty()) {
-      D.Reason = Where +
-                 "; the efficient form does not apply: " + C.EfficientProblem +
-                 "; not split";
-      return D;
-    }
-    D.Applied = true;
-    D.Reason = Where +
-               "; efficient split applied because it was forced "
-               "(--split-form efficient): the light side in a kernel of its "
-               "own, the heavy side in one persistent wave of blocks (" +
-               Rules.value("efficient_measured", std::string()) + ")";
-    return D;
-  }
   std::string MaxCc = Rules.value("literal_profitable_up_to_cc", "3.7");
   double MinSpeedup = Rules.value("min_predicted_speedup", 1.05);
   unsigned MaxMajor = std::stoi(MaxCc.substr(0, MaxCc.find('.')));
@@ -51,6 +35,10 @@ Decision planSplit(TransformContext &TC, const SplitCandidate &C,
   // paper's worked example): S = (2 / rho_min) / (1 / rho_if + 1 / rho_else).
   std::string Formula;
   double Predicted = 0;
+  // The literal kernels' occupancies (each side alone), when measured.
+  double ThenOcc = 0, ElseOcc = 0, OrigOcc = 0;
+  unsigned ThenRegs = 0, ElseRegs = 0;
+  std::string LiteralArch;
   // The original kernel as compiled from the file as it is: a template
   // kernel is no longer instantiated once its launches go to the new
   // kernels. For a template, its largest instantiation.
@@ -93,6 +81,12 @@ Decision planSplit(TransformContext &TC, const SplitCandidate &C,
           computeOccupancy(TC.Arch, {Original->Registers, Threads, 0}).Percent /
           100.0;
       double R1 = Occ(D.Kernel + "_ww_then"), R2 = Occ(D.Kernel + "_ww_else");
+      ThenOcc = 100 * R1;
+      ElseOcc = 100 * R2;
+      OrigOcc = 100 * Rmin;
+      ThenRegs = Stats->at(D.Kernel + "_ww_then").Registers;
+      ElseRegs = Stats->at(D.Kernel + "_ww_else").Registers;
+      LiteralArch = Arch;
       if (Rmin > 0 && R1 > 0 && R2 > 0)
         Predicted = (2 / Rmin) / (1 / R1 + 1 / R2);
       Formula = "registers " + std::to_string(Original->Registers) +
@@ -198,6 +192,118 @@ Decision planSplit(TransformContext &TC, const SplitCandidate &C,
                "below which two kernels lose";
     return K;
   };
+  // The adaptive form: chosen by default where the heavy side costs an
+  // occupancy step more than the light one and which threads take it is
+  // run-time data; the generated host code then picks, per launch, between
+  // the original kernel and the split pair (rules/split.json "adaptive").
+  nlohmann::json Policy = Rules.value("adaptive", nlohmann::json::object());
+  auto Adaptive = [&](bool Forced) -> Decision {
+    Decision A = D;
+    A.Form = "adaptive";
+    if (!C.AdaptiveProblem.empty()) {
+      A.Reason = Where + "; the adaptive form does not apply: " +
+                 C.AdaptiveProblem + "; not split";
+      return A;
+    }
+    if (TC.Arch.Major < 3) {
+      A.Reason = Where + "; the adaptive form needs warp votes "
+                         "(__ballot_sync), which " +
+                 TC.Arch.smName() + " does not have; not split";
+      return A;
+    }
+    unsigned Threads = 256;
+    for (const KernelInfo &KI : TC.Analysis.Kernels)
+      if (KI.Name == D.Kernel && KI.BlockSize)
+        Threads = KI.BlockSize;
+    std::string Facts;
+    if (!Forced) {
+      if (!C.DataDependent) {
+        A.Reason = Where + "; which threads take the heavy side follows from "
+                           "the thread indices alone, not from data, so the "
+                           "adaptive form is not chosen (--split-form "
+                           "adaptive forces it); not split";
+        return A;
+      }
+      if (!ThenRegs || !ElseRegs) {
+        A.Reason = Where + "; " + Formula +
+                   ", so warpwise cannot show that the heavy side costs an "
+                   "occupancy step; not split";
+        return A;
+      }
+      double Light = C.HeavyIsElse ? ThenOcc : ElseOcc;
+      double Heavy = C.HeavyIsElse ? ElseOcc : ThenOcc;
+      unsigned LightRegs = C.HeavyIsElse ? ThenRegs : ElseRegs;
+      unsigned HeavyRegs = C.HeavyIsElse ? ElseRegs : ThenRegs;
+      Facts = std::string("the light (") + (C.HeavyIsElse ? "then" : "else") +
+              ") side alone needs " + std::to_string(LightRegs) +
+              " registers (" + formatPercent(Light) + " occupancy), the heavy "
+              "side " + std::to_string(HeavyRegs) + " (" +
+              formatPercent(Heavy) + ") on " + TC.Arch.smName() + " at " +
+              std::to_string(Threads) + " threads";
+      if (Heavy >= Light) {
+        A.Reason = Where + "; " + Facts +
+                   ": the heavy side costs no occupancy step more than the "
+                   "light one, so taking it out of mixed warps frees little; "
+                   "not split";
+        return A;
+      }
+    }
+    if (TC.Feedback && TC.Feedback->available() && Original) {
+      std::vector<clang::tooling::Replacement> R;
+      if (!C.AdaptivePrelude.empty())
+        R.push_back(clang::tooling::Replacement(C.File, C.PreludeAt, 0,
+                                                C.AdaptivePrelude));
+      R.push_back(clang::tooling::Replacement(C.File, C.InsertAt, 0,
+                                              C.AdaptiveKernels));
+      R.insert(R.end(), C.AdaptiveLaunches.begin(), C.AdaptiveLaunches.end());
+      std::string Arch = PtxasRunner::nvccArchFor(TC.Arch), Error;
+      auto Stats = TC.measure(R, Arch, Error);
+      if (!Stats || !Stats->count(D.Kernel + "_ww_adaptive") ||
+          !Stats->count(D.Kernel + "_ww_heavy")) {
+        A.Reason = Where + "; nvcc could not compile the adaptive form (" +
+                   Error + "); not split";
+        return A;
+      }
+      unsigned RA = Stats->at(D.Kernel + "_ww_adaptive").Registers;
+      unsigned RH = Stats->at(D.Kernel + "_ww_heavy").Registers;
+      double OA = computeOccupancy(TC.Arch, {RA, Threads, 140}).Percent;
+      double OH = computeOccupancy(TC.Arch, {RH, Threads, 0}).Percent;
+      double OO =
+          computeOccupancy(TC.Arch, {Original->Registers, Threads, 0}).Percent;
+      std::string Kernels =
+          "`" + D.Kernel + "_ww_adaptive` " + std::to_string(RA) +
+          " registers (" + formatPercent(OA) + "; the original " +
+          std::to_string(Original->Registers) + Largest(*Original) + ", " +
+          formatPercent(OO) + "), `" + D.Kernel + "_ww_heavy` " +
+          std::to_string(RH) + " (" + formatPercent(OH) + ")";
+      if (OA < OO && !Forced) {
+        A.Reason = Where + "; " + Facts + "; " + Kernels +
+                   ": listing the heavy threads costs the kernel an occupancy "
+                   "step, so the warps that stay would run slower than the "
+                   "original; not split";
+        return A;
+      }
+      Facts += (Facts.empty() ? "" : "; ") + Kernels;
+    }
+    A.Applied = true;
+    char Rule[320];
+    snprintf(Rule, sizeof Rule,
+             "at run time the host runs the split pair while the mixed warps "
+             "it saves, less %g per 32 listed threads, are at least %g%% of "
+             "the launch's warps, else the original kernel, looking again "
+             "every %u launches (rules/split.json)",
+             Policy.value("listed_warp_cost", 1.5),
+             100 * Policy.value("min_saved_warp_fraction", 0.05),
+             Policy.value("recheck_every", 32u));
+    A.Reason = Where + "; " + (Facts.empty() ? "" : Facts + "; ") +
+               (Forced ? "adaptive split applied because it was forced "
+                         "(--split-form adaptive); "
+                       : "adaptive split applied; ") +
+               Rule;
+    return A;
+  };
+  if (TC.SplitForm == "adaptive")
+    return Adaptive(true);
   if (TC.SplitForm == "compact")
     return Compact();
   if (TC.SplitForm == "literal" || (TC.Force && OldTarget)) {
@@ -207,13 +313,25 @@ Decision planSplit(TransformContext &TC, const SplitCandidate &C,
                "(--split-form literal)";
     return D;
   }
+  Decision ByDefault = Adaptive(TC.Force);
+  if (ByDefault.Applied)
+    return ByDefault;
   if (!OldTarget) {
     // The literal form loses here (0.72x-0.99x on H100: the else-kernel's
-    // early-exit pass runs at the heavy kernel's occupancy); try compact.
+    // early-exit pass runs at the heavy kernel's occupancy), and the compact
+    // form is applied only on request.
     Decision K = Compact();
-    if (!K.Applied)
+    if (!K.Applied) {
+      K = ByDefault;
       K.Reason += " (the literal form was not considered: " + Formula +
-                  ", but it measured 0.72x-0.99x on H100)";
+                  ", but it measured 0.72x-0.99x on H100; " +
+                  (C.CompactProblem.empty()
+                       ? std::string("the compact form is legal here, but it "
+                                     "is applied only on request "
+                                     "(--split-form compact))")
+                       : "the compact form does not apply: " +
+                             C.CompactProblem + ")");
+    }
     return K;
   }
   if (Predicted < MinSpeedup) {

@@ -28,10 +28,17 @@ struct SplitCandidate {
   unsigned PreludeAt = 0; ///< File scope, before the kernel's declaration.
   std::vector<clang::tooling::Replacement> CompactLaunches;
   std::string CompactProblem;
-  /// The efficient form, or why it does not apply.
-  std::string EfficientKernels;
-  std::vector<clang::tooling::Replacement> EfficientLaunches;
-  std::string EfficientProblem;
+  /// The adaptive form (the original kernel with the heavy threads of mixed
+  /// warps listed, a heavy kernel over the list, the host choosing per
+  /// launch), or why it does not apply; its host helper is emitted once per
+  /// file, at PreludeAt.
+  std::string AdaptiveKernels;
+  std::string AdaptivePrelude;
+  std::vector<clang::tooling::Replacement> AdaptiveLaunches;
+  std::string AdaptiveProblem;
+  /// The condition or the code before it loads from memory: which threads
+  /// take the heavy side is run-time data.
+  bool DataDependent = false;
   bool HeavyIsElse = true;
 };
 

@@ -14,8 +14,13 @@
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
+#include "warpwise/Embedded.h"
 
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
 #include <cstdlib>
+#include <functional>
 #include <set>
 
 namespace warpwise {
@@ -150,13 +155,53 @@ private:
   const LangOptions &LO;
 };
 
-/// The source of \p S with `threadIdx.x` and `blockIdx.x` renamed, and
-/// top-level `return` statements of \p Returns turned into \p ReturnAs.
-std::string renderWith(const Stmt *S, const SourceManager &SM,
-                       const LangOptions &LO, const std::string &Thread,
-                       const std::string &Block,
-                       const std::set<const Stmt *> &Returns = {},
-                       const std::string &ReturnAs = "") {
+/// The variables a statement or expression refers to.
+class VarRefs : public RecursiveASTVisitor<VarRefs> {
+public:
+  bool VisitDeclRefExpr(DeclRefExpr *E) {
+    if (auto *V = dyn_cast<VarDecl>(E->getDecl()))
+      Vars.insert(V->getCanonicalDecl());
+    return true;
+  }
+  std::set<const VarDecl *> Vars;
+};
+
+/// The statements of \p Prefix that the decision \p Cond needs: a
+/// declaration only when the condition or a statement kept after it reads
+/// one of its variables; every other statement is kept. (The first kernel
+/// of the adaptive form evaluates the decision before the body runs as
+/// written; a declaration it does not need would be a second, unused copy.)
+std::vector<const Stmt *> decisionSlice(const std::vector<const Stmt *> &Prefix,
+                                        const Expr *Cond) {
+  VarRefs Needed;
+  Needed.TraverseStmt(const_cast<Expr *>(Cond));
+  std::vector<const Stmt *> Kept;
+  for (auto It = Prefix.rbegin(); It != Prefix.rend(); ++It) {
+    if (auto *DS = dyn_cast<DeclStmt>(*It)) {
+      bool Used = false;
+      for (const Decl *D : DS->decls()) {
+        auto *V = dyn_cast<VarDecl>(D);
+        if (!V || Needed.Vars.count(V->getCanonicalDecl()))
+          Used = true;
+      }
+      if (!Used)
+        continue;
+    }
+    Kept.push_back(*It);
+    Needed.TraverseStmt(const_cast<Stmt *>(*It));
+  }
+  std::reverse(Kept.begin(), Kept.end());
+  return Kept;
+}
+
+/// The source of \p S with each builtin reference that \p Rename maps to a
+/// non-empty string replaced by it, and top-level `return` statements of
+/// \p Returns turned into \p ReturnAs.
+std::string
+renderMapped(const Stmt *S, const SourceManager &SM, const LangOptions &LO,
+             const std::function<std::string(const BuiltinRef &)> &Rename,
+             const std::set<const Stmt *> &Returns = {},
+             const std::string &ReturnAs = "") {
   CharSourceRange R = Lexer::makeFileCharRange(
       CharSourceRange::getTokenRange(S->getSourceRange()), SM, LO);
   if (!R.isValid())
@@ -169,9 +214,7 @@ std::string renderWith(const Stmt *S, const SourceManager &SM,
   for (const BuiltinRef &B : BF.Refs) {
     if (!B.Range.isValid())
       return "";
-    std::string To = B.Object == "threadIdx"  ? Thread
-                     : B.Object == "blockIdx" ? Block
-                                              : "";
+    std::string To = Rename(B);
     if (To.empty())
       continue;
     Edits.push_back({{SM.getFileOffset(B.Range.getBegin()),
@@ -197,6 +240,42 @@ std::string renderWith(const Stmt *S, const SourceManager &SM,
   }
   Out += File.substr(Pos, End - Pos).str();
   return withSemicolon(S, Out, SM, LO);
+}
+
+/// The source of \p S with `threadIdx.x` and `blockIdx.x` renamed to
+/// \p Thread and \p Block (the forms that use it handle `.x` only).
+std::string renderWith(const Stmt *S, const SourceManager &SM,
+                       const LangOptions &LO, const std::string &Thread,
+                       const std::string &Block,
+                       const std::set<const Stmt *> &Returns = {},
+                       const std::string &ReturnAs = "") {
+  return renderMapped(
+      S, SM, LO,
+      [&](const BuiltinRef &B) {
+        return B.Object == "threadIdx"  ? Thread
+               : B.Object == "blockIdx" ? Block
+                                        : std::string();
+      },
+      Returns, ReturnAs);
+}
+
+/// The source of \p S as the adaptive form's heavy kernel runs it: every
+/// component of threadIdx, blockIdx and gridDim taken from the listed
+/// thread's own (`ww_thread.y`, `ww_block.x`, `ww_grid.z`).
+std::string renderListed(const Stmt *S, const SourceManager &SM,
+                         const LangOptions &LO,
+                         const std::set<const Stmt *> &Returns,
+                         const std::string &ReturnAs) {
+  return renderMapped(
+      S, SM, LO,
+      [&](const BuiltinRef &B) {
+        const char *To = B.Object == "threadIdx" ? "ww_thread."
+                         : B.Object == "blockIdx" ? "ww_block."
+                         : B.Object == "gridDim"  ? "ww_grid."
+                                                  : nullptr;
+        return To ? To + B.Component : std::string();
+      },
+      Returns, ReturnAs);
 }
 
 /// One launch to rewrite, with its configuration and arguments as they will
@@ -306,6 +385,190 @@ static cudaMemPool_t ww_list_pool(int device) {
 }
 
 )";
+
+/// The adaptive form's host side, emitted once per file: per launch site and
+/// device, a list buffer and two counters that stay allocated and belong to
+/// the stream that first used them, and mapped host memory where the heavy
+/// kernel publishes the counts of each split launch. ww_adaptive_begin reads
+/// the latest published counts (without synchronizing: they may be a few
+/// launches old) and chooses the split pair when the warp-executions of the
+/// heavy side it saves exceed the threshold of rules/split.json; otherwise
+/// the original kernel, with a split launch every `recheck_every` launches
+/// to see whether the data changed.
+const char *const AdaptiveHelperTemplate =
+    R"(// warpwise: run-time dispatch of the adaptive split form [WW4003]. Per
+// launch site and device: a thread list and two counters that stay allocated
+// and belong to the stream that first used them, and mapped host memory where
+// the heavy kernel publishes each split launch's counts. The split pair runs
+// when the mixed warps it takes out of the heavy side outweigh the warps it
+// runs over the list (each counted @COST@ times) by @SAVED@ of the launch's warps;
+// otherwise the original kernel runs, with a split launch every @RECHECK@
+// launches to look at the data again. No call here synchronizes.
+// -DWARPWISE_SPLIT_PATH=0 always runs the original kernel, =1 the split pair
+// (where the launch allows it).
+#include <mutex>
+
+struct ww_adaptive_device {
+  unsigned long long *counts; // mixed warps << 32 | listed threads; blocks done
+  int *list;
+  unsigned long long capacity;
+  volatile unsigned long long *stats; // published, listed, mixed, threads
+  unsigned long long *stats_on_device;
+  cudaStream_t stream;
+  int state; // 0: unused, 1: ready, -1: unusable (the original runs)
+  bool split;
+  unsigned long long seen, listed;
+  unsigned since_probe, sms;
+};
+
+struct ww_adaptive_site {
+  std::mutex lock;
+  ww_adaptive_device device[16];
+  ww_adaptive_site() : device() {}
+};
+
+struct ww_adaptive_plan {
+  std::unique_lock<std::mutex> hold;
+  bool split;
+  unsigned heavy_blocks;
+  unsigned long long threads; // Of the original launch.
+  unsigned long long *counts;
+  int *list;
+  unsigned long long *stats;
+};
+
+static inline ww_adaptive_plan ww_adaptive_begin(ww_adaptive_site &site,
+                                                 dim3 grid, dim3 block,
+                                                 cudaStream_t stream) {
+  ww_adaptive_plan plan = ww_adaptive_plan();
+  plan.split = false;
+#if defined(WARPWISE_SPLIT_PATH) && WARPWISE_SPLIT_PATH == 0
+  (void)site, (void)grid, (void)block, (void)stream;
+  return plan;
+#else
+  const unsigned long long per_block =
+      (unsigned long long)block.x * block.y * block.z;
+  const unsigned long long threads =
+      (unsigned long long)grid.x * grid.y * grid.z * per_block;
+  if (per_block % 32u != 0u || threads == 0u || threads >= 0x80000000ull)
+    return plan; // Partial warps, or thread ids beyond the counters' word.
+  int dev = 0;
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 16 ||
+      cudaStreamIsCapturing(stream, &capture) != cudaSuccess ||
+      capture != cudaStreamCaptureStatusNone) {
+    (void)cudaGetLastError(); // Only the error of the query, if any.
+    return plan; // A captured graph replays the original kernel.
+  }
+  plan.hold = std::unique_lock<std::mutex>(site.lock);
+  ww_adaptive_device &d = site.device[dev];
+  if (d.state == 0) {
+    d.state = -1;
+    int sms = 0;
+    void *host = 0;
+    if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) !=
+            cudaSuccess ||
+        cudaHostAlloc(&host, 4 * sizeof(unsigned long long),
+                      cudaHostAllocMapped) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return plan;
+    }
+    d.stats = (volatile unsigned long long *)host;
+    for (int i = 0; i < 4; ++i)
+      d.stats[i] = 0u;
+    if (cudaHostGetDevicePointer((void **)&d.stats_on_device, host, 0) !=
+            cudaSuccess ||
+        cudaMallocAsync((void **)&d.counts, 2 * sizeof(unsigned long long),
+                        stream) != cudaSuccess ||
+        cudaMemsetAsync(d.counts, 0, 2 * sizeof(unsigned long long),
+                        stream) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return plan;
+    }
+    d.stream = stream;
+    d.sms = sms > 0 ? (unsigned)sms : 1u;
+    d.since_probe = @RECHECK@u - 1u; // The first launch looks at the data.
+    d.state = 1;
+  }
+  if (d.state != 1 || d.stream != stream)
+    return plan; // The buffers belong to another stream's launches.
+  const unsigned long long published = d.stats[0];
+  if (published != d.seen) {
+    d.seen = published;
+    const double listed = (double)d.stats[1], mixed = (double)d.stats[2],
+                 warps = (double)d.stats[3] / 32.0;
+    d.listed = d.stats[1];
+    d.split = mixed - @COST@ * listed / 32.0 >= @SAVED@ * warps;
+  }
+  bool split = d.split;
+  if (!split && ++d.since_probe >= @RECHECK@u) {
+    d.since_probe = 0u;
+    split = true;
+  }
+#if defined(WARPWISE_SPLIT_PATH) && WARPWISE_SPLIT_PATH == 1
+  split = true;
+#endif
+  if (!split)
+    return plan;
+  if (d.capacity < threads) {
+    int *grown = 0;
+    if (cudaMallocAsync((void **)&grown, threads * sizeof(int), stream) !=
+        cudaSuccess) {
+      (void)cudaGetLastError();
+      return plan;
+    }
+    if (d.list)
+      cudaFreeAsync(d.list, stream);
+    d.list = grown;
+    d.capacity = threads;
+  }
+  // The heavy grid: enough blocks for the last published list, at least one
+  // per SM, at most the original grid; its loop takes any excess.
+  const unsigned long long blocks = grid.x * grid.y * grid.z;
+  unsigned long long want =
+      (unsigned long long)(@MARGIN@ * (double)d.listed) / per_block + 1u;
+  if (want < d.sms)
+    want = d.sms;
+  plan.heavy_blocks = (unsigned)(want < blocks ? want : blocks);
+  plan.split = true;
+  plan.threads = threads;
+  plan.counts = d.counts;
+  plan.list = d.list;
+  plan.stats = d.stats_on_device;
+  return plan;
+#endif
+}
+
+)";
+
+/// The helper with the policy's constants of rules/split.json filled in.
+std::string adaptiveHelper() {
+  nlohmann::json Rules =
+      nlohmann::json::parse(findEmbeddedFile("split.json"), nullptr, false);
+  nlohmann::json P = Rules.is_object() ? Rules.value("adaptive", nlohmann::json::object())
+                                       : nlohmann::json::object();
+  auto Num = [&](const char *Key, double Default) {
+    double V = P.is_object() ? P.value(Key, Default) : Default;
+    char Buf[32];
+    snprintf(Buf, sizeof Buf, "%g", V);
+    std::string S = Buf;
+    if (S.find_first_of(".e") == std::string::npos)
+      S += ".0";
+    return S;
+  };
+  std::string Recheck = std::to_string(
+      P.is_object() ? P.value("recheck_every", 32u) : 32u);
+  std::string Out = AdaptiveHelperTemplate;
+  auto Put = [&](const std::string &Key, const std::string &Value) {
+    for (size_t At; (At = Out.find(Key)) != std::string::npos;)
+      Out.replace(At, Key.size(), Value);
+  };
+  Put("@RECHECK@", Recheck);
+  Put("@COST@", Num("listed_warp_cost", 1.5));
+  Put("@SAVED@", Num("min_saved_warp_fraction", 0.05));
+  Put("@MARGIN@", Num("heavy_grid_margin", 1.25));
+  return Out;
+}
 
 /// True when every shape is known, one-dimensional and whole warps wide.
 bool oneDimensionalWarps(const std::vector<std::array<unsigned, 3>> &Shapes) {
@@ -423,6 +686,12 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
       if (F->getIdentifier() && F->getName() == "ww_list_pool")
         FileHasPoolHelper = true;
   bool NeedPoolHelper = !FileHasPoolHelper;
+  bool FileHasAdaptiveHelper = false;
+  for (Decl *D : Ctx.getTranslationUnitDecl()->decls())
+    if (auto *F = dyn_cast<FunctionDecl>(D))
+      if (F->getIdentifier() && F->getName() == "ww_adaptive_begin")
+        FileHasAdaptiveHelper = true;
+  bool NeedAdaptiveHelper = !FileHasAdaptiveHelper;
   AliasFacts Facts = collectAliasFacts(Ctx);
   for (const FunctionDecl *FD : deviceCodeDefinitions(Ctx, false, TC.Scope)) {
     // Host code that every later launch can name goes before this.
@@ -830,6 +1099,7 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
     }
     // Early exits of the prefix must be top-level `if (...) return;`.
     std::set<const Stmt *> PrefixReturns;
+    std::string PrefixProblem;
     for (const Stmt *S : Prefix) {
       std::function<void(const Stmt *, bool)> Scan = [&](const Stmt *N,
                                                          bool TopIfThen) {
@@ -838,12 +1108,12 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
         if (isa<ReturnStmt>(N)) {
           if (TopIfThen)
             PrefixReturns.insert(N);
-          else if (C.CompactProblem.empty())
-            CompactRefuse(
+          else if (PrefixProblem.empty())
+            PrefixProblem =
                 "the code before the branch returns from inside a "
                 "nested statement (line " +
                 std::to_string(SM.getExpansionLineNumber(N->getBeginLoc())) +
-                ")");
+                ")";
           return;
         }
         for (const Stmt *Child : N->children())
@@ -859,6 +1129,8 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
         Scan(S, isa<ReturnStmt>(S));
       }
     }
+    if (C.CompactProblem.empty() && !PrefixProblem.empty())
+      CompactRefuse(PrefixProblem);
     if (C.CompactProblem.empty()) {
       std::string HeavyCond =
           HeavyIsElse ? "!(" + Cond + ")" : "(" + Cond + ")";
@@ -967,14 +1239,17 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
       }
     }
 
-    // --- The efficient form: the light side as in the literal form, the
-    // heavy side in a persistent kernel (one wave of blocks) that walks the
-    // original threads, so its scan of the decision runs at full width.
-    if (C.CompactProblem.empty()) {
-      // `return` becomes `continue`: only where no loop or switch of its own
-      // would take the `continue`.
-      std::set<const Stmt *> Returns;
-      std::string Problem;
+    // --- The adaptive form: one kernel runs the original, except that the
+    // heavy threads of mixed warps (warps whose live threads do not all take
+    // one side) are listed and leave; a second kernel runs the heavy side
+    // over that list in a grid-stride loop. The host chooses per launch
+    // between the original kernel and this pair from the counts the pair
+    // published for earlier launches (ww_adaptive_begin).
+    // `return` becomes `continue` in the heavy kernel's grid-stride loop:
+    // only where no loop or switch of its own would take the `continue`.
+    std::set<const Stmt *> Returns = PrefixReturns;
+    {
+      std::string Problem = PrefixProblem;
       std::function<void(const Stmt *, bool)> Scan = [&](const Stmt *N,
                                                          bool InLoop) {
         if (!N)
@@ -984,7 +1259,7 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
             Problem =
                 "a return inside a loop or switch (line " +
                 std::to_string(SM.getExpansionLineNumber(N->getBeginLoc())) +
-                ")";
+                ") cannot become the `continue` of the heavy kernel's loop";
           Returns.insert(N);
           return;
         }
@@ -999,96 +1274,194 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
       Scan(HeavySide, false);
       for (const Stmt *S : Suffix)
         Scan(S, false);
-      {
-        BuiltinFinder BF(SM, LO);
-        BF.TraverseStmt(Body);
-        for (const BuiltinRef &B : BF.Refs)
-          if (B.Object == "gridDim" && Problem.empty())
-            Problem = "it reads gridDim";
+      if (Problem.empty() && FD->getNumParams() == 0)
+        Problem = "the kernel has no parameters to extend";
+      if (Problem.empty() && !LO.CPlusPlus11)
+        Problem = "its host code needs C++11 (std::mutex), and this file is "
+                  "parsed as an earlier standard";
+      unsigned RBraceOff =
+          SM.getFileOffset(SM.getExpansionLoc(Body->getRBracLoc())) - KB;
+      if (Problem.empty() && RBraceOff <= BodyOff)
+        Problem = "part of the kernel is written with macros";
+      C.AdaptiveProblem = Problem;
+      C.DataDependent = !Pre.Reads.empty() || Pre.UnknownRead;
+    }
+    if (C.AdaptiveProblem.empty()) {
+      std::string HeavyCond =
+          HeavyIsElse ? "!(" + Cond + ")" : "(" + Cond + ")";
+      const Stmt *HeavySide = HeavyIsElse ? If->getElse() : If->getThen();
+      std::string In = "  ";
+      std::string Side = HeavyIsElse ? "else" : "then";
+      // The first kernel: the listing, then the original body as written.
+      std::string A =
+          "{\n" + In + "// warpwise: `" + Dn.Kernel +
+          "` with the heavy (" + Side +
+          ") side of its if-else moved out of mixed warps: a warp whose "
+          "live\n" +
+          In +
+          "// threads all take one side runs it here; the heavy threads of "
+          "a mixed warp\n" +
+          In + "// are listed for `" + Dn.Kernel + "_ww_heavy` [WW4003]\n" +
+          In + "__shared__ unsigned ww_warp_base[32];\n" + In +
+          "__shared__ unsigned long long ww_block_base;\n" + In +
+          "bool ww_live = false, ww_heavy = false;\n" + In + "do {\n";
+      for (const Stmt *S : decisionSlice(Prefix, If->getCond()))
+        A += In + "  " +
+             renderWith(S, SM, LO, "threadIdx.x", "blockIdx.x", PrefixReturns,
+                        "break") +
+             "\n";
+      A += In + "  ww_live = true;\n" + In + "  ww_heavy = " + HeavyCond +
+           ";\n" + In + "} while (0);\n";
+      A += In +
+           "const unsigned ww_tid =\n" + In +
+           "    threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * "
+           "threadIdx.z);\n" +
+           In + "const unsigned ww_lane = ww_tid % 32u, ww_warp = ww_tid / 32u;\n" +
+           In +
+           "const unsigned ww_heavy_votes = __ballot_sync(0xffffffffu, "
+           "ww_heavy);\n" +
+           In +
+           "const unsigned ww_live_votes = __ballot_sync(0xffffffffu, "
+           "ww_live);\n" +
+           In +
+           "const bool ww_mixed =\n" + In +
+           "    ww_heavy_votes != 0u && ww_heavy_votes != ww_live_votes;\n" +
+           In + "if (__syncthreads_or(ww_mixed)) {\n" + In +
+           "  if (ww_lane == 0u)\n" + In +
+           "    ww_warp_base[ww_warp] = ww_mixed ? __popc(ww_heavy_votes) : "
+           "0u;\n" +
+           In + "  __syncthreads();\n" + In + "  if (ww_tid == 0u) {\n" + In +
+           "    unsigned ww_listed = 0u, ww_mixed_warps = 0u;\n" + In +
+           "    for (unsigned ww_w = 0u;\n" + In +
+           "         ww_w < blockDim.x * blockDim.y * blockDim.z / 32u; "
+           "++ww_w) {\n" +
+           In + "      const unsigned ww_n = ww_warp_base[ww_w];\n" + In +
+           "      ww_warp_base[ww_w] = ww_listed;\n" + In +
+           "      ww_listed += ww_n;\n" + In +
+           "      ww_mixed_warps += ww_n != 0u;\n" + In + "    }\n" + In +
+           "    // One atomic per block: mixed warps in the high word, listed "
+           "threads in\n" +
+           In + "    // the low word (the host keeps a launch below 2^31 "
+           "threads).\n" +
+           In + "    ww_block_base = atomicAdd(\n" + In +
+           "        ww_counts, (unsigned long long)ww_mixed_warps << 32 | "
+           "ww_listed);\n" +
+           In + "  }\n" + In + "  __syncthreads();\n" + In +
+           "  if (ww_mixed && ww_heavy) {\n" + In +
+           "    ww_list[(unsigned)ww_block_base + ww_warp_base[ww_warp] +\n" +
+           In +
+           "            __popc(ww_heavy_votes & ((1u << ww_lane) - 1u))] =\n" +
+           In +
+           "        (blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * "
+           "blockIdx.z)) *\n" +
+           In +
+           "            (blockDim.x * blockDim.y * blockDim.z) +\n" + In +
+           "        ww_tid;\n" + In + "    return;\n" + In + "  }\n" + In +
+           "}\n";
+      unsigned RBraceOff =
+          SM.getFileOffset(SM.getExpansionLoc(Body->getRBracLoc())) - KB;
+      A += In + "// `" + Dn.Kernel + "` as written:" +
+           Original.substr(BodyOff + 1, RBraceOff - BodyOff - 1) + "}";
+      // The second kernel: the heavy side over the list.
+      std::string H =
+          "{\n" + In + "// warpwise: the heavy (" + Side + ") side of `" +
+          Dn.Kernel + "` for the threads `" + Dn.Kernel +
+          "_ww_adaptive` listed,\n" + In +
+          "// each with its original thread and block index [WW4003]\n" + In +
+          "const unsigned ww_listed = (unsigned)ww_counts[0];\n" + In +
+          "const unsigned ww_per_block = blockDim.x * blockDim.y * "
+          "blockDim.z;\n" +
+          In + "for (unsigned ww_slot =\n" + In +
+          "         blockIdx.x * ww_per_block + threadIdx.x +\n" + In +
+          "         blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);\n" +
+          In + "     ww_slot < ww_listed; ww_slot += gridDim.x * "
+               "ww_per_block) {\n" +
+          In + "  const unsigned ww_id = ww_list[ww_slot];\n" + In +
+          "  const unsigned ww_b = ww_id / ww_per_block, ww_t = ww_id % "
+          "ww_per_block;\n" +
+          In + "  const dim3 ww_thread(ww_t % blockDim.x, ww_t / blockDim.x % "
+               "blockDim.y,\n" +
+          In + "                       ww_t / (blockDim.x * blockDim.y));\n" +
+          In + "  const dim3 ww_block(ww_b % ww_grid.x, ww_b / ww_grid.x % "
+               "ww_grid.y,\n" +
+          In + "                      ww_b / (ww_grid.x * ww_grid.y));\n";
+      for (const Stmt *S : Prefix)
+        H += In + "  " + renderListed(S, SM, LO, Returns, "continue") + "\n";
+      H += In + "  " + renderListed(HeavySide, SM, LO, Returns, "continue") +
+           "\n";
+      for (const Stmt *S : Suffix)
+        H += In + "  " + renderListed(S, SM, LO, Returns, "continue") + "\n";
+      H += In + "}\n" + In +
+           "// The last block to finish publishes this launch's counts for "
+           "the host's\n" +
+           In + "// next decision and clears them for the next launch.\n" +
+           In + "__syncthreads();\n" + In +
+           "if (threadIdx.x == 0u && threadIdx.y == 0u && threadIdx.z == 0u) "
+           "{\n" +
+           In + "  __threadfence();\n" + In +
+           "  if (atomicAdd(&ww_counts[1], 1ull) == gridDim.x - 1u) {\n" + In +
+           "    const unsigned long long ww_counted = ww_counts[0];\n" + In +
+           "    ww_stats[1] = ww_counted & 0xffffffffull;\n" + In +
+           "    ww_stats[2] = ww_counted >> 32;\n" + In +
+           "    ww_stats[3] = ww_threads;\n" + In +
+           "    __threadfence_system();\n" + In +
+           "    ww_stats[0] = ww_stats[0] + 1u;\n" + In +
+           "    ww_counts[0] = 0u;\n" + In + "    ww_counts[1] = 0u;\n" + In +
+           "  }\n" + In + "}\n}";
+      C.AdaptivePrelude = FileHasAdaptiveHelper ? "" : adaptiveHelper();
+      C.PreludeAt = aboveLineComments(
+          KText, SM.getFileOffset(SM.getExpansionLoc(TopDecl->getBeginLoc())));
+      C.AdaptiveKernels =
+          "\n\n" +
+          Header("_ww_adaptive", ", unsigned long long *__restrict__ "
+                                 "ww_counts,\n    int *__restrict__ ww_list") +
+          A + "\n\n" +
+          Header("_ww_heavy",
+                 ", unsigned long long *__restrict__ ww_counts,\n    const int "
+                 "*__restrict__ ww_list, volatile unsigned long long "
+                 "*ww_stats,\n    dim3 ww_grid, unsigned long long ww_threads") +
+          H;
+      // Launches: the host decides per launch (ww_adaptive_begin); the
+      // original kernel stays for the launches it keeps.
+      llvm::StringRef MainText = SM.getBufferData(SM.getMainFileID());
+      for (const LaunchSite &L : Sites) {
+        unsigned LS = lineStart(MainText, L.Begin);
+        std::string Ind = MainText.slice(LS, L.Begin).trim().empty()
+                              ? MainText.slice(LS, L.Begin).str()
+                              : std::string();
+        std::string G = "ww_grid_" + L.Tag, B = "ww_block_" + L.Tag,
+                    Site = "ww_site_" + L.Tag, Plan = "ww_plan_" + L.Tag,
+                    St = L.stream();
+        std::string Cfg = G + ", " + B + ", " + L.shared() + ", " + St;
+        std::string NL = "\n" + Ind + "  ";
+        std::string Text =
+            "{ // warpwise: split launch, adaptive form [WW4003]" + NL +
+            llvm::StringRef(L.Temps).rtrim().str() +
+            (L.Temps.empty() ? "" : NL) + "dim3 const " + G + "(" +
+            L.Config[0] + ");" + NL + "dim3 const " + B + "(" + L.Config[1] +
+            ");" + NL + "static ww_adaptive_site " + Site + ";" + NL +
+            "ww_adaptive_plan " + Plan + " =" + NL + "    ww_adaptive_begin(" +
+            Site + ", " + G + ", " + B + ", " + St + ");" + NL + "if (" +
+            Plan + ".split) {" + NL + "  " + L.Callee + "_ww_adaptive" +
+            L.TemplateArgs + "<<<" + Cfg + ">>>(" + NL + "      " +
+            L.argsThen(Plan + ".counts, " + Plan + ".list") + ");" + NL +
+            "  " + L.Callee + "_ww_heavy" + L.TemplateArgs + "<<<" + Plan +
+            ".heavy_blocks, " + B + ", " + L.shared() + ", " + St + ">>>(" +
+            NL + "      " +
+            L.argsThen(Plan + ".counts, " + Plan + ".list, " + Plan +
+                       ".stats, " + G + ", " + Plan + ".threads") +
+            ");" + NL + "} else {" + NL + "  " + L.Callee + L.TemplateArgs +
+            "<<<" + Cfg + ">>>(" + L.Args + ");" + NL + "}\n" + Ind + "}";
+        C.AdaptiveLaunches.push_back(
+            tooling::Replacement(TC.File, L.Begin, L.Length, Text));
       }
-      if (!Problem.empty()) {
-        C.EfficientProblem = Problem;
-      } else {
-        std::string HeavyCond =
-            HeavyIsElse ? "!(" + Cond + ")" : "(" + Cond + ")";
-        std::string In = "    ";
-        std::string Heavy =
-            "{\n  // warpwise: the heavy side of `" + Dn.Kernel +
-            "` (if-else at line " + std::to_string(Line) +
-            "), one persistent wave walking the original threads [WW4003]\n"
-            "#pragma unroll 4\n"
-            "  for (unsigned ww_id = blockIdx.x * blockDim.x + threadIdx.x;\n"
-            "       ww_id < ww_threads; ww_id += gridDim.x * blockDim.x) {\n" +
-            In + "const unsigned ww_block = ww_id / blockDim.x;\n" + In +
-            "const unsigned ww_thread = ww_id % blockDim.x;\n";
-        for (const Stmt *S : Prefix)
-          Heavy += In +
-                   renderWith(S, SM, LO, "ww_thread", "ww_block", Returns,
-                              "continue") +
-                   "\n";
-        Heavy += In + "if (!(" + HeavyCond + "))\n" + In + "  continue;\n";
-        Heavy += In +
-                 renderWith(HeavySide, SM, LO, "ww_thread", "ww_block", Returns,
-                            "continue") +
-                 "\n";
-        for (const Stmt *S : Suffix)
-          Heavy += In +
-                   renderWith(S, SM, LO, "ww_thread", "ww_block", Returns,
-                              "continue") +
-                   "\n";
-        Heavy += "  }\n}";
-        std::string H = Header("_ww_wave", ", unsigned ww_threads");
-        // Make(true) is the then-side kernel: the light one when the heavy
-        // side is the else-side.
-        std::string LightKernel = Make(HeavyIsElse);
-        C.EfficientKernels = "\n\n" + LightKernel + "\n\n" + H + Heavy;
-        std::string LightSuffix = HeavyIsElse ? "_ww_then" : "_ww_else";
-        // Launches: the light kernel over the whole grid, then the heavy
-        // one as a single wave sized from the device at run time.
-        for (const LaunchSite &L : Sites)
-          if (FT && L.FullTemplateArgs.empty() && C.EfficientProblem.empty())
-            C.EfficientProblem =
-                "the launch at line " + std::to_string(L.Line) +
-                " deduces template arguments that cannot be spelled "
-                "before instantiation, and the occupancy query needs the "
-                "instantiation by name";
-        for (const LaunchSite &L : Sites) {
-          if (!C.EfficientProblem.empty())
-            break;
-          const std::string &T = L.Tag;
-          std::string G = "ww_grid_" + T, B = "ww_block_" + T,
-                      W = "ww_wave_" + T, St = L.stream();
-          std::string Text =
-              "{ " + L.Temps + "dim3 const " + G + "(" + L.Config[0] +
-              "); dim3 const " + B + "(" + L.Config[1] + "); " + L.Callee +
-              LightSuffix + L.TemplateArgs + "<<<" + G + ", " + B + ", " +
-              L.shared() + ", " + St + ">>>(" + L.Args + "); int ww_dev_" + T +
-              " = 0, ww_sms_" + T + " = 1, ww_per_sm_" + T +
-              " = 1; cudaGetDevice(&ww_dev_" + T +
-              "); cudaDeviceGetAttribute(&ww_sms_" + T +
-              ", cudaDevAttrMultiProcessorCount, ww_dev_" + T +
-              "); cudaOccupancyMaxActiveBlocksPerMultiprocessor(&ww_per_sm_" +
-              T + ", " + L.Callee + "_ww_wave" + L.FullTemplateArgs + ", " + B +
-              ".x, " + L.shared() + "); unsigned const " + W +
-              " = (unsigned)(ww_sms_" + T + " * (ww_per_sm_" + T +
-              " > 0 ? ww_per_sm_" + T + " : 1)); " + L.Callee + "_ww_wave" +
-              L.TemplateArgs + "<<<" + G + ".x < " + W + " ? " + G +
-              ".x : " + W + ", " + B + ", " + L.shared() + ", " + St + ">>>(" +
-              L.argsThen(G + ".x * " + B + ".x") +
-              "); } /* warpwise: split launch, efficient form [WW4003] */";
-          C.EfficientLaunches.push_back(
-              tooling::Replacement(TC.File, L.Begin, L.Length, Text));
-        }
-      }
-    } else {
-      C.EfficientProblem = C.CompactProblem;
     }
     Dn = planSplit(KTC, C, name());
     Dn.File = TC.decisionFileOf(FD->getLocation());
     if (Facts.Used.count(FD) && Facts.Why.count(FD))
       Dn.Reason += " (legal because " + Facts.Why.at(FD) + ")";
     if (Dn.Applied) {
-      bool Compact = Dn.Form == "compact", Efficient = Dn.Form == "efficient";
+      bool Compact = Dn.Form == "compact", Adaptive = Dn.Form == "adaptive";
 
       Change Ch;
       Ch.Description = "split of `" + Dn.Kernel + "` at line " +
@@ -1097,17 +1470,22 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
       if (Compact && NeedPoolHelper && !C.CompactPrelude.empty())
         Ch.Edits.push_back(
             tooling::Replacement(KFile, C.PreludeAt, 0, C.CompactPrelude));
+      if (Adaptive && NeedAdaptiveHelper && !C.AdaptivePrelude.empty())
+        Ch.Edits.push_back(
+            tooling::Replacement(KFile, C.PreludeAt, 0, C.AdaptivePrelude));
       Ch.Edits.push_back(tooling::Replacement(KFile, KE, 0,
-                                              Compact     ? C.CompactKernels
-                                              : Efficient ? C.EfficientKernels
-                                                          : Kernels));
-      const auto &L = Compact     ? C.CompactLaunches
-                      : Efficient ? C.EfficientLaunches
-                                  : LaunchEdits;
+                                              Compact    ? C.CompactKernels
+                                              : Adaptive ? C.AdaptiveKernels
+                                                         : Kernels));
+      const auto &L = Compact    ? C.CompactLaunches
+                      : Adaptive ? C.AdaptiveLaunches
+                                 : LaunchEdits;
       Ch.Edits.insert(Ch.Edits.end(), L.begin(), L.end());
       Changes.push_back(Ch);
       if (Compact)
         NeedPoolHelper = false;
+      if (Adaptive)
+        NeedAdaptiveHelper = false;
     }
     TC.Log.report(Dn.Applied ? "WW4003" : "WW3003", Severity::Remark, KShown,
                   Line, Col, std::string(name()) + ": " + Dn.Reason);

@@ -259,6 +259,7 @@ inline int __syncthreads_and(int P) {
   return __syncthreads_count(P) == N;
 }
 inline void __threadfence() {}
+inline void __threadfence_system() {}
 inline void __threadfence_block() {}
 
 namespace ww {
@@ -486,7 +487,10 @@ inline cudaError_t cudaEventDestroy(cudaEvent_t E) {
   delete E;
   return cudaSuccess;
 }
-enum cudaDeviceAttr { cudaDevAttrMultiProcessorCount = 16 };
+enum cudaDeviceAttr {
+  cudaDevAttrMultiProcessorCount = 16,
+  cudaDevAttrMaxThreadsPerMultiProcessor = 39
+};
 inline cudaError_t cudaGetDevice(int *D) {
   *D = 0;
   return cudaSuccess;
@@ -532,6 +536,26 @@ inline cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t, cudaMemPoolAttr,
 inline cudaError_t cudaMallocFromPoolAsync(void **P, size_t N, cudaMemPool_t,
                                            cudaStream_t) {
   return cudaMalloc(P, N);
+}
+// Mapped host memory is host memory; streams are never captured here.
+enum { cudaHostAllocDefault = 0, cudaHostAllocMapped = 2 };
+inline cudaError_t cudaHostAlloc(void **P, size_t N, unsigned) {
+  return cudaMalloc(P, N);
+}
+inline cudaError_t cudaHostGetDevicePointer(void **D, void *H, unsigned) {
+  *D = H;
+  return cudaSuccess;
+}
+inline cudaError_t cudaFreeHost(void *P) { return cudaFree(P); }
+enum cudaStreamCaptureStatus {
+  cudaStreamCaptureStatusNone = 0,
+  cudaStreamCaptureStatusActive = 1,
+  cudaStreamCaptureStatusInvalidated = 2
+};
+inline cudaError_t cudaStreamIsCapturing(cudaStream_t,
+                                         cudaStreamCaptureStatus *S) {
+  *S = cudaStreamCaptureStatusNone;
+  return cudaSuccess;
 }
 inline cudaError_t cudaFuncSetAttribute(const void *, int, int) {
   return cudaSuccess;

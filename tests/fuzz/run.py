@@ -52,13 +52,13 @@ MODES = {
                       '--split-form', 'literal'],
     'split-compact': ['--force-transforms', '--transforms', 'split',
                       '--split-form', 'compact'],
-    'split-efficient': ['--force-transforms', '--transforms', 'split',
-                        '--split-form', 'efficient'],
+    'split-adaptive': ['--force-transforms', '--transforms', 'split',
+                       '--split-form', 'adaptive'],
 }
 CLASSES = ['crash', 'refused', 'generator', 'nvcc', 'idempotence', 'cpu',
            'setup']
 TRANSFORMS = ['meld', 'fuse', 'fission', 'split-literal', 'split-compact',
-              'split-efficient']
+              'split-adaptive']
 
 
 def parse_seeds(text):
@@ -369,7 +369,7 @@ def main():
     ap.add_argument('--warpwise', required=True)
     ap.add_argument('--seeds', required=True, help='A-B[,C,...]')
     ap.add_argument('--modes', default='default,forced,split-literal,'
-                    'split-compact,split-efficient')
+                    'split-compact,split-adaptive')
     ap.add_argument('--nvcc', default=None,
                     help='nvcc to compile with ("" to skip the nvcc checks)')
     ap.add_argument('--no-nvcc', action='store_true')

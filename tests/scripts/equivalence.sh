@@ -3,7 +3,8 @@
 # Rewrites SAMPLE, builds the original and the rewritten program for the CPU
 # executor (tests/equiv), runs both with every `// ci-args:` line of the
 # sample, and requires each run to pass its self-check and both programs to
-# print the same checksums.
+# print the same checksums. EQUIV_REWRITTEN_FLAGS (e.g.
+# -DWARPWISE_SPLIT_PATH=1) goes to the rewritten program's build only.
 set -euo pipefail
 warpwise=$1 sample=$2 outdir=$3
 shift 3
@@ -15,7 +16,8 @@ rewritten="$outdir/$name.ww.cu"
 "$warpwise" rewrite "$sample" -o "$rewritten" --report "$outdir/$name.report.json" "$@"
 cp "$(dirname "$sample")"/*.h "$outdir"/ 2>/dev/null || true
 python3 "$here/equiv/cpu_build.py" "$sample" "$outdir/$name.orig"
-python3 "$here/equiv/cpu_build.py" "$rewritten" "$outdir/$name.rewritten"
+# shellcheck disable=SC2086
+python3 "$here/equiv/cpu_build.py" "$rewritten" "$outdir/$name.rewritten" ${EQUIV_REWRITTEN_FLAGS:-}
 mapfile -t runs < <(sed -n 's|^// ci-args: *||p' "$sample")
 [ ${#runs[@]} -gt 0 ] || { echo "no '// ci-args:' line in $sample"; exit 1; }
 for args in "${runs[@]}"; do

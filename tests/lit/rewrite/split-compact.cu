@@ -18,7 +18,7 @@
 // RUN: %warpwise rewrite %s --transforms split --split-form heavy_tail=compact -o %t.one.cu 2> %t.one.err
 // RUN: FileCheck %s --check-prefix=ONE --input-file %t.one.err
 // ONE-DAG: split: if-else at line {{[0-9]+}} of `heavy_tail` {{.*}}compact split applied because it was forced (--split-form compact) [WW4003]
-// ONE-DAG: split: if-else at line {{[0-9]+}} of `light_tail` {{.*}}the compact form is legal here, but it is applied only on request {{.*}}[WW3003]
+// ONE-DAG: split: if-else at line {{[0-9]+}} of `light_tail` {{.*}}the heavy side costs no occupancy step more than the light one{{.*}}the compact form is legal here, but it is applied only on request {{.*}}[WW3003]
 // RUN: not grep -q "void light_tail_[w]w_" %t.one.cu
 // RUN: grep -q "heavy_tail_ww_light<<<" %t.one.cu
 // A two-dimensional launch is refused:

@@ -1,12 +1,12 @@
 // Launch configurations with side effects (`next_grid()`, `g++`) are
-// evaluated once into temporaries; the compact and efficient forms then
+// evaluated once into temporaries; the compact and adaptive forms then
 // declare their own dim3 values from them under other names (they used to
 // declare `ww_grid_<tag>` twice). Every form compiles.
 // REQUIRES: nvcc
-// RUN: %warpwise rewrite %s --force-transforms --transforms split --split-form efficient -o %t.eff.cu 2> %t.eff.err
-// RUN: FileCheck %s --check-prefix=EFFICIENT --input-file %t.eff.cu
-// RUN: %nvcc -arch=sm_75 -c %t.eff.cu -o %t.eff.75.o
-// RUN: %nvcc -arch=sm_90 -c %t.eff.cu -o %t.eff.90.o
+// RUN: %warpwise rewrite %s --force-transforms --transforms split --split-form adaptive -o %t.ada.cu 2> %t.ada.err
+// RUN: FileCheck %s --check-prefix=ADAPTIVE --input-file %t.ada.cu
+// RUN: %nvcc -arch=sm_75 -c %t.ada.cu -o %t.ada.75.o
+// RUN: %nvcc -arch=sm_90 -c %t.ada.cu -o %t.ada.90.o
 // RUN: %warpwise rewrite %s --force-transforms --transforms split --split-form compact -o %t.cmp.cu 2> %t.cmp.err
 // RUN: FileCheck %s --check-prefix=COMPACT --input-file %t.cmp.cu
 // RUN: %nvcc -arch=sm_75 -c %t.cmp.cu -o %t.cmp.75.o
@@ -16,8 +16,8 @@
 // RUN: %nvcc -arch=sm_75 -c %t.lit.cu -o %t.lit.75.o
 // RUN: %nvcc -arch=sm_90 -c %t.lit.cu -o %t.lit.90.o
 // Rewriting an output again changes nothing.
-// RUN: %warpwise rewrite %t.eff.cu --force-transforms --transforms split --split-form efficient -o %t.eff.again.cu 2> /dev/null
-// RUN: cmp %t.eff.cu %t.eff.again.cu
+// RUN: %warpwise rewrite %t.ada.cu --force-transforms --transforms split --split-form adaptive -o %t.ada.again.cu 2> /dev/null
+// RUN: cmp %t.ada.cu %t.ada.again.cu
 
 __global__ void tail(const int *__restrict__ mask, const float *__restrict__ in,
                      float *__restrict__ out, int n) {
@@ -44,8 +44,15 @@ void run(const int *m, const float *in, float *out, int n, unsigned g,
   tail<<<g++, 256>>>(m, in, out, n);
 }
 
-// EFFICIENT: { dim3 const ww_grid_value_[[A:[0-9]+_0]] = next_grid(); dim3 const ww_grid_[[A]](ww_grid_value_[[A]]); dim3 const ww_block_[[A]](256); tail_ww_then<<<ww_grid_[[A]], ww_block_[[A]], 0, 0>>>(m, in, out, n);
-// EFFICIENT: { dim3 const ww_grid_value_[[B:[0-9]+_1]] = g++; dim3 const ww_grid_[[B]](ww_grid_value_[[B]]); dim3 const ww_block_[[B]](256);
+// ADAPTIVE:      { // warpwise: split launch, adaptive form [WW4003]
+// ADAPTIVE-NEXT:   dim3 const ww_grid_value_[[A:[0-9]+_0]] = next_grid();
+// ADAPTIVE-NEXT:   dim3 const ww_grid_[[A]](ww_grid_value_[[A]]);
+// ADAPTIVE-NEXT:   dim3 const ww_block_[[A]](256);
+// ADAPTIVE-NEXT:   static ww_adaptive_site ww_site_[[A]];
+// ADAPTIVE:        tail<<<ww_grid_[[A]], ww_block_[[A]], 0, 0>>>(m, in, out, n);
+// ADAPTIVE:      { // warpwise: split launch, adaptive form [WW4003]
+// ADAPTIVE-NEXT:   dim3 const ww_grid_value_[[B:[0-9]+_1]] = g++;
+// ADAPTIVE-NEXT:   dim3 const ww_grid_[[B]](ww_grid_value_[[B]]);
 // COMPACT: { dim3 const ww_grid_value_[[A:[0-9]+_0]] = next_grid(); dim3 const ww_grid_[[A]](ww_grid_value_[[A]]); dim3 const ww_block_[[A]](256);
 // COMPACT: { dim3 const ww_grid_value_[[B:[0-9]+_1]] = g++; dim3 const ww_grid_[[B]](ww_grid_value_[[B]]); dim3 const ww_block_[[B]](256);
 // LITERAL: { dim3 const ww_grid_value_[[A:[0-9]+_0]] = next_grid(); tail_ww_then<<<ww_grid_value_[[A]], 256>>>(m, in, out, n); tail_ww_else<<<ww_grid_value_[[A]], 256>>>(m, in, out, n); } /* warpwise: split launch [WW4003] */

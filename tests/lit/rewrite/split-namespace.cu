@@ -1,8 +1,8 @@
 // A kernel in a namespace, launched from outside it: the new kernels go next
 // to the original, inside the namespace, and each launch keeps the
-// qualifier it was written with. The compact form's pool helper goes at file
-// scope, before the namespace (and the comment on it), where every launch
-// can name it.
+// qualifier it was written with. The compact form's pool helper and the
+// adaptive form's dispatch helper go at file scope, before the namespace (and
+// the comment on it), where every launch can name them.
 // REQUIRES: nvcc
 // RUN: %warpwise rewrite %s --transforms split --split-form literal -o %t.lit.cu 2> %t.lit.err
 // RUN: FileCheck %s --check-prefix=LITERAL --input-file %t.lit.cu
@@ -11,9 +11,10 @@
 // RUN: sed '/^\/\/ [A-Z-]*:/d' %t.cmp.cu > %t.cmp.code
 // RUN: FileCheck %s --check-prefix=COMPACT --input-file %t.cmp.code
 // RUN: %nvcc -arch=sm_90 -c %t.cmp.cu -o %t.cmp.o
-// RUN: %warpwise rewrite %s --transforms split --split-form efficient -o %t.eff.cu 2> %t.eff.err
-// RUN: FileCheck %s --check-prefix=EFFICIENT --input-file %t.eff.cu
-// RUN: %nvcc -arch=sm_90 -c %t.eff.cu -o %t.eff.o
+// RUN: %warpwise rewrite %s --transforms split --split-form adaptive -o %t.ada.cu 2> %t.ada.err
+// RUN: sed '/^\/\/ [A-Z-]*:/d' %t.ada.cu > %t.ada.code
+// RUN: FileCheck %s --check-prefix=ADAPTIVE --input-file %t.ada.code
+// RUN: %nvcc -arch=sm_90 -c %t.ada.cu -o %t.ada.o
 
 // The lab's kernels.
 namespace lab {
@@ -43,4 +44,15 @@ void run(const int *m, float *o, int n) {
 // COMPACT:      lab::pick_ww_light<<<{{.*}}lab::pick_ww_heavy<<<
 // COMPACT:      ::lab::pick_ww_light<<<{{.*}}::lab::pick_ww_heavy<<<
 
-// EFFICIENT: lab::pick_ww_then<<<{{.*}}cudaOccupancyMaxActiveBlocksPerMultiprocessor(&ww_per_sm_{{[0-9_]+}}, lab::pick_ww_wave, {{.*}}lab::pick_ww_wave<<<
+// ADAPTIVE:      static inline ww_adaptive_plan ww_adaptive_begin(ww_adaptive_site &site,
+// ADAPTIVE:      // The lab's kernels.
+// ADAPTIVE-NEXT: namespace lab {
+// ADAPTIVE:      __global__ void pick_ww_adaptive(
+// ADAPTIVE:      __global__ void pick_ww_heavy(
+// ADAPTIVE:      } // namespace lab
+// ADAPTIVE:      lab::pick_ww_adaptive<<<ww_grid_[[A:[0-9]+_0]], ww_block_[[A]], 0, 0>>>(
+// ADAPTIVE:      lab::pick_ww_heavy<<<ww_plan_[[A]].heavy_blocks, ww_block_[[A]], 0, 0>>>(
+// ADAPTIVE:      lab::pick<<<ww_grid_[[A]], ww_block_[[A]], 0, 0>>>(m, o);
+// ADAPTIVE:      ::lab::pick_ww_adaptive<<<
+// ADAPTIVE:      ::lab::pick_ww_heavy<<<
+// ADAPTIVE:      ::lab::pick<<<

@@ -3,7 +3,7 @@
 // (`pick<2>`), all spelled (`pick<4, double>`), or written in a function
 // template (`pick<W, T>`). A side-effecting argument is evaluated once into
 // a temporary of the specialization's parameter type. Each form compiles as
-// C++03 for sm_75 and sm_90.
+// C++03 for sm_75 and sm_90, except the adaptive one (C++11).
 // REQUIRES: nvcc
 // RUN: %warpwise rewrite %s --transforms split --split-form literal -o %t.lit.cu 2> %t.lit.err
 // RUN: sed '/^\/\/ [A-Z-]*:/d' %t.lit.cu > %t.lit.code
@@ -15,12 +15,17 @@
 // RUN: FileCheck %s --check-prefix=COMPACT --input-file %t.cmp.code
 // RUN: %nvcc -std=c++03 -arch=sm_75 -c %t.cmp.cu -o %t.cmp.75.o
 // RUN: %nvcc -std=c++03 -arch=sm_90 -c %t.cmp.cu -o %t.cmp.90.o
-// RUN: %warpwise rewrite %s --transforms split --split-form efficient -o %t.eff.cu 2> %t.eff.err
-// RUN: sed '/^\/\/ [A-Z-]*:/d' %t.eff.cu > %t.eff.code
-// RUN: FileCheck %s --check-prefix=EFFICIENT --input-file %t.eff.code
-// RUN: FileCheck %s --check-prefix=EFFICIENT-ERR --input-file %t.eff.err
-// RUN: %nvcc -std=c++03 -arch=sm_75 -c %t.eff.cu -o %t.eff.75.o
-// RUN: %nvcc -std=c++03 -arch=sm_90 -c %t.eff.cu -o %t.eff.90.o
+// RUN: %warpwise rewrite %s --transforms split --split-form adaptive -o %t.ada.cu 2> %t.ada.err
+// RUN: sed '/^\/\/ [A-Z-]*:/d' %t.ada.cu > %t.ada.code
+// RUN: FileCheck %s --check-prefix=ADAPTIVE --input-file %t.ada.code
+// RUN: FileCheck %s --check-prefix=ADAPTIVE-ERR --input-file %t.ada.err
+// The adaptive form's host code needs C++11 (std::mutex); for a file parsed
+// as C++03 it is declined.
+// RUN: %nvcc -std=c++11 -arch=sm_75 -c %t.ada.cu -o %t.ada.75.o
+// RUN: %nvcc -std=c++11 -arch=sm_90 -c %t.ada.cu -o %t.ada.90.o
+// RUN: %warpwise rewrite %s --transforms split --split-form adaptive -o %t.ada03.cu 2> %t.ada03.err -- -std=c++03
+// RUN: cmp %s %t.ada03.cu
+// RUN: FileCheck %s --check-prefix=ADAPTIVE-03 --input-file %t.ada03.err
 // Unforced on sm_90, as for any kernel, the planner declines and says why,
 // with the largest instantiation's registers.
 // RUN: %warpwise rewrite %s --transforms split -o %t.90.cu 2> %t.90.err
@@ -47,8 +52,8 @@ void pick_all(const int *m, const T *in, T *out, int n) {
   pick<W, T><<<n / 256, 256>>>(m, in, out, T(1));
 }
 
-// The efficient form names the instantiation for the occupancy query; this
-// launch leaves T to deduction inside a template, so it cannot.
+// A launch inside a template that leaves T to deduction: the new kernels'
+// launches deduce it the same way.
 template <typename T>
 __global__ void deduced(const int *__restrict__ mask, T *__restrict__ out) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -73,14 +78,14 @@ void run(const int *m, const float *in, float *out, const double *ind,
   deduce(m, out, n);
 }
 
-// LITERAL:      // warpwise: the then-side of `pick` (if-else at line 35), split into a kernel of its own [WW4003]
+// LITERAL:      // warpwise: the then-side of `pick` (if-else at line 40), split into a kernel of its own [WW4003]
 // LITERAL-NEXT: template <int W, typename T>
 // LITERAL-NEXT: __global__ void pick_ww_then(const int *__restrict__ mask, const T *__restrict__ in,
-// LITERAL:      // warpwise: the else-side of `pick` (if-else at line 35), split into a kernel of its own [WW4003]
+// LITERAL:      // warpwise: the else-side of `pick` (if-else at line 40), split into a kernel of its own [WW4003]
 // LITERAL-NEXT: template <int W, typename T>
 // LITERAL-NEXT: __global__ void pick_ww_else(
 // LITERAL:      { pick_ww_then<W, T><<<n / 256, 256>>>(m, in, out, T(1)); pick_ww_else<W, T><<<n / 256, 256>>>(m, in, out, T(1)); } /* warpwise: split launch [WW4003] */
-// LITERAL:      // warpwise: the then-side of `deduced` (if-else at line 55), split into a kernel of its own [WW4003]
+// LITERAL:      // warpwise: the then-side of `deduced` (if-else at line 60), split into a kernel of its own [WW4003]
 // LITERAL-NEXT: template <typename T>
 // LITERAL-NEXT: __global__ void deduced_ww_then(
 // LITERAL:      { deduced_ww_then<<<n / 256, 256>>>(m, out); deduced_ww_else<<<n / 256, 256>>>(m, out); } /* warpwise: split launch [WW4003] */
@@ -95,9 +100,23 @@ void run(const int *m, const float *in, float *out, const double *ind,
 // COMPACT:      pick_ww_light<2><<<{{.*}}pick_ww_heavy<2><<<
 // COMPACT:      pick_ww_light<4, double><<<{{.*}}pick_ww_heavy<4, double><<<
 
-// EFFICIENT:      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&ww_per_sm_{{[0-9_]+}}, pick_ww_wave<W, T>, ww_block_{{[0-9_]+}}.x, 0); {{.*}} pick_ww_wave<W, T><<<
-// EFFICIENT:      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&ww_per_sm_{{[0-9_]+}}, pick_ww_wave<2, float>, {{.*}} pick_ww_wave<2><<<
-// EFFICIENT:      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&ww_per_sm_{{[0-9_]+}}, pick_ww_wave<4, double>, {{.*}} pick_ww_wave<4, double><<<
-// EFFICIENT-ERR: split: if-else at line 55 of `deduced` {{.*}}; the efficient form does not apply: the launch at line 62 deduces template arguments that cannot be spelled before instantiation, and the occupancy query needs the instantiation by name; not split [WW3003]
+// ADAPTIVE:      __global__ void pick(
+// ADAPTIVE:      template <int W, typename T>
+// ADAPTIVE-NEXT: __global__ void pick_ww_adaptive(const int *__restrict__ mask, const T *__restrict__ in,
+// ADAPTIVE:      pick_ww_adaptive<W, T><<<ww_grid_{{[0-9_]+}}, ww_block_{{[0-9_]+}}, 0, 0>>>(
+// ADAPTIVE:      pick_ww_heavy<W, T><<<ww_plan_{{[0-9_]+}}.heavy_blocks,
+// ADAPTIVE:      pick<W, T><<<ww_grid_{{[0-9_]+}}, ww_block_{{[0-9_]+}}, 0, 0>>>(m, in, out, T(1));
+// ADAPTIVE:      deduced_ww_adaptive<<<
+// ADAPTIVE:      deduced_ww_heavy<<<
+// ADAPTIVE:      float const ww_arg3_[[P:[0-9_]+]] = next_bias(&b);
+// ADAPTIVE:      pick_ww_adaptive<2><<<{{.*}}>>>(
+// ADAPTIVE-NEXT:     m, in, out, ww_arg3_[[P]], ww_plan_{{[0-9_]+}}.counts, ww_plan_{{[0-9_]+}}.list);
+// ADAPTIVE:      pick_ww_heavy<2><<<
+// ADAPTIVE:      pick<2><<<{{.*}}>>>(m, in, out, ww_arg3_[[P]]);
+// ADAPTIVE:      pick_ww_adaptive<4, double><<<
+// ADAPTIVE:      pick_ww_heavy<4, double><<<
+// ADAPTIVE-ERR: split: if-else at line 60 of `deduced` {{.*}}adaptive split applied because it was forced (--split-form adaptive); at run time the host runs the split pair {{.*}}[WW4003]
 
-// SM90: split: if-else at line 35 of `pick` is divergent {{.*}}registers {{[0-9]+}} (the largest of 3 instantiations) -> {{.*}}not split (the literal form was not considered{{.*}}[WW3003]
+// ADAPTIVE-03: split: if-else at line 40 of `pick` {{.*}}; the adaptive form does not apply: its host code needs C++11 (std::mutex), and this file is parsed as an earlier standard; not split [WW3003]
+
+// SM90: split: if-else at line 40 of `pick` is divergent {{.*}}the heavy side costs no occupancy step more than the light one{{.*}}; not split (the literal form was not considered: registers {{[0-9]+}} (the largest of 3 instantiations) -> {{.*}}[WW3003]

@@ -1,0 +1,184 @@
+// Branch splitting, adaptive form (issue #13), chosen by the planner on sm_90
+// where the heavy side alone costs an occupancy step more than the light
+// side and the condition reads data. The first kernel is the original with
+// the heavy threads of mixed warps listed (warps whose live threads all take
+// one side run it in place); the heavy kernel runs over the list with each
+// thread's own indices (2-D grids included); the host picks the pair or the
+// original per launch. One dispatch helper per file; the output compiles
+// without a warning and a second rewrite changes nothing.
+// REQUIRES: nvcc
+// RUN: %warpwise rewrite %s --transforms split -o %t.cu 2> %t.err
+// RUN: sed '/^\/\/ [A-Z0-9-]*:/d' %t.cu > %t.code
+// RUN: FileCheck %s --input-file %t.code
+// RUN: FileCheck %s --check-prefix=REMARK --input-file %t.err
+// RUN: grep -c "^static inline ww_adaptive_plan ww_adaptive_begin" %t.code | FileCheck %s --check-prefix=ONE-HELPER
+// ONE-HELPER: 1
+// RUN: %nvcc -arch=sm_75 -Werror all-warnings -c %t.cu -o %t.75.o
+// RUN: %nvcc -arch=sm_90 -Werror all-warnings -c %t.cu -o %t.90.o
+// RUN: %warpwise rewrite %t.cu --transforms split -o %t.again.cu 2> /dev/null
+// RUN: cmp %t.cu %t.again.cu
+
+#define WIDTH 32
+
+__global__ void heavy_else(const int *mask, const float *in, float *out,
+                           int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  float x = in[i];
+  if (mask[i] == 0) {
+    out[i] = x * 0.5f + 1.0f;
+  } else {
+    float v[WIDTH];
+    for (int k = 0; k < WIDTH; ++k)
+      v[k] = in[(i + k * 977) % n];
+    for (int r = 0; r < 4; ++r)
+      for (int k = 0; k < WIDTH; ++k)
+        v[k] = v[k] * 0.75f + v[(k + 1) % WIDTH] * 0.25f + x;
+    float s = 0.0f;
+    for (int k = 0; k < WIDTH; ++k)
+      s += v[k] * (float)(k + 1);
+    out[i] = s;
+  }
+}
+
+// Rows on blockIdx.y: the heavy kernel rebuilds every index component.
+__global__ void rows(const int *solid, const float *in, float *out, int nx) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y;
+  if (x >= nx)
+    return;
+  int node = y * nx + x;
+  if (solid[node]) {
+    out[node] = 0.0f;
+  } else {
+    float v[WIDTH];
+    for (int k = 0; k < WIDTH; ++k)
+      v[k] = in[(node + k * 131) % (nx * gridDim.y)];
+    float s = 0.0f;
+    for (int r = 0; r < 4; ++r)
+      for (int k = 0; k < WIDTH; ++k)
+        s += v[k] * v[(k + r) % WIDTH];
+    out[node] = s;
+  }
+}
+
+// The heavy side returns from inside a loop: no `continue` can stand for it
+// in the heavy kernel's loop.
+__global__ void early_out(const int *mask, const float *in, float *out,
+                          int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (mask[i] == 0) {
+    out[i] = 1.0f;
+  } else {
+    float v[WIDTH];
+    for (int k = 0; k < WIDTH; ++k) {
+      v[k] = in[(i + k * 977) % n];
+      if (v[k] < -100.0f)
+        return;
+    }
+    float s = 0.0f;
+    for (int r = 0; r < 4; ++r)
+      for (int k = 0; k < WIDTH; ++k)
+        s += v[k] * v[(k + r) % WIDTH];
+    out[i] = s;
+  }
+}
+
+// Which threads take the heavy side follows from the thread index alone.
+__global__ void by_index(const float *in, float *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i % 7 != 0) {
+    out[i] = 1.0f;
+  } else {
+    float v[WIDTH];
+    for (int k = 0; k < WIDTH; ++k)
+      v[k] = in[(i + k * 977) % n];
+    float s = 0.0f;
+    for (int r = 0; r < 4; ++r)
+      for (int k = 0; k < WIDTH; ++k)
+        s += v[k] * v[(k + r) % WIDTH];
+    out[i] = s;
+  }
+}
+
+void run(int n, int nx, int ny, cudaStream_t s) {
+  int *m;
+  float *in, *out, *out2;
+  cudaMalloc((void **)&m, n * sizeof(int));
+  cudaMalloc((void **)&in, n * sizeof(float));
+  cudaMalloc((void **)&out, n * sizeof(float));
+  cudaMalloc((void **)&out2, n * sizeof(float));
+  heavy_else<<<(n + 255) / 256, 256, 0, s>>>(m, in, out, n);
+  rows<<<dim3((nx + 127) / 128, ny), 128>>>(m, in, out2, nx);
+  early_out<<<n / 256, 256>>>(m, in, out, n);
+  by_index<<<n / 256, 256>>>(in, out, n);
+}
+
+// CHECK:      #include <mutex>
+// CHECK:      static inline ww_adaptive_plan ww_adaptive_begin(ww_adaptive_site &site,
+// CHECK:        if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 16 ||
+// CHECK-NEXT:       cudaStreamIsCapturing(stream, &capture) != cudaSuccess ||
+// CHECK-NEXT:       capture != cudaStreamCaptureStatusNone) {
+// CHECK:          d.split = mixed - 1.5 * listed / 32.0 >= 0.05 * warps;
+// CHECK:        if (!split && ++d.since_probe >= 32u) {
+
+// CHECK:      __global__ void heavy_else(
+// CHECK:      __global__ void heavy_else_ww_adaptive(const int *mask, const float *in, float *out,
+// CHECK-NEXT:                            int n, unsigned long long *__restrict__ ww_counts,
+// CHECK-NEXT:     int *__restrict__ ww_list) {
+// CHECK:        bool ww_live = false, ww_heavy = false;
+// CHECK-NEXT:   do {
+// CHECK-NEXT:     int i = blockIdx.x * blockDim.x + threadIdx.x;
+// CHECK-NEXT:     if (i >= n)
+// CHECK-NEXT:     break;
+// CHECK-NEXT:     ww_live = true;
+// CHECK-NEXT:     ww_heavy = !(mask[i] == 0);
+// CHECK-NEXT:   } while (0);
+// CHECK:        const bool ww_mixed =
+// CHECK-NEXT:       ww_heavy_votes != 0u && ww_heavy_votes != ww_live_votes;
+// CHECK-NEXT:   if (__syncthreads_or(ww_mixed)) {
+// CHECK:          if (ww_mixed && ww_heavy) {
+// CHECK:            return;
+// CHECK:        // `heavy_else` as written:
+// CHECK-NEXT:   int i = blockIdx.x * blockDim.x + threadIdx.x;
+// CHECK-NEXT:   if (i >= n)
+// CHECK-NEXT:     return;
+// CHECK-NEXT:   float x = in[i];
+// CHECK-NEXT:   if (mask[i] == 0) {
+
+// CHECK:      __global__ void heavy_else_ww_heavy(
+// CHECK:          int i = ww_block.x * blockDim.x + ww_thread.x;
+// CHECK-NEXT:     if (i >= n)
+// CHECK-NEXT:     continue;
+// CHECK-NEXT:     float x = in[i];
+// CHECK:            if (atomicAdd(&ww_counts[1], 1ull) == gridDim.x - 1u) {
+
+// CHECK:      __global__ void rows_ww_heavy(
+// CHECK:          int x = ww_block.x * blockDim.x + ww_thread.x;
+// CHECK-NEXT:     int y = ww_block.y;
+// CHECK:            v[k] = in[(node + k * 131) % (nx * ww_grid.y)];
+
+// CHECK:        { // warpwise: split launch, adaptive form [WW4003]
+// CHECK-NEXT:     dim3 const ww_grid_[[A:[0-9]+_0]]((n + 255) / 256);
+// CHECK-NEXT:     dim3 const ww_block_[[A]](256);
+// CHECK-NEXT:     static ww_adaptive_site ww_site_[[A]];
+// CHECK-NEXT:     ww_adaptive_plan ww_plan_[[A]] =
+// CHECK-NEXT:         ww_adaptive_begin(ww_site_[[A]], ww_grid_[[A]], ww_block_[[A]], s);
+// CHECK-NEXT:     if (ww_plan_[[A]].split) {
+// CHECK-NEXT:       heavy_else_ww_adaptive<<<ww_grid_[[A]], ww_block_[[A]], 0, s>>>(
+// CHECK-NEXT:           m, in, out, n, ww_plan_[[A]].counts, ww_plan_[[A]].list);
+// CHECK-NEXT:       heavy_else_ww_heavy<<<ww_plan_[[A]].heavy_blocks, ww_block_[[A]], 0, s>>>(
+// CHECK-NEXT:           m, in, out, n, ww_plan_[[A]].counts, ww_plan_[[A]].list, ww_plan_[[A]].stats, ww_grid_[[A]], ww_plan_[[A]].threads);
+// CHECK-NEXT:     } else {
+// CHECK-NEXT:       heavy_else<<<ww_grid_[[A]], ww_block_[[A]], 0, s>>>(m, in, out, n);
+// CHECK-NEXT:     }
+// CHECK-NEXT:   }
+// CHECK:          dim3 const ww_grid_{{[0-9]+_0}}(dim3((nx + 127) / 128, ny));
+// CHECK:        early_out<<<n / 256, 256>>>(m, in, out, n);
+// CHECK-NEXT:   by_index<<<n / 256, 256>>>(in, out, n);
+
+// REMARK-DAG: split: if-else at line 29 of `heavy_else` is divergent {{.*}}; the light (then) side alone needs {{[0-9]+}} registers (100.0% occupancy), the heavy side {{[0-9]+}} ({{[0-9.]+}}%) on sm_90 at 256 threads; `heavy_else_ww_adaptive` {{[0-9]+}} registers ({{[0-9.]+}}%; the original {{[0-9]+}}, {{[0-9.]+}}%), `heavy_else_ww_heavy` {{[0-9]+}} ({{[0-9.]+}}%); adaptive split applied; at run time the host runs the split pair while the mixed warps it saves, less 1.5 per 32 listed threads, are at least 5% of the launch's warps, else the original kernel, looking again every 32 launches (rules/split.json) (legal because {{.*}}) [WW4003]
+// REMARK-DAG: split: if-else at line 52 of `rows` is divergent {{.*}}adaptive split applied;{{.*}}[WW4003]
+// REMARK-DAG: split: if-else at line 71 of `early_out` is divergent {{.*}}; the adaptive form does not apply: a return inside a loop or switch (line 78) cannot become the `continue` of the heavy kernel's loop; not split {{.*}}[WW3003]
+// REMARK-DAG: split: if-else at line 91 of `by_index` is divergent {{.*}}; which threads take the heavy side follows from the thread indices alone, not from data, so the adaptive form is not chosen (--split-form adaptive forces it); not split {{.*}}[WW3003]
