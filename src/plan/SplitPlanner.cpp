@@ -259,6 +259,7 @@ Decision planSplit(TransformContext &TC, const SplitCandidate &C,
       std::string Arch = PtxasRunner::nvccArchFor(TC.Arch), Error;
       auto Stats = TC.measure(R, Arch, Error);
       if (!Stats || !Stats->count(D.Kernel + "_ww_adaptive") ||
+          !Stats->count(D.Kernel + "_ww_light") ||
           !Stats->count(D.Kernel + "_ww_heavy")) {
         A.Reason = Where + "; nvcc could not compile the adaptive form (" +
                    Error + "); not split";
@@ -266,6 +267,8 @@ Decision planSplit(TransformContext &TC, const SplitCandidate &C,
       }
       unsigned RA = Stats->at(D.Kernel + "_ww_adaptive").Registers;
       unsigned RH = Stats->at(D.Kernel + "_ww_heavy").Registers;
+      unsigned RL = Stats->at(D.Kernel + "_ww_light").Registers;
+      double OL = computeOccupancy(TC.Arch, {RL, Threads, 140}).Percent;
       double OA = computeOccupancy(TC.Arch, {RA, Threads, 140}).Percent;
       double OH = computeOccupancy(TC.Arch, {RH, Threads, 0}).Percent;
       double OO =
@@ -274,8 +277,9 @@ Decision planSplit(TransformContext &TC, const SplitCandidate &C,
           "`" + D.Kernel + "_ww_adaptive` " + std::to_string(RA) +
           " registers (" + formatPercent(OA) + "; the original " +
           std::to_string(Original->Registers) + Largest(*Original) + ", " +
-          formatPercent(OO) + "), `" + D.Kernel + "_ww_heavy` " +
-          std::to_string(RH) + " (" + formatPercent(OH) + ")";
+          formatPercent(OO) + "), `" + D.Kernel + "_ww_light` " +
+          std::to_string(RL) + " (" + formatPercent(OL) + "), `" + D.Kernel +
+          "_ww_heavy` " + std::to_string(RH) + " (" + formatPercent(OH) + ")";
       if (OA < OO && !Forced) {
         A.Reason = Where + "; " + Facts + "; " + Kernels +
                    ": listing the heavy threads costs the kernel an occupancy "
@@ -288,11 +292,11 @@ Decision planSplit(TransformContext &TC, const SplitCandidate &C,
     A.Applied = true;
     char Rule[320];
     snprintf(Rule, sizeof Rule,
-             "at run time the host runs the split pair while the mixed warps "
-             "it saves, less %g per 32 listed threads, are at least %g%% of "
-             "the launch's warps, else the original kernel, looking again "
-             "every %u launches (rules/split.json)",
-             Policy.value("listed_warp_cost", 1.5),
+             "at run time the host picks per launch the original kernel or "
+             "a split pair (in place or light) when, by the counts of earlier "
+             "launches, it saves heavy-side work of at least %g%% of the "
+             "launch's warps, "
+             "looking again every %u launches (rules/split.json)",
              100 * Policy.value("min_saved_warp_fraction", 0.05),
              Policy.value("recheck_every", 32u));
     A.Reason = Where + "; " + (Facts.empty() ? "" : Facts + "; ") +

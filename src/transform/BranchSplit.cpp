@@ -172,9 +172,10 @@ public:
 /// of the adaptive form evaluates the decision before the body runs as
 /// written; a declaration it does not need would be a second, unused copy.)
 std::vector<const Stmt *> decisionSlice(const std::vector<const Stmt *> &Prefix,
-                                        const Expr *Cond) {
+                                        std::vector<const Stmt *> Uses) {
   VarRefs Needed;
-  Needed.TraverseStmt(const_cast<Expr *>(Cond));
+  for (const Stmt *U : Uses)
+    Needed.TraverseStmt(const_cast<Stmt *>(U));
   std::vector<const Stmt *> Kept;
   for (auto It = Prefix.rbegin(); It != Prefix.rend(); ++It) {
     if (auto *DS = dyn_cast<DeclStmt>(*It)) {
@@ -257,6 +258,17 @@ std::string renderWith(const Stmt *S, const SourceManager &SM,
                                         : std::string();
       },
       Returns, ReturnAs);
+}
+
+/// The source of \p S as written, with the `return` statements of
+/// \p Returns turned into \p ReturnAs.
+std::string renderAsWritten(const Stmt *S, const SourceManager &SM,
+                            const LangOptions &LO,
+                            const std::set<const Stmt *> &Returns = {},
+                            const std::string &ReturnAs = "") {
+  return renderMapped(
+      S, SM, LO, [](const BuiltinRef &) { return std::string(); }, Returns,
+      ReturnAs);
 }
 
 /// The source of \p S as the adaptive form's heavy kernel runs it: every
@@ -397,27 +409,33 @@ static cudaMemPool_t ww_list_pool(int device) {
 /// to see whether the data changed.
 const char *const AdaptiveHelperTemplate =
     R"(// warpwise: run-time dispatch of the adaptive split form [WW4003]. Per
-// launch site and device: a thread list and two counters that stay allocated
-// and belong to the stream that first used them, and mapped host memory where
-// the heavy kernel publishes each split launch's counts. The split pair runs
-// when the mixed warps it takes out of the heavy side outweigh the warps it
-// runs over the list (each counted @COST@ times) by @SAVED@ of the launch's warps;
-// otherwise the original kernel runs, with a split launch every @RECHECK@
-// launches to look at the data again. No call here synchronizes.
-// -DWARPWISE_SPLIT_PATH=0 always runs the original kernel, =1 the split pair
-// (where the launch allows it).
+// launch site and device: a thread list and counters that stay allocated and
+// belong to the stream that first used them, and mapped host memory where the
+// heavy kernel publishes each split launch's counts. Counted in warps that run
+// the heavy side, from the latest published counts: the original runs it in
+// every mixed (M) and uniformly heavy (U) warp; path 1 (uniform warps in
+// place, mixed warps' heavy threads listed) in U warps plus the list; path 2
+// (every heavy thread listed, the light side in a kernel of its own) over the
+// list, less a credit of @CREDIT@ of the launch's warps for its lighter first
+// kernel; a listed warp counts @COST@. The cheaper path runs when it saves at
+// least @SAVED@ of the launch's warps; otherwise the original, with a split
+// launch every @RECHECK@ launches to look at the data again. Nothing here
+// synchronizes. -DWARPWISE_SPLIT_PATH=0 pins the original kernel, =1 or =2
+// that path (where the launch allows one).
 #include <mutex>
 
 struct ww_adaptive_device {
-  unsigned long long *counts; // mixed warps << 32 | listed threads; blocks done
+  unsigned long long *counts; // mixed warps << 32 | listed; blocks; uniform
   int *list;
   unsigned long long capacity;
-  volatile unsigned long long *stats; // published, listed, mixed, threads
+  // Published: launches, listed, mixed warps, threads, uniform warps, path.
+  volatile unsigned long long *stats;
   unsigned long long *stats_on_device;
   cudaStream_t stream;
   int state; // 0: unused, 1: ready, -1: unusable (the original runs)
-  bool split;
-  unsigned long long seen, listed;
+  unsigned path, probe_path;
+  unsigned long long seen;
+  unsigned long long expected[3]; // Threads each path would list.
   unsigned since_probe, sms;
 };
 
@@ -429,7 +447,7 @@ struct ww_adaptive_site {
 
 struct ww_adaptive_plan {
   std::unique_lock<std::mutex> hold;
-  bool split;
+  unsigned path; // 0: the original kernel; 1, 2: a split pair
   unsigned heavy_blocks;
   unsigned long long threads; // Of the original launch.
   unsigned long long *counts;
@@ -441,7 +459,7 @@ static inline ww_adaptive_plan ww_adaptive_begin(ww_adaptive_site &site,
                                                  dim3 grid, dim3 block,
                                                  cudaStream_t stream) {
   ww_adaptive_plan plan = ww_adaptive_plan();
-  plan.split = false;
+  plan.path = 0u;
 #if defined(WARPWISE_SPLIT_PATH) && WARPWISE_SPLIT_PATH == 0
   (void)site, (void)grid, (void)block, (void)stream;
   return plan;
@@ -468,25 +486,26 @@ static inline ww_adaptive_plan ww_adaptive_begin(ww_adaptive_site &site,
     void *host = 0;
     if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) !=
             cudaSuccess ||
-        cudaHostAlloc(&host, 4 * sizeof(unsigned long long),
+        cudaHostAlloc(&host, 6 * sizeof(unsigned long long),
                       cudaHostAllocMapped) != cudaSuccess) {
       (void)cudaGetLastError();
       return plan;
     }
     d.stats = (volatile unsigned long long *)host;
-    for (int i = 0; i < 4; ++i)
+    for (int i = 0; i < 6; ++i)
       d.stats[i] = 0u;
     if (cudaHostGetDevicePointer((void **)&d.stats_on_device, host, 0) !=
             cudaSuccess ||
-        cudaMallocAsync((void **)&d.counts, 2 * sizeof(unsigned long long),
+        cudaMallocAsync((void **)&d.counts, 3 * sizeof(unsigned long long),
                         stream) != cudaSuccess ||
-        cudaMemsetAsync(d.counts, 0, 2 * sizeof(unsigned long long),
+        cudaMemsetAsync(d.counts, 0, 3 * sizeof(unsigned long long),
                         stream) != cudaSuccess) {
       (void)cudaGetLastError();
       return plan;
     }
     d.stream = stream;
     d.sms = sms > 0 ? (unsigned)sms : 1u;
+    d.probe_path = 2u;
     d.since_probe = @RECHECK@u - 1u; // The first launch looks at the data.
     d.state = 1;
   }
@@ -496,19 +515,33 @@ static inline ww_adaptive_plan ww_adaptive_begin(ww_adaptive_site &site,
   if (published != d.seen) {
     d.seen = published;
     const double listed = (double)d.stats[1], mixed = (double)d.stats[2],
-                 warps = (double)d.stats[3] / 32.0;
-    d.listed = d.stats[1];
-    d.split = mixed - @COST@ * listed / 32.0 >= @SAVED@ * warps;
+                 warps = (double)d.stats[3] / 32.0,
+                 uniform = (double)d.stats[4];
+    // Heavy threads of mixed warps (L) and in all (H), from either path.
+    double in_mixed = listed, heavy = listed + 32.0 * uniform;
+    if (d.stats[5] == 2u) {
+      heavy = listed;
+      in_mixed = listed - 32.0 * uniform > 0.0 ? listed - 32.0 * uniform : 0.0;
+    }
+    const double original = mixed + uniform;
+    const double in_place = uniform + @COST@ * in_mixed / 32.0;
+    const double light = @COST@ * heavy / 32.0 - @CREDIT@ * warps;
+    const unsigned best = light <= in_place ? 2u : 1u;
+    const double cost = best == 2u ? light : in_place;
+    d.path = original - cost >= @SAVED@ * warps ? best : 0u;
+    d.probe_path = best;
+    d.expected[1] = (unsigned long long)in_mixed;
+    d.expected[2] = (unsigned long long)heavy;
   }
-  bool split = d.split;
-  if (!split && ++d.since_probe >= @RECHECK@u) {
+  unsigned path = d.path;
+  if (path == 0u && ++d.since_probe >= @RECHECK@u) {
     d.since_probe = 0u;
-    split = true;
+    path = d.probe_path;
   }
-#if defined(WARPWISE_SPLIT_PATH) && WARPWISE_SPLIT_PATH == 1
-  split = true;
+#if defined(WARPWISE_SPLIT_PATH) && (WARPWISE_SPLIT_PATH == 1 || WARPWISE_SPLIT_PATH == 2)
+  path = WARPWISE_SPLIT_PATH;
 #endif
-  if (!split)
+  if (path == 0u)
     return plan;
   if (d.capacity < threads) {
     int *grown = 0;
@@ -526,11 +559,12 @@ static inline ww_adaptive_plan ww_adaptive_begin(ww_adaptive_site &site,
   // per SM, at most the original grid; its loop takes any excess.
   const unsigned long long blocks = grid.x * grid.y * grid.z;
   unsigned long long want =
-      (unsigned long long)(@MARGIN@ * (double)d.listed) / per_block + 1u;
+      (unsigned long long)(@MARGIN@ * (double)d.expected[path]) / per_block +
+      1u;
   if (want < d.sms)
     want = d.sms;
   plan.heavy_blocks = (unsigned)(want < blocks ? want : blocks);
-  plan.split = true;
+  plan.path = path;
   plan.threads = threads;
   plan.counts = d.counts;
   plan.list = d.list;
@@ -567,6 +601,7 @@ std::string adaptiveHelper() {
   Put("@COST@", Num("listed_warp_cost", 1.5));
   Put("@SAVED@", Num("min_saved_warp_fraction", 0.05));
   Put("@MARGIN@", Num("heavy_grid_margin", 1.25));
+  Put("@CREDIT@", Num("light_kernel_credit", 0.05));
   return Out;
 }
 
@@ -1170,7 +1205,9 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
           "          __popc(ww_votes & ((1u << ww_lane) - 1u))] =\n" + In +
           "      blockIdx.x * blockDim.x + threadIdx.x;\n" + In +
           "  return;\n" + In + "}\n";
-      for (const Stmt *S : Prefix)
+      std::vector<const Stmt *> LightUses(Suffix);
+      LightUses.push_back(LightSide);
+      for (const Stmt *S : decisionSlice(Prefix, LightUses))
         Light += In + renderWith(S, SM, LO, "threadIdx.x", "blockIdx.x") + "\n";
       Light += In + renderWith(LightSide, SM, LO, "threadIdx.x", "blockIdx.x") +
                "\n";
@@ -1292,72 +1329,106 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
       const Stmt *HeavySide = HeavyIsElse ? If->getElse() : If->getThen();
       std::string In = "  ";
       std::string Side = HeavyIsElse ? "else" : "then";
-      // The first kernel: the listing, then the original body as written.
-      std::string A =
-          "{\n" + In + "// warpwise: `" + Dn.Kernel +
-          "` with the heavy (" + Side +
-          ") side of its if-else moved out of mixed warps: a warp whose "
-          "live\n" +
-          In +
-          "// threads all take one side runs it here; the heavy threads of "
-          "a mixed warp\n" +
-          In + "// are listed for `" + Dn.Kernel + "_ww_heavy` [WW4003]\n" +
-          In + "__shared__ unsigned ww_warp_base[32];\n" + In +
-          "__shared__ unsigned long long ww_block_base;\n" + In +
-          "bool ww_live = false, ww_heavy = false;\n" + In + "do {\n";
-      for (const Stmt *S : decisionSlice(Prefix, If->getCond()))
-        A += In + "  " +
-             renderWith(S, SM, LO, "threadIdx.x", "blockIdx.x", PrefixReturns,
-                        "break") +
-             "\n";
-      A += In + "  ww_live = true;\n" + In + "  ww_heavy = " + HeavyCond +
-           ";\n" + In + "} while (0);\n";
-      A += In +
-           "const unsigned ww_tid =\n" + In +
-           "    threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * "
-           "threadIdx.z);\n" +
-           In + "const unsigned ww_lane = ww_tid % 32u, ww_warp = ww_tid / 32u;\n" +
-           In +
-           "const unsigned ww_heavy_votes = __ballot_sync(0xffffffffu, "
-           "ww_heavy);\n" +
-           In +
-           "const unsigned ww_live_votes = __ballot_sync(0xffffffffu, "
-           "ww_live);\n" +
-           In +
-           "const bool ww_mixed =\n" + In +
-           "    ww_heavy_votes != 0u && ww_heavy_votes != ww_live_votes;\n" +
-           In + "if (__syncthreads_or(ww_mixed)) {\n" + In +
-           "  if (ww_lane == 0u)\n" + In +
-           "    ww_warp_base[ww_warp] = ww_mixed ? __popc(ww_heavy_votes) : "
-           "0u;\n" +
-           In + "  __syncthreads();\n" + In + "  if (ww_tid == 0u) {\n" + In +
-           "    unsigned ww_listed = 0u, ww_mixed_warps = 0u;\n" + In +
-           "    for (unsigned ww_w = 0u;\n" + In +
-           "         ww_w < blockDim.x * blockDim.y * blockDim.z / 32u; "
-           "++ww_w) {\n" +
-           In + "      const unsigned ww_n = ww_warp_base[ww_w];\n" + In +
-           "      ww_warp_base[ww_w] = ww_listed;\n" + In +
-           "      ww_listed += ww_n;\n" + In +
-           "      ww_mixed_warps += ww_n != 0u;\n" + In + "    }\n" + In +
-           "    // One atomic per block: mixed warps in the high word, listed "
-           "threads in\n" +
-           In + "    // the low word (the host keeps a launch below 2^31 "
-           "threads).\n" +
-           In + "    ww_block_base = atomicAdd(\n" + In +
-           "        ww_counts, (unsigned long long)ww_mixed_warps << 32 | "
-           "ww_listed);\n" +
-           In + "  }\n" + In + "  __syncthreads();\n" + In +
-           "  if (ww_mixed && ww_heavy) {\n" + In +
-           "    ww_list[(unsigned)ww_block_base + ww_warp_base[ww_warp] +\n" +
-           In +
-           "            __popc(ww_heavy_votes & ((1u << ww_lane) - 1u))] =\n" +
-           In +
-           "        (blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * "
-           "blockIdx.z)) *\n" +
-           In +
-           "            (blockDim.x * blockDim.y * blockDim.z) +\n" + In +
-           "        ww_tid;\n" + In + "    return;\n" + In + "  }\n" + In +
-           "}\n";
+      // The decision and the listing, shared by both first kernels: every
+      // thread evaluates the decision (returns become `break`), warps vote,
+      // and thread 0 of each block that has heavy threads adds the block's
+      // listed threads and mixed warps to counter 0 (one atomic) and its
+      // uniformly heavy warps to counter 2. \p InPlace lists only the heavy
+      // threads of mixed warps.
+      auto Listing = [&](bool InPlace) {
+        std::string L =
+            In + "__shared__ unsigned ww_warp_base[32];\n" + In +
+            "__shared__ unsigned long long ww_block_base;\n" + In +
+            "bool ww_live = false, ww_heavy = false;\n" + In + "do {\n";
+        for (const Stmt *S : decisionSlice(Prefix, {If->getCond()}))
+          L += In + "  " +
+               renderAsWritten(S, SM, LO, PrefixReturns, "break") +
+               "\n";
+        L += In + "  ww_live = true;\n" + In + "  ww_heavy = " + HeavyCond +
+             ";\n" + In + "} while (0);\n";
+        L += In + "const unsigned ww_tid =\n" + In +
+             "    threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * "
+             "threadIdx.z);\n" +
+             In +
+             "const unsigned ww_lane = ww_tid % 32u, ww_warp = ww_tid / 32u;\n" +
+             In +
+             "const unsigned ww_heavy_votes = __ballot_sync(0xffffffffu, "
+             "ww_heavy);\n" +
+             In +
+             "const unsigned ww_live_votes = __ballot_sync(0xffffffffu, "
+             "ww_live);\n" +
+             In + "const bool ww_mixed =\n" + In +
+             "    ww_heavy_votes != 0u && ww_heavy_votes != ww_live_votes;\n" +
+             In + "const bool ww_listed_here = " +
+             (InPlace ? "ww_mixed && ww_heavy" : "ww_heavy") + ";\n" + In +
+             "if (__syncthreads_or(ww_heavy)) {\n" + In +
+             "  // Per warp: threads listed, bit 8 mixed, bit 9 uniformly "
+             "heavy.\n" +
+             In + "  if (ww_lane == 0u)\n" + In +
+             "    ww_warp_base[ww_warp] =\n" + In + "        " +
+             (InPlace ? "(ww_mixed ? __popc(ww_heavy_votes) : 0u)"
+                      : "__popc(ww_heavy_votes)") +
+             " | (ww_mixed ? 0x100u : 0u) |\n" + In +
+             "        (ww_heavy_votes != 0u && !ww_mixed ? 0x200u : 0u);\n" +
+             In + "  __syncthreads();\n" + In + "  if (ww_tid == 0u) {\n" + In +
+             "    unsigned ww_listed = 0u, ww_mixed_warps = 0u, "
+             "ww_uniform_warps = 0u;\n" +
+             In + "    for (unsigned ww_w = 0u;\n" + In +
+             "         ww_w < blockDim.x * blockDim.y * blockDim.z / 32u; "
+             "++ww_w) {\n" +
+             In + "      const unsigned ww_n = ww_warp_base[ww_w];\n" + In +
+             "      ww_warp_base[ww_w] = ww_listed;\n" + In +
+             "      ww_listed += ww_n & 0xffu;\n" + In +
+             "      ww_mixed_warps += ww_n >> 8 & 1u;\n" + In +
+             "      ww_uniform_warps += ww_n >> 9 & 1u;\n" + In + "    }\n" +
+             In +
+             "    // Mixed warps in the high word, listed threads in the low "
+             "word (the host\n" +
+             In + "    // keeps a launch below 2^31 threads).\n" + In +
+             "    ww_block_base = atomicAdd(\n" + In +
+             "        ww_counts, (unsigned long long)ww_mixed_warps << 32 | "
+             "ww_listed);\n" +
+             In + "    if (ww_uniform_warps != 0u)\n" + In +
+             "      atomicAdd(&ww_counts[2], (unsigned long "
+             "long)ww_uniform_warps);\n" +
+             In + "  }\n" + In + "  __syncthreads();\n" + In +
+             "  if (ww_listed_here) {\n" + In +
+             "    ww_list[(unsigned)ww_block_base + ww_warp_base[ww_warp] +\n" +
+             In +
+             "            __popc(ww_heavy_votes & ((1u << ww_lane) - 1u))] =\n" +
+             In +
+             "        (blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * "
+             "blockIdx.z)) *\n" +
+             In + "            (blockDim.x * blockDim.y * blockDim.z) +\n" +
+             In + "        ww_tid;\n" + In + "    return;\n" + In + "  }\n" +
+             In + "}\n";
+        return L;
+      };
+      // The in-place kernel: the listing, then the original body as written.
+      std::string A = "{\n" + In + "// warpwise: `" + Dn.Kernel +
+                      "` with the heavy (" + Side +
+                      ") side of its if-else moved out of mixed\n" + In +
+                      "// warps: a warp whose live threads all take one side "
+                      "runs it here; the\n" +
+                      In + "// heavy threads of a mixed warp are listed for `" +
+                      Dn.Kernel + "_ww_heavy` [WW4003]\n" + Listing(true);
+      // The light kernel: the listing of every heavy thread, then the light
+      // side alone (no heavy code: the light side's registers).
+      const Stmt *LightSide = HeavyIsElse ? If->getThen() : If->getElse();
+      std::string Light =
+          "{\n" + In + "// warpwise: the light (" +
+          (HeavyIsElse ? "then" : "else") + ") side of `" + Dn.Kernel +
+          "`; every thread of its heavy side is\n" + In + "// listed for `" +
+          Dn.Kernel + "_ww_heavy` [WW4003]\n" + Listing(false);
+      std::vector<const Stmt *> LightUses(Suffix);
+      LightUses.push_back(LightSide);
+      for (const Stmt *S : decisionSlice(Prefix, LightUses))
+        Light += In + renderAsWritten(S, SM, LO) + "\n";
+      Light += In + renderAsWritten(LightSide, SM, LO) +
+               "\n";
+      for (const Stmt *S : Suffix)
+        Light += In + renderAsWritten(S, SM, LO) + "\n";
+      Light += "}";
       unsigned RBraceOff =
           SM.getFileOffset(SM.getExpansionLoc(Body->getRBracLoc())) - KB;
       A += In + "// `" + Dn.Kernel + "` as written:" +
@@ -1404,9 +1475,12 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
            "    ww_stats[1] = ww_counted & 0xffffffffull;\n" + In +
            "    ww_stats[2] = ww_counted >> 32;\n" + In +
            "    ww_stats[3] = ww_threads;\n" + In +
+           "    ww_stats[4] = ww_counts[2];\n" + In +
+           "    ww_stats[5] = ww_path;\n" + In +
            "    __threadfence_system();\n" + In +
            "    ww_stats[0] = ww_stats[0] + 1u;\n" + In +
            "    ww_counts[0] = 0u;\n" + In + "    ww_counts[1] = 0u;\n" + In +
+           "    ww_counts[2] = 0u;\n" + In +
            "  }\n" + In + "}\n}";
       C.AdaptivePrelude = FileHasAdaptiveHelper ? "" : adaptiveHelper();
       C.PreludeAt = aboveLineComments(
@@ -1416,10 +1490,14 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
           Header("_ww_adaptive", ", unsigned long long *__restrict__ "
                                  "ww_counts,\n    int *__restrict__ ww_list") +
           A + "\n\n" +
+          Header("_ww_light", ", unsigned long long *__restrict__ "
+                              "ww_counts,\n    int *__restrict__ ww_list") +
+          Light + "\n\n" +
           Header("_ww_heavy",
                  ", unsigned long long *__restrict__ ww_counts,\n    const int "
                  "*__restrict__ ww_list, volatile unsigned long long "
-                 "*ww_stats,\n    dim3 ww_grid, unsigned long long ww_threads") +
+                 "*ww_stats,\n    dim3 ww_grid, unsigned long long ww_threads, "
+                 "unsigned ww_path") +
           H;
       // Launches: the host decides per launch (ww_adaptive_begin); the
       // original kernel stays for the launches it keeps.
@@ -1442,14 +1520,19 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
             ");" + NL + "static ww_adaptive_site " + Site + ";" + NL +
             "ww_adaptive_plan " + Plan + " =" + NL + "    ww_adaptive_begin(" +
             Site + ", " + G + ", " + B + ", " + St + ");" + NL + "if (" +
-            Plan + ".split) {" + NL + "  " + L.Callee + "_ww_adaptive" +
-            L.TemplateArgs + "<<<" + Cfg + ">>>(" + NL + "      " +
+            Plan + ".path != 0u) {" + NL + "  if (" + Plan + ".path == 1u)" +
+            NL + "    " + L.Callee + "_ww_adaptive" + L.TemplateArgs + "<<<" +
+            Cfg + ">>>(" + NL + "        " +
+            L.argsThen(Plan + ".counts, " + Plan + ".list") + ");" + NL +
+            "  else" + NL + "    " + L.Callee + "_ww_light" + L.TemplateArgs +
+            "<<<" + Cfg + ">>>(" + NL + "        " +
             L.argsThen(Plan + ".counts, " + Plan + ".list") + ");" + NL +
             "  " + L.Callee + "_ww_heavy" + L.TemplateArgs + "<<<" + Plan +
             ".heavy_blocks, " + B + ", " + L.shared() + ", " + St + ">>>(" +
             NL + "      " +
             L.argsThen(Plan + ".counts, " + Plan + ".list, " + Plan +
-                       ".stats, " + G + ", " + Plan + ".threads") +
+                       ".stats, " + G + ", " + Plan + ".threads, " + Plan +
+                       ".path") +
             ");" + NL + "} else {" + NL + "  " + L.Callee + L.TemplateArgs +
             "<<<" + Cfg + ">>>(" + L.Args + ");" + NL + "}\n" + Ind + "}";
         C.AdaptiveLaunches.push_back(

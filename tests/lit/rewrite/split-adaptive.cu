@@ -2,7 +2,8 @@
 // where the heavy side alone costs an occupancy step more than the light
 // side and the condition reads data. The first kernel is the original with
 // the heavy threads of mixed warps listed (warps whose live threads all take
-// one side run it in place); the heavy kernel runs over the list with each
+// one side run it in place), or the light side alone with every heavy thread
+// listed; the heavy kernel runs over the list with each
 // thread's own indices (2-D grids included); the host picks the pair or the
 // original per launch. One dispatch helper per file; the output compiles
 // without a warning and a second rewrite changes nothing.
@@ -120,8 +121,10 @@ void run(int n, int nx, int ny, cudaStream_t s) {
 // CHECK:        if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 16 ||
 // CHECK-NEXT:       cudaStreamIsCapturing(stream, &capture) != cudaSuccess ||
 // CHECK-NEXT:       capture != cudaStreamCaptureStatusNone) {
-// CHECK:          d.split = mixed - 1.5 * listed / 32.0 >= 0.05 * warps;
-// CHECK:        if (!split && ++d.since_probe >= 32u) {
+// CHECK:          const double in_place = uniform + 1.5 * in_mixed / 32.0;
+// CHECK-NEXT:     const double light = 1.5 * heavy / 32.0 - 0.05 * warps;
+// CHECK:          d.path = original - cost >= 0.05 * warps ? best : 0u;
+// CHECK:        if (path == 0u && ++d.since_probe >= 32u) {
 
 // CHECK:      __global__ void heavy_else(
 // CHECK:      __global__ void heavy_else_ww_adaptive(const int *mask, const float *in, float *out,
@@ -137,8 +140,9 @@ void run(int n, int nx, int ny, cudaStream_t s) {
 // CHECK-NEXT:   } while (0);
 // CHECK:        const bool ww_mixed =
 // CHECK-NEXT:       ww_heavy_votes != 0u && ww_heavy_votes != ww_live_votes;
-// CHECK-NEXT:   if (__syncthreads_or(ww_mixed)) {
-// CHECK:          if (ww_mixed && ww_heavy) {
+// CHECK-NEXT:   const bool ww_listed_here = ww_mixed && ww_heavy;
+// CHECK-NEXT:   if (__syncthreads_or(ww_heavy)) {
+// CHECK:          if (ww_listed_here) {
 // CHECK:            return;
 // CHECK:        // `heavy_else` as written:
 // CHECK-NEXT:   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -147,6 +151,18 @@ void run(int n, int nx, int ny, cudaStream_t s) {
 // CHECK-NEXT:   float x = in[i];
 // CHECK-NEXT:   if (mask[i] == 0) {
 
+// CHECK:      __global__ void heavy_else_ww_light(
+// CHECK:        const bool ww_listed_here = ww_heavy;
+// CHECK:          if (ww_listed_here) {
+// CHECK:        int i = blockIdx.x * blockDim.x + threadIdx.x;
+// CHECK-NEXT:   if (i >= n)
+// CHECK-NEXT:     return;
+// CHECK-NEXT:   float x = in[i];
+// CHECK-NEXT:   {
+// CHECK-NEXT:     out[i] = x * 0.5f + 1.0f;
+// CHECK-NEXT:   }
+// CHECK-NEXT: }
+
 // CHECK:      __global__ void heavy_else_ww_heavy(
 // CHECK:          int i = ww_block.x * blockDim.x + ww_thread.x;
 // CHECK-NEXT:     if (i >= n)
@@ -154,6 +170,13 @@ void run(int n, int nx, int ny, cudaStream_t s) {
 // CHECK-NEXT:     float x = in[i];
 // CHECK:            if (atomicAdd(&ww_counts[1], 1ull) == gridDim.x - 1u) {
 
+// The first kernels keep every index component as written.
+// CHECK:      __global__ void rows_ww_adaptive(
+// CHECK:          int x = blockIdx.x * blockDim.x + threadIdx.x;
+// CHECK-NEXT:     int y = blockIdx.y;
+// CHECK:      __global__ void rows_ww_light(
+// CHECK:          int y = blockIdx.y;
+// CHECK:        int y = blockIdx.y;
 // CHECK:      __global__ void rows_ww_heavy(
 // CHECK:          int x = ww_block.x * blockDim.x + ww_thread.x;
 // CHECK-NEXT:     int y = ww_block.y;
@@ -165,11 +188,15 @@ void run(int n, int nx, int ny, cudaStream_t s) {
 // CHECK-NEXT:     static ww_adaptive_site ww_site_[[A]];
 // CHECK-NEXT:     ww_adaptive_plan ww_plan_[[A]] =
 // CHECK-NEXT:         ww_adaptive_begin(ww_site_[[A]], ww_grid_[[A]], ww_block_[[A]], s);
-// CHECK-NEXT:     if (ww_plan_[[A]].split) {
-// CHECK-NEXT:       heavy_else_ww_adaptive<<<ww_grid_[[A]], ww_block_[[A]], 0, s>>>(
-// CHECK-NEXT:           m, in, out, n, ww_plan_[[A]].counts, ww_plan_[[A]].list);
+// CHECK-NEXT:     if (ww_plan_[[A]].path != 0u) {
+// CHECK-NEXT:       if (ww_plan_[[A]].path == 1u)
+// CHECK-NEXT:         heavy_else_ww_adaptive<<<ww_grid_[[A]], ww_block_[[A]], 0, s>>>(
+// CHECK-NEXT:             m, in, out, n, ww_plan_[[A]].counts, ww_plan_[[A]].list);
+// CHECK-NEXT:       else
+// CHECK-NEXT:         heavy_else_ww_light<<<ww_grid_[[A]], ww_block_[[A]], 0, s>>>(
+// CHECK-NEXT:             m, in, out, n, ww_plan_[[A]].counts, ww_plan_[[A]].list);
 // CHECK-NEXT:       heavy_else_ww_heavy<<<ww_plan_[[A]].heavy_blocks, ww_block_[[A]], 0, s>>>(
-// CHECK-NEXT:           m, in, out, n, ww_plan_[[A]].counts, ww_plan_[[A]].list, ww_plan_[[A]].stats, ww_grid_[[A]], ww_plan_[[A]].threads);
+// CHECK-NEXT:           m, in, out, n, ww_plan_[[A]].counts, ww_plan_[[A]].list, ww_plan_[[A]].stats, ww_grid_[[A]], ww_plan_[[A]].threads, ww_plan_[[A]].path);
 // CHECK-NEXT:     } else {
 // CHECK-NEXT:       heavy_else<<<ww_grid_[[A]], ww_block_[[A]], 0, s>>>(m, in, out, n);
 // CHECK-NEXT:     }
@@ -178,7 +205,7 @@ void run(int n, int nx, int ny, cudaStream_t s) {
 // CHECK:        early_out<<<n / 256, 256>>>(m, in, out, n);
 // CHECK-NEXT:   by_index<<<n / 256, 256>>>(in, out, n);
 
-// REMARK-DAG: split: if-else at line 29 of `heavy_else` is divergent {{.*}}; the light (then) side alone needs {{[0-9]+}} registers (100.0% occupancy), the heavy side {{[0-9]+}} ({{[0-9.]+}}%) on sm_90 at 256 threads; `heavy_else_ww_adaptive` {{[0-9]+}} registers ({{[0-9.]+}}%; the original {{[0-9]+}}, {{[0-9.]+}}%), `heavy_else_ww_heavy` {{[0-9]+}} ({{[0-9.]+}}%); adaptive split applied; at run time the host runs the split pair while the mixed warps it saves, less 1.5 per 32 listed threads, are at least 5% of the launch's warps, else the original kernel, looking again every 32 launches (rules/split.json) (legal because {{.*}}) [WW4003]
-// REMARK-DAG: split: if-else at line 52 of `rows` is divergent {{.*}}adaptive split applied;{{.*}}[WW4003]
-// REMARK-DAG: split: if-else at line 71 of `early_out` is divergent {{.*}}; the adaptive form does not apply: a return inside a loop or switch (line 78) cannot become the `continue` of the heavy kernel's loop; not split {{.*}}[WW3003]
-// REMARK-DAG: split: if-else at line 91 of `by_index` is divergent {{.*}}; which threads take the heavy side follows from the thread indices alone, not from data, so the adaptive form is not chosen (--split-form adaptive forces it); not split {{.*}}[WW3003]
+// REMARK-DAG: split: if-else at line 30 of `heavy_else` is divergent {{.*}}; the light (then) side alone needs {{[0-9]+}} registers (100.0% occupancy), the heavy side {{[0-9]+}} ({{[0-9.]+}}%) on sm_90 at 256 threads; `heavy_else_ww_adaptive` {{[0-9]+}} registers ({{[0-9.]+}}%; the original {{[0-9]+}}, {{[0-9.]+}}%), `heavy_else_ww_light` {{[0-9]+}} (100.0%), `heavy_else_ww_heavy` {{[0-9]+}} ({{[0-9.]+}}%); adaptive split applied; at run time the host picks per launch the original kernel or a split pair (in place or light) when, by the counts of earlier launches, it saves heavy-side work of at least 5% of the launch's warps, looking again every 32 launches (rules/split.json) (legal because {{.*}}) [WW4003]
+// REMARK-DAG: split: if-else at line 53 of `rows` is divergent {{.*}}adaptive split applied;{{.*}}[WW4003]
+// REMARK-DAG: split: if-else at line 72 of `early_out` is divergent {{.*}}; the adaptive form does not apply: a return inside a loop or switch (line 79) cannot become the `continue` of the heavy kernel's loop; not split {{.*}}[WW3003]
+// REMARK-DAG: split: if-else at line 92 of `by_index` is divergent {{.*}}; which threads take the heavy side follows from the thread indices alone, not from data, so the adaptive form is not chosen (--split-form adaptive forces it); not split {{.*}}[WW3003]

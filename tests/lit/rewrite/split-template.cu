@@ -115,7 +115,7 @@ void run(const int *m, const float *in, float *out, const double *ind,
 // ADAPTIVE:      pick<2><<<{{.*}}>>>(m, in, out, ww_arg3_[[P]]);
 // ADAPTIVE:      pick_ww_adaptive<4, double><<<
 // ADAPTIVE:      pick_ww_heavy<4, double><<<
-// ADAPTIVE-ERR: split: if-else at line 60 of `deduced` {{.*}}adaptive split applied because it was forced (--split-form adaptive); at run time the host runs the split pair {{.*}}[WW4003]
+// ADAPTIVE-ERR: split: if-else at line 60 of `deduced` {{.*}}adaptive split applied because it was forced (--split-form adaptive); at run time the host picks per launch {{.*}}[WW4003]
 
 // ADAPTIVE-03: split: if-else at line 40 of `pick` {{.*}}; the adaptive form does not apply: its host code needs C++11 (std::mutex), and this file is parsed as an earlier standard; not split [WW3003]
 
