@@ -1,6 +1,7 @@
 #!/bin/bash
 # The adaptive split (issue #13) next to the original kernel, the forced
-# compact split and the split pair pinned on (-DWARPWISE_SPLIT_PATH=1), on
+# compact split and each split pair pinned on (-DWARPWISE_SPLIT_PATH=1: the
+# in-place pair, =2: the light pair), on
 # the decision-mask sample and two variants of it:
 #   dm      the sample as it is (WIDTH 32, ROUNDS 4), 2^22 elements
 #   r64     a compute-bound heavy side (ROUNDS 64), 2^21 elements
@@ -35,7 +36,8 @@ run)
   for v in dm r64 w96 lbm; do
     $nvcc -O3 -arch=sm_90 -Xptxas -v -o $v.orig $v.cu 2> $v.orig.ptxas &
     $nvcc -O3 -arch=sm_90 -Xptxas -v -o $v.adaptive ${v}_adaptive.cu 2> $v.adaptive.ptxas &
-    $nvcc -O3 -arch=sm_90 -DWARPWISE_SPLIT_PATH=1 -o $v.pinned ${v}_adaptive.cu &
+    $nvcc -O3 -arch=sm_90 -DWARPWISE_SPLIT_PATH=1 -o $v.inplace ${v}_adaptive.cu &
+    $nvcc -O3 -arch=sm_90 -DWARPWISE_SPLIT_PATH=2 -o $v.light ${v}_adaptive.cu &
     [ -f ${v}_compact.cu ] && $nvcc -O3 -arch=sm_90 -o $v.compact ${v}_compact.cu &
   done
   wait
@@ -48,14 +50,14 @@ run)
     echo "== round $r"
     for c in "0 0" "1 0" "2 0" "5 0" "10 0" "15 0" "25 0" "50 0" "75 0" "100 0" "0 1" "10 1" "25 1" "50 1" "75 1" "100 1"; do
       # shellcheck disable=SC2086
-      for p in dm.orig dm.adaptive dm.compact dm.pinned; do one $p 22 $c; done
+      for p in dm.orig dm.adaptive dm.compact dm.inplace dm.light; do one $p 22 $c; done
     done
     for c in "0 0" "1 0" "5 0" "10 0" "25 0" "50 0" "100 0" "10 1" "50 1" "100 1"; do
       # shellcheck disable=SC2086
-      for p in w96.orig w96.adaptive w96.compact w96.pinned r64.orig r64.adaptive r64.compact r64.pinned; do one $p 21 $c; done
+      for p in w96.orig w96.adaptive w96.compact w96.inplace w96.light r64.orig r64.adaptive r64.compact r64.inplace r64.light; do one $p 21 $c; done
     done
     for n in 128 256; do
-      for p in lbm.orig lbm.adaptive lbm.pinned; do one $p $n 50; done
+      for p in lbm.orig lbm.adaptive lbm.inplace lbm.light; do one $p $n 50; done
     done
   done ;;
 *) echo "usage: $0 prepare|run [ROUNDS]"; exit 2 ;;

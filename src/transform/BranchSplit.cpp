@@ -416,11 +416,10 @@ const char *const AdaptiveHelperTemplate =
 // every mixed (M) and uniformly heavy (U) warp; path 1 (uniform warps in
 // place, mixed warps' heavy threads listed) in U warps plus the list; path 2
 // (every heavy thread listed, the light side in a kernel of its own) over the
-// list, less a credit of @CREDIT@ of the launch's warps for its lighter first
-// kernel; a listed warp counts @COST@. The cheaper path runs when it saves at
-// least @SAVED@ of the launch's warps; otherwise the original, with a split
-// launch every @RECHECK@ launches to look at the data again. Nothing here
-// synchronizes. -DWARPWISE_SPLIT_PATH=0 pins the original kernel, =1 or =2
+// list; a listed warp counts @COST@. The cheaper path (path 2 on a tie) runs
+// when it saves at least @SAVED@ of the launch's warps; otherwise the original,
+// with a split launch after @RECHECK@ launches to look at the data again, the
+// wait doubling while the original keeps winning. Nothing here synchronizes. -DWARPWISE_SPLIT_PATH=0 pins the original kernel, =1 or =2
 // that path (where the launch allows one).
 #include <mutex>
 
@@ -436,7 +435,7 @@ struct ww_adaptive_device {
   unsigned path, probe_path;
   unsigned long long seen;
   unsigned long long expected[3]; // Threads each path would list.
-  unsigned since_probe, sms;
+  unsigned since_probe, interval, sms;
 };
 
 struct ww_adaptive_site {
@@ -472,9 +471,16 @@ static inline ww_adaptive_plan ww_adaptive_begin(ww_adaptive_site &site,
     return plan; // Partial warps, or thread ids beyond the counters' word.
   int dev = 0;
   cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  // The legacy default stream is never captured; asking costs time on every
+  // launch.
+#if defined(CUDA_API_PER_THREAD_DEFAULT_STREAM)
+  const bool may_capture = stream != cudaStreamLegacy;
+#else
+  const bool may_capture = stream != 0 && stream != cudaStreamLegacy;
+#endif
   if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 16 ||
-      cudaStreamIsCapturing(stream, &capture) != cudaSuccess ||
-      capture != cudaStreamCaptureStatusNone) {
+      (may_capture && (cudaStreamIsCapturing(stream, &capture) != cudaSuccess ||
+                       capture != cudaStreamCaptureStatusNone))) {
     (void)cudaGetLastError(); // Only the error of the query, if any.
     return plan; // A captured graph replays the original kernel.
   }
@@ -506,6 +512,7 @@ static inline ww_adaptive_plan ww_adaptive_begin(ww_adaptive_site &site,
     d.stream = stream;
     d.sms = sms > 0 ? (unsigned)sms : 1u;
     d.probe_path = 2u;
+    d.interval = @RECHECK@u;
     d.since_probe = @RECHECK@u - 1u; // The first launch looks at the data.
     d.state = 1;
   }
@@ -525,16 +532,22 @@ static inline ww_adaptive_plan ww_adaptive_begin(ww_adaptive_site &site,
     }
     const double original = mixed + uniform;
     const double in_place = uniform + @COST@ * in_mixed / 32.0;
-    const double light = @COST@ * heavy / 32.0 - @CREDIT@ * warps;
+    const double light = @COST@ * heavy / 32.0;
+    // Ties go to path 2: its first kernel has the light side's registers.
     const unsigned best = light <= in_place ? 2u : 1u;
     const double cost = best == 2u ? light : in_place;
     d.path = original - cost >= @SAVED@ * warps ? best : 0u;
     d.probe_path = best;
+    // Each look that keeps the original doubles the wait for the next one
+    // (up to 32 times the first); a split resets it.
+    d.interval = d.path != 0u ? @RECHECK@u
+                 : d.interval < 32u * @RECHECK@u ? 2u * d.interval
+                                                 : d.interval;
     d.expected[1] = (unsigned long long)in_mixed;
     d.expected[2] = (unsigned long long)heavy;
   }
   unsigned path = d.path;
-  if (path == 0u && ++d.since_probe >= @RECHECK@u) {
+  if (path == 0u && ++d.since_probe >= d.interval) {
     d.since_probe = 0u;
     path = d.probe_path;
   }
@@ -601,7 +614,6 @@ std::string adaptiveHelper() {
   Put("@COST@", Num("listed_warp_cost", 1.5));
   Put("@SAVED@", Num("min_saved_warp_fraction", 0.05));
   Put("@MARGIN@", Num("heavy_grid_margin", 1.25));
-  Put("@CREDIT@", Num("light_kernel_credit", 0.05));
   return Out;
 }
 

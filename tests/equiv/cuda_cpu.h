@@ -58,6 +58,8 @@ struct int2 { int x, y; };
 typedef int cudaError_t;
 enum { cudaSuccess = 0 };
 typedef void *cudaStream_t;
+#define cudaStreamLegacy ((cudaStream_t)0x1)
+#define cudaStreamPerThread ((cudaStream_t)0x2)
 typedef struct ww_event { double t; } *cudaEvent_t;
 enum cudaMemcpyKind {
   cudaMemcpyHostToHost,

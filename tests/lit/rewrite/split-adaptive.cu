@@ -118,13 +118,14 @@ void run(int n, int nx, int ny, cudaStream_t s) {
 
 // CHECK:      #include <mutex>
 // CHECK:      static inline ww_adaptive_plan ww_adaptive_begin(ww_adaptive_site &site,
+// CHECK:        const bool may_capture = stream != 0 && stream != cudaStreamLegacy;
 // CHECK:        if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 16 ||
-// CHECK-NEXT:       cudaStreamIsCapturing(stream, &capture) != cudaSuccess ||
-// CHECK-NEXT:       capture != cudaStreamCaptureStatusNone) {
+// CHECK-NEXT:       (may_capture && (cudaStreamIsCapturing(stream, &capture) != cudaSuccess ||
+// CHECK-NEXT:                        capture != cudaStreamCaptureStatusNone))) {
 // CHECK:          const double in_place = uniform + 1.5 * in_mixed / 32.0;
-// CHECK-NEXT:     const double light = 1.5 * heavy / 32.0 - 0.05 * warps;
+// CHECK-NEXT:     const double light = 1.5 * heavy / 32.0;
 // CHECK:          d.path = original - cost >= 0.05 * warps ? best : 0u;
-// CHECK:        if (path == 0u && ++d.since_probe >= 32u) {
+// CHECK:        if (path == 0u && ++d.since_probe >= d.interval) {
 
 // CHECK:      __global__ void heavy_else(
 // CHECK:      __global__ void heavy_else_ww_adaptive(const int *mask, const float *in, float *out,
