@@ -419,7 +419,9 @@ const char *const AdaptiveHelperTemplate =
 // list; a listed warp counts @COST@. The cheaper path (path 2 on a tie) runs
 // when it saves at least @SAVED@ of the launch's warps; otherwise the original,
 // with a split launch after @RECHECK@ launches to look at the data again, the
-// wait doubling while the original keeps winning. Nothing here synchronizes. -DWARPWISE_SPLIT_PATH=0 pins the original kernel, =1 or =2
+// wait doubling while the original keeps winning. Nothing here synchronizes;
+// the counts are read after the launches (ww_adaptive_end), off the path to
+// the GPU. -DWARPWISE_SPLIT_PATH=0 pins the original kernel, =1 or =2
 // that path (where the launch allows one).
 #include <mutex>
 
@@ -446,6 +448,7 @@ struct ww_adaptive_site {
 
 struct ww_adaptive_plan {
   std::unique_lock<std::mutex> hold;
+  ww_adaptive_device *device; // For ww_adaptive_end; 0: nothing to learn.
   unsigned path; // 0: the original kernel; 1, 2: a split pair
   unsigned heavy_blocks;
   unsigned long long threads; // Of the original launch.
@@ -518,34 +521,7 @@ static inline ww_adaptive_plan ww_adaptive_begin(ww_adaptive_site &site,
   }
   if (d.state != 1 || d.stream != stream)
     return plan; // The buffers belong to another stream's launches.
-  const unsigned long long published = d.stats[0];
-  if (published != d.seen) {
-    d.seen = published;
-    const double listed = (double)d.stats[1], mixed = (double)d.stats[2],
-                 warps = (double)d.stats[3] / 32.0,
-                 uniform = (double)d.stats[4];
-    // Heavy threads of mixed warps (L) and in all (H), from either path.
-    double in_mixed = listed, heavy = listed + 32.0 * uniform;
-    if (d.stats[5] == 2u) {
-      heavy = listed;
-      in_mixed = listed - 32.0 * uniform > 0.0 ? listed - 32.0 * uniform : 0.0;
-    }
-    const double original = mixed + uniform;
-    const double in_place = uniform + @COST@ * in_mixed / 32.0;
-    const double light = @COST@ * heavy / 32.0;
-    // Ties go to path 2: its first kernel has the light side's registers.
-    const unsigned best = light <= in_place ? 2u : 1u;
-    const double cost = best == 2u ? light : in_place;
-    d.path = original - cost >= @SAVED@ * warps ? best : 0u;
-    d.probe_path = best;
-    // Each look that keeps the original doubles the wait for the next one
-    // (up to 32 times the first); a split resets it.
-    d.interval = d.path != 0u ? @RECHECK@u
-                 : d.interval < 32u * @RECHECK@u ? 2u * d.interval
-                                                 : d.interval;
-    d.expected[1] = (unsigned long long)in_mixed;
-    d.expected[2] = (unsigned long long)heavy;
-  }
+  plan.device = &d;
   unsigned path = d.path;
   if (path == 0u && ++d.since_probe >= d.interval) {
     d.since_probe = 0u;
@@ -584,6 +560,42 @@ static inline ww_adaptive_plan ww_adaptive_begin(ww_adaptive_site &site,
   plan.stats = d.stats_on_device;
   return plan;
 #endif
+}
+
+// After the launches (the GPU is busy with them): the counts published since
+// the last look decide the next launches' path.
+static inline void ww_adaptive_end(ww_adaptive_plan &plan) {
+  if (!plan.device)
+    return;
+  ww_adaptive_device &d = *plan.device;
+  const unsigned long long published = d.stats[0];
+  if (published != d.seen) {
+    d.seen = published;
+    const double listed = (double)d.stats[1], mixed = (double)d.stats[2],
+                 warps = (double)d.stats[3] / 32.0,
+                 uniform = (double)d.stats[4];
+    // Heavy threads of mixed warps (L) and in all (H), from either path.
+    double in_mixed = listed, heavy = listed + 32.0 * uniform;
+    if (d.stats[5] == 2u) {
+      heavy = listed;
+      in_mixed = listed - 32.0 * uniform > 0.0 ? listed - 32.0 * uniform : 0.0;
+    }
+    const double original = mixed + uniform;
+    const double in_place = uniform + @COST@ * in_mixed / 32.0;
+    const double light = @COST@ * heavy / 32.0;
+    // Ties go to path 2: its first kernel has the light side's registers.
+    const unsigned best = light <= in_place ? 2u : 1u;
+    const double cost = best == 2u ? light : in_place;
+    d.path = original - cost >= @SAVED@ * warps ? best : 0u;
+    d.probe_path = best;
+    // Each look that keeps the original doubles the wait for the next one
+    // (up to 32 times the first); a split resets it.
+    d.interval = d.path != 0u ? @RECHECK@u
+                 : d.interval < 32u * @RECHECK@u ? 2u * d.interval
+                                                 : d.interval;
+    d.expected[1] = (unsigned long long)in_mixed;
+    d.expected[2] = (unsigned long long)heavy;
+  }
 }
 
 )";
@@ -1546,7 +1558,8 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
                        ".stats, " + G + ", " + Plan + ".threads, " + Plan +
                        ".path") +
             ");" + NL + "} else {" + NL + "  " + L.Callee + L.TemplateArgs +
-            "<<<" + Cfg + ">>>(" + L.Args + ");" + NL + "}\n" + Ind + "}";
+            "<<<" + Cfg + ">>>(" + L.Args + ");" + NL + "}" + NL +
+            "ww_adaptive_end(" + Plan + ");\n" + Ind + "}";
         C.AdaptiveLaunches.push_back(
             tooling::Replacement(TC.File, L.Begin, L.Length, Text));
       }

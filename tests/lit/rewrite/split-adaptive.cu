@@ -122,10 +122,11 @@ void run(int n, int nx, int ny, cudaStream_t s) {
 // CHECK:        if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 16 ||
 // CHECK-NEXT:       (may_capture && (cudaStreamIsCapturing(stream, &capture) != cudaSuccess ||
 // CHECK-NEXT:                        capture != cudaStreamCaptureStatusNone))) {
+// CHECK:        if (path == 0u && ++d.since_probe >= d.interval) {
+// CHECK:      static inline void ww_adaptive_end(ww_adaptive_plan &plan) {
 // CHECK:          const double in_place = uniform + 1.5 * in_mixed / 32.0;
 // CHECK-NEXT:     const double light = 1.5 * heavy / 32.0;
 // CHECK:          d.path = original - cost >= 0.05 * warps ? best : 0u;
-// CHECK:        if (path == 0u && ++d.since_probe >= d.interval) {
 
 // CHECK:      __global__ void heavy_else(
 // CHECK:      __global__ void heavy_else_ww_adaptive(const int *mask, const float *in, float *out,
@@ -201,6 +202,7 @@ void run(int n, int nx, int ny, cudaStream_t s) {
 // CHECK-NEXT:     } else {
 // CHECK-NEXT:       heavy_else<<<ww_grid_[[A]], ww_block_[[A]], 0, s>>>(m, in, out, n);
 // CHECK-NEXT:     }
+// CHECK-NEXT:     ww_adaptive_end(ww_plan_[[A]]);
 // CHECK-NEXT:   }
 // CHECK:          dim3 const ww_grid_{{[0-9]+_0}}(dim3((nx + 127) / 128, ny));
 // CHECK:        early_out<<<n / 256, 256>>>(m, in, out, n);
