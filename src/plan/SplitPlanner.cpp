@@ -36,7 +36,7 @@ Decision planSplit(TransformContext &TC, const SplitCandidate &C,
   std::string Formula;
   double Predicted = 0;
   // The literal kernels' occupancies (each side alone), when measured.
-  double ThenOcc = 0, ElseOcc = 0, OrigOcc = 0;
+  double ThenOcc = 0, ElseOcc = 0;
   unsigned ThenRegs = 0, ElseRegs = 0;
   std::string LiteralArch;
   // The original kernel as compiled from the file as it is: a template
@@ -83,7 +83,6 @@ Decision planSplit(TransformContext &TC, const SplitCandidate &C,
       double R1 = Occ(D.Kernel + "_ww_then"), R2 = Occ(D.Kernel + "_ww_else");
       ThenOcc = 100 * R1;
       ElseOcc = 100 * R2;
-      OrigOcc = 100 * Rmin;
       ThenRegs = Stats->at(D.Kernel + "_ww_then").Registers;
       ElseRegs = Stats->at(D.Kernel + "_ww_else").Registers;
       LiteralArch = Arch;
