@@ -46,6 +46,10 @@ constexpr const char *OverwritesInput = "WW1015";
 constexpr const char *HeaderNeedsPlace = "WW1016";
 /// Two inputs rewrite a header they share differently.
 constexpr const char *HeaderConflict = "WW1017";
+/// rewrite --no-ptxas: the decisions that need nvcc's measurements decline.
+constexpr const char *MeasurementsOff = "WW1018";
+/// --split-form KERNEL=FORM names a kernel that no input defines.
+constexpr const char *UnknownKernelOption = "WW1019";
 constexpr const char *NoKernels = "WW2001";
 constexpr const char *PtxasFailed = "WW2004";
 constexpr const char *NoLaunchBlockSize = "WW2005";

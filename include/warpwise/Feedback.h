@@ -65,6 +65,12 @@ public:
   /// Why available() is false: which tool is missing and where it was
   /// looked for.
   const std::string &unavailableReason() const { return Missing; }
+  /// Turns measurements off on request (rewrite --no-ptxas): available()
+  /// is false from here on, and \p Why is the reason decisions give.
+  void disable(std::string Why) {
+    Available = false;
+    Missing = std::move(Why);
+  }
 
 private:
   const CudaToolkit &Toolkit;

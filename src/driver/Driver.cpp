@@ -594,13 +594,21 @@ static int runSession(const std::vector<std::string> &Args) {
   }
   CompileFeedback *FeedbackPtr =
       Front.usingStubHeaders() ? nullptr : &Feedback;
+  if (!Opts.UsePtxas)
+    Feedback.disable("nvcc is not run (--no-ptxas)");
+  if (!Opts.UsePtxas && Opts.Cmd == Command::Rewrite)
+    Log.report(diag::MeasurementsOff, Severity::Remark, "", 0, 0,
+               "--no-ptxas: nvcc is not run, so the decisions that need its "
+               "measurements decline (fuse and meld, the occupancy checks of "
+               "fission and split)");
   // analyze reports facts; only rewrite plans and transforms.
   const std::vector<std::string> NoTransforms;
   const std::vector<std::string> &Active =
       Opts.Cmd == Command::Rewrite ? Transforms : NoTransforms;
   // Said once, here, rather than in every decision it costs: the same input
   // gives different output where the tools are missing.
-  if (FeedbackPtr && !Feedback.available() && !Active.empty())
+  if (FeedbackPtr && !Feedback.available() && !Active.empty() &&
+      Opts.UsePtxas)
     Log.report(diag::ToolMissing, Severity::Warning, "", 0, 0,
                Feedback.unavailableReason() +
                    "; fuse and meld are declined and fission cannot check "
@@ -875,6 +883,26 @@ static int runSession(const std::vector<std::string> &Args) {
         Again = true;
         break;
       }
+    }
+  }
+
+  // --split-form KERNEL=FORM for a kernel no input defines: a typo would
+  // otherwise leave the kernel to the planner without a word.
+  if (Opts.Cmd == Command::Rewrite &&
+      llvm::StringRef(Opts.SplitForm).contains('=') &&
+      llvm::all_of(Inputs, [](const InputFile &F) { return F.Parsed; })) {
+    llvm::SmallVector<llvm::StringRef> Parts;
+    llvm::StringRef(Opts.SplitForm).split(Parts, ',', -1, false);
+    for (llvm::StringRef P : Parts) {
+      std::string Name = P.split('=').first.trim().str();
+      bool Defined = false;
+      for (const InputFile &F : Inputs)
+        for (const KernelInfo &K : F.Analysis.Kernels)
+          Defined |= K.Name == Name;
+      if (!Defined)
+        Log.report(diag::UnknownKernelOption, Severity::Warning, "", 0, 0,
+                   "--split-form names `" + Name +
+                       "`, but no input defines a kernel of that name");
     }
   }
 

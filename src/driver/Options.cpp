@@ -288,6 +288,9 @@ ParseOutcome parseCommandLine(const std::vector<std::string> &Args,
       llvm::StringRef(V).split(Parts, ',', -1, /*KeepEmpty=*/false);
       for (llvm::StringRef P : Parts)
         Opts.Transforms.push_back(P.trim().str());
+      if (Parts.empty())
+        Err = "--transforms needs a list (meld, fuse, fission, split) or "
+              "'none'";
     } else if (R.valueOf(Arg, "--split-form", V, Err)) {
       // FORM for every kernel, or KERNEL=FORM[,KERNEL=FORM...].
       auto Known = [](llvm::StringRef F) {

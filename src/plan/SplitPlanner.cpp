@@ -107,7 +107,7 @@ Decision planSplit(TransformContext &TC, const SplitCandidate &C,
       Formula = "nvcc could not measure the split kernels (" + Error + ")";
     }
   } else {
-    Formula = "no ptxas feedback (no CUDA toolkit)";
+    Formula = "no ptxas feedback (" + feedbackUnavailable(TC.Feedback) + ")";
   }
   // The compact form, for the generations where the literal one loses.
   auto Compact = [&]() -> Decision {
