@@ -40,6 +40,8 @@ struct Options {
   std::string Depfile; ///< --depfile: Make rules for the outputs.
   bool InPlace = false;
   bool Diff = false;
+  /// rewrite --check: write nothing, list what would change, exit 1 if any.
+  bool Check = false;
   std::string ExportFixes;
   std::string Report;
   std::vector<std::string> Transforms;

@@ -1003,7 +1003,7 @@ static int runSession(const std::vector<std::string> &Args) {
   bool ToStdout = Opts.OutputFile == "-" ||
                   (Opts.OutputFile.empty() && Opts.OutputDir.empty() &&
                    !Opts.InPlace && !Opts.Diff && Opts.ExportFixes.empty() &&
-                   Opts.Report.empty());
+                   Opts.Report.empty() && !Opts.Check);
   // The project headers the rewrite changes, each once (inputs that share
   // one agree on it, see above): original text, new text, destination, and
   // the inputs that rewrote it.
@@ -1322,7 +1322,27 @@ static int runSession(const std::vector<std::string> &Args) {
   }
   if (Failed || blockingErrors("") || HeaderConflicts)
     return ExitInputProblem;
-  return internalErrors() ? ExitInternalError : ExitOK;
+  if (internalErrors())
+    return ExitInternalError;
+  if (Opts.Check) {
+    // CI mode: what would change, on standard error (standard output may
+    // carry --diff or --report -); exit 1 when anything would.
+    bool WouldChange = false;
+    for (const InputFile &F : Inputs)
+      if (mayWrite(F) && F.Rewritten != F.Contents) {
+        llvm::errs() << "warpwise: would change " << F.Given << "\n";
+        WouldChange = true;
+      }
+    for (const auto &[Path, H] : HeaderOutputs)
+      if (H.Rewritten != H.Original) {
+        llvm::errs() << "warpwise: would change "
+                     << SourceScope::displayPath(Path) << "\n";
+        WouldChange = true;
+      }
+    if (WouldChange)
+      return ExitInputProblem;
+  }
+  return ExitOK;
 }
 
 int runWarpwise(const std::vector<std::string> &Args) {

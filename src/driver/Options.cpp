@@ -77,6 +77,8 @@ REWRITE
                         and on every project header the file read
   -i                    rewrite the inputs in place
   --diff                print a unified diff of the changes
+  --check               write nothing; list the files the rewrite would
+                        change and exit 1 if there is one (0 if none), for CI
   --export-fixes FILE   write the edits of all files as one
                         clang-apply-replacements YAML document (offsets into
                         the original files; not with -i)
@@ -278,6 +280,8 @@ ParseOutcome parseCommandLine(const std::vector<std::string> &Args,
       Opts.InPlace = true;
     } else if (Arg == "--diff") {
       Opts.Diff = true;
+    } else if (Arg == "--check") {
+      Opts.Check = true;
     } else if (R.valueOf(Arg, "--export-fixes", V, Err)) {
       Opts.ExportFixes = V;
     } else if (R.valueOf(Arg, "--report", V, Err)) {
@@ -368,12 +372,16 @@ ParseOutcome parseCommandLine(const std::vector<std::string> &Args,
   } else if (Opts.Cmd == Command::Rewrite) {
     int Destinations = !Opts.OutputFile.empty() + !Opts.OutputDir.empty() +
                        Opts.InPlace;
-    if (Destinations > 1)
+    if (Opts.Check && (Destinations || !Opts.ExportFixes.empty() ||
+                       !Opts.Depfile.empty()))
+      Err = "--check writes no file: it excludes -o, --out-dir, -i, "
+            "--export-fixes and --depfile (--diff and --report still work)";
+    else if (Destinations > 1)
       Err = "-o, --out-dir and -i exclude each other";
     else if (!Opts.OutputFile.empty() && Opts.Files.size() > 1)
       Err = "-o takes one input file; use --out-dir or -i for several";
     else if (Destinations == 0 && !Opts.Diff && Opts.ExportFixes.empty() &&
-             Opts.Report.empty() && Opts.Files.size() > 1)
+             Opts.Report.empty() && !Opts.Check && Opts.Files.size() > 1)
       Err = "several input files need --out-dir, -i, --diff, "
             "--export-fixes or --report";
     else if (Opts.InPlace && !Opts.ExportFixes.empty())
@@ -399,10 +407,11 @@ ParseOutcome parseCommandLine(const std::vector<std::string> &Args,
     // Options of rewrite that analyze would silently ignore.
     if (!Opts.OutputFile.empty() || !Opts.OutputDir.empty() || Opts.InPlace ||
         Opts.Diff || !Opts.ExportFixes.empty() || !Opts.Depfile.empty() ||
-        !Opts.InRoot.empty() || Opts.TransformsGiven || Opts.KeepGoing)
-      Err = "-o, --out-dir, --in-root, -i, --diff, --export-fixes, --depfile, "
-            "--transforms and --keep-going are options of 'warpwise "
-            "rewrite'";
+        !Opts.InRoot.empty() || Opts.TransformsGiven || Opts.KeepGoing ||
+        Opts.Check)
+      Err = "-o, --out-dir, --in-root, -i, --diff, --check, --export-fixes, "
+            "--depfile, --transforms and --keep-going are options of "
+            "'warpwise rewrite'";
   }
   Result.OK = Err.empty();
   return Result;
