@@ -1204,7 +1204,7 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
       Light += In + "__shared__ int ww_warp_base[32];\n" + In +
                "__shared__ int ww_block_base;\n" + In +
                "bool ww_heavy = false;\n" + In + "do {\n";
-      for (const Stmt *S : Prefix)
+      for (const Stmt *S : decisionSlice(Prefix, {If->getCond()}))
         Light += In + "  " +
                  renderWith(S, SM, LO, "threadIdx.x", "blockIdx.x",
                             PrefixReturns, "break") +
@@ -1249,7 +1249,10 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
           In + "const unsigned ww_id = ww_list[ww_slot];\n" + In +
           "const unsigned ww_block = ww_id / blockDim.x;\n" + In +
           "const unsigned ww_thread = ww_id % blockDim.x;\n";
-      for (const Stmt *S : Prefix)
+      // Only the declarations the heavy side and the suffix read (nvcc #177).
+      std::vector<const Stmt *> HeavyUses(Suffix);
+      HeavyUses.push_back(HeavySide);
+      for (const Stmt *S : decisionSlice(Prefix, HeavyUses))
         Heavy += In + renderWith(S, SM, LO, "ww_thread", "ww_block") + "\n";
       Heavy +=
           In + renderWith(HeavySide, SM, LO, "ww_thread", "ww_block") + "\n";
@@ -1480,7 +1483,9 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
           In + "  const dim3 ww_block(ww_b % ww_grid.x, ww_b / ww_grid.x % "
                "ww_grid.y,\n" +
           In + "                      ww_b / (ww_grid.x * ww_grid.y));\n";
-      for (const Stmt *S : Prefix)
+      std::vector<const Stmt *> HeavyUses(Suffix);
+      HeavyUses.push_back(HeavySide);
+      for (const Stmt *S : decisionSlice(Prefix, HeavyUses))
         H += In + "  " + renderListed(S, SM, LO, Returns, "continue") + "\n";
       H += In + "  " + renderListed(HeavySide, SM, LO, Returns, "continue") +
            "\n";
