@@ -736,20 +736,19 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
   ASTContext &Ctx = TC.Ctx;
   const SourceManager &SM = Ctx.getSourceManager();
   const LangOptions &LO = Ctx.getLangOpts();
-  // The compact form's pool helper goes in once, with the first kernels
-  // that use it (launches follow their kernel, so every later one sees it);
-  // a file rewritten before has it already.
-  bool FileHasPoolHelper = false;
-  for (Decl *D : Ctx.getTranslationUnitDecl()->decls())
-    if (auto *F = dyn_cast<FunctionDecl>(D))
-      if (F->getIdentifier() && F->getName() == "ww_list_pool")
-        FileHasPoolHelper = true;
+  // The compact form's pool helper and the adaptive form's dispatch helper
+  // each go in once, with the first kernels that use them (launches follow
+  // their kernel, so every later one sees them); a file rewritten before has
+  // them already.
+  auto Defines = [&](llvm::StringRef Name) {
+    return llvm::any_of(Ctx.getTranslationUnitDecl()->decls(), [&](Decl *D) {
+      auto *F = dyn_cast<FunctionDecl>(D);
+      return F && F->getIdentifier() && F->getName() == Name;
+    });
+  };
+  const bool FileHasPoolHelper = Defines("ww_list_pool");
+  const bool FileHasAdaptiveHelper = Defines("ww_adaptive_begin");
   bool NeedPoolHelper = !FileHasPoolHelper;
-  bool FileHasAdaptiveHelper = false;
-  for (Decl *D : Ctx.getTranslationUnitDecl()->decls())
-    if (auto *F = dyn_cast<FunctionDecl>(D))
-      if (F->getIdentifier() && F->getName() == "ww_adaptive_begin")
-        FileHasAdaptiveHelper = true;
   bool NeedAdaptiveHelper = !FileHasAdaptiveHelper;
   AliasFacts Facts = collectAliasFacts(Ctx);
   for (const FunctionDecl *FD : deviceCodeDefinitions(Ctx, false, TC.Scope)) {
