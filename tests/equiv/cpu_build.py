@@ -71,13 +71,27 @@ def convert(src):
     return ''.join(out)
 
 
+# `extern __shared__ float s[];` -> a pointer to the launch's dynamic shared
+# buffer (cuda_cpu.h).
+DYNAMIC_SHARED = re.compile(
+    r'extern\s+__shared__\s+(?:__align__\s*\(\s*\d+\s*\)\s*)?'
+    r'([A-Za-z_][\w\s:<>,*]*?)\s+(?:__align__\s*\(\s*\d+\s*\)\s*)?'
+    r'(\w+)\s*\[\s*\]\s*;')
+
+
+def dynamic_shared(src):
+    return DYNAMIC_SHARED.sub(
+        lambda m: '%s *%s = (%s *)ww::dynamicShared();' % (
+            m.group(1), m.group(2), m.group(1)), src)
+
+
 def main():
     if len(sys.argv) < 3:
         raise SystemExit(__doc__)
     source, output = sys.argv[1], sys.argv[2]
     extra = sys.argv[3:]
     with open(source) as f:
-        text = convert(f.read())
+        text = dynamic_shared(convert(f.read()))
     cpp = output + '.cpu.cpp'
     with open(cpp, 'w') as f:
         f.write('#line 1 "%s"\n' % source)

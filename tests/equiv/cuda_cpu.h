@@ -16,8 +16,11 @@
 // cudaDeviceSynchronize, cudaGetLastError), and float intrinsics mapped to
 // their exact libm counterparts.
 //
-// Not supported (a test using them fails to compile or aborts): dynamic
-// `extern __shared__` arrays, cooperative groups, streams running
+// Dynamic `extern __shared__ T name[];` arrays: cpu_build.py turns the
+// declaration into a pointer to a per-launch buffer of the launch's size.
+//
+// Not supported (a test using them fails to compile or aborts): cooperative
+// groups, streams running
 // concurrently (launches are synchronous), textures, __nanosleep, clock().
 #ifndef WARPWISE_CUDA_CPU_H
 #define WARPWISE_CUDA_CPU_H
@@ -192,10 +195,20 @@ inline void runBlock(Block &B) {
   }
 }
 
+/// The dynamic shared memory of the running launch (blocks run one after
+/// another, so one buffer serves them all, as one block's copy).
+inline std::vector<unsigned char> &dynamicSharedBuffer() {
+  static std::vector<unsigned char> Buffer;
+  return Buffer;
+}
+inline void *dynamicShared() { return dynamicSharedBuffer().data(); }
+
 template <class Kernel> struct Launcher {
   Kernel K;
   dim3 Grid, BlockD;
+  size_t Shared = 0;
   template <class... Args> void operator()(Args... A) {
+    dynamicSharedBuffer().assign(Shared + 16, 0xA5);
     Block B;
     B.BlockDim = BlockD;
     B.GridDim = Grid;
@@ -216,11 +229,7 @@ template <class Kernel> struct Launcher {
 template <class Kernel>
 ww::Launcher<Kernel> ww_launch(Kernel K, dim3 Grid, dim3 Block,
                                size_t Shared = 0, cudaStream_t = 0) {
-  if (Shared) {
-    fprintf(stderr, "cuda_cpu: dynamic shared memory is not supported\n");
-    abort();
-  }
-  return ww::Launcher<Kernel>{K, Grid, Block};
+  return ww::Launcher<Kernel>{K, Grid, Block, Shared};
 }
 template <class Kernel>
 ww::Launcher<Kernel> ww_launch(Kernel K, int Grid, int Block,
