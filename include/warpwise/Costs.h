@@ -14,6 +14,44 @@ struct CostTable {
          Branch = 3, Call = 20, Other = 3;
   double SimilarityThreshold = 0.2;
 
+  /// The execution model (issue #14): warp issue slots along the paths warps
+  /// take. "issue" weights are slots per warp instruction class; the rest
+  /// are the model's calibrated constants (rules/costs.json says where each
+  /// comes from).
+  struct IssueWeights {
+    double Alu = 1, Mul = 1, Div = 8, Load = 1, Store = 1, Select = 1,
+           Compare = 1, Branch = 1, Call = 4, Convert = 1;
+  } IssueSlots;
+  using IssueModelWeights = IssueWeights;
+  /// Extra slots for a branch that splits a warp: the divergence and the
+  /// reconvergence (BSSY/BSYNC, the second path's branch).
+  double DivergedBranch = 4;
+  /// Straight-line code under a guard up to this many slots is predicated by
+  /// nvcc instead of branched around: no divergence, no reconvergence.
+  double PredicateMaxSlots = 12;
+  /// The same for a branch nested inside a side (e.g. a data-dependent swap
+  /// under the direction test): measured, nvcc predicates those less often.
+  double InnerPredicateMaxSlots = 0;
+  /// Slots per iteration of a loop that nvcc does not unroll (the compare,
+  /// the branch, the induction updates and address arithmetic that an
+  /// unrolled loop folds into immediate offsets).
+  double LoopIteration = 4;
+  /// Loops with a constant trip count up to this many iterations (nested
+  /// ones: their product) are taken to be unrolled completely by nvcc.
+  double UnrollMaxTrips = 256;
+  /// The trip count assumed for a loop whose count is not a constant.
+  double AssumedTrips = 16;
+  /// Share of warps assumed mixed when a condition depends on data.
+  double DataDependentMixed = 1.0;
+  /// Issue-slot equivalents of one 32-byte DRAM sector and of one serialised
+  /// replay of an indexed __constant__ load (one per distinct address).
+  double SectorSlots = 8;
+  double ConstantReplaySlots = 4;
+  /// A rewrite is applied when the model predicts at least this speedup of
+  /// the code around it and no case below MaxPredictedLoss.
+  double MinPredictedGain = 1.02;
+  double MaxPredictedLoss = 0.99;
+
   /// The built-in table, or \p OverridePath when not empty.
   static llvm::Expected<CostTable> load(const std::string &OverridePath = "");
 };

@@ -48,6 +48,8 @@ struct Options {
   bool TransformsGiven = false;
   bool ForceTransforms = false;
   std::string SplitForm; ///< --split-form literal: force that form.
+  /// --meld-form: "auto" (the model chooses), "merged" or "branch-free".
+  std::string MeldForm = "auto";
   bool FmadFalse = false; ///< --fmad=false: built without fma contraction.
 
   // occupancy

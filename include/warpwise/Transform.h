@@ -85,6 +85,9 @@ struct TransformContext {
   bool FmadFalse = false;
   /// Which files are the user's (the main file and, by --header-filter,
   /// project headers). Null: the main file only.
+  /// --meld-form: "auto" (the execution model chooses between the merged
+  /// and the branch-free form), "merged" or "branch-free".
+  std::string MeldForm = "auto";
   const SourceScope *Scope = nullptr;
 
   /// The normalised absolute path of the file \p Loc's expansion is in:

@@ -261,6 +261,7 @@ public:
                         /*DebugCrash=*/false,
                         FmadFalse};
     TC.Scope = &Scope;
+    TC.MeldForm = MeldForm;
     const char *CrashHook = std::getenv("WARPWISE_DEBUG_CRASH");
     for (const std::string &Name : Transforms) {
       if (F.Crashed.count(Name))
@@ -328,6 +329,9 @@ private:
   bool FmadFalse;
   DiagnosticLog &Log;
   std::string HeaderFilter;
+
+public:
+  std::string MeldForm = "auto"; ///< --meld-form.
 };
 
 std::string displayName(const InputFile &F) { return F.Given; }
@@ -682,6 +686,7 @@ static int runSession(const std::vector<std::string> &Args) {
       FileProcessor P(Next, *Arch, *Costs, FeedbackPtr, Active, Opts.BlockSize,
                       Opts.ForceTransforms, Opts.SplitForm, Opts.FmadFalse,
                       PassLog, Opts.HeaderFilter);
+      P.MeldForm = Opts.MeldForm;
       bool Parsed = Front.parse(F.Absolute, F.Given, Next.Contents, P, PassLog,
                                 Overlays);
       std::string Note = " (pass " + std::to_string(Pass) +
@@ -784,6 +789,7 @@ static int runSession(const std::vector<std::string> &Args) {
                             Opts.BlockSize, Opts.ForceTransforms,
                             Opts.SplitForm, Opts.FmadFalse, FileLog,
                             Opts.HeaderFilter);
+    Processor.MeldForm = Opts.MeldForm;
     F.Parsed = Front.parse(F.Absolute, F.Given, F.Contents, Processor, FileLog);
     if (!F.Parsed)
       return;

@@ -91,6 +91,10 @@ REWRITE
                         literal or compact ('none' disables splitting);
                         KERNEL=FORM[,KERNEL=FORM...] forces it for those
                         kernels only (the planner decides for the others)
+  --meld-form FORM      the form melding may take: auto (the execution
+                        model chooses), merged (guarded, operands
+                        selected) or branch-free (stores made
+                        unconditional where that is proven safe)
   --force-transforms    apply every legal candidate without the
                         profitability checks (for exploring; the legality
                         checks and the uniform-branch rule still hold)
@@ -321,6 +325,11 @@ ParseOutcome parseCommandLine(const std::vector<std::string> &Args,
       if (Parts.empty())
         Err = "--split-form needs a form";
       Opts.SplitForm = V;
+    } else if (R.valueOf(Arg, "--meld-form", V, Err)) {
+      if (V != "auto" && V != "merged" && V != "branch-free")
+        Err = "--meld-form must be auto, merged or branch-free, not '" + V +
+              "'";
+      Opts.MeldForm = V;
     } else if (Arg == "--force-transforms") {
       Opts.ForceTransforms = true;
     } else if (Arg == "--fmad=false" || Arg == "--fmad=true") {

@@ -39,6 +39,41 @@ llvm::Expected<CostTable> CostTable::load(const std::string &OverridePath) {
   Get("call", T.Call);
   Get("other", T.Other);
   Get("meld_similarity_threshold", T.SimilarityThreshold);
+  if (J.contains("issue") && J["issue"].is_object()) {
+    nlohmann::json &I = J["issue"];
+    auto GetI = [&](const char *K, double &F) {
+      if (I.contains(K) && I[K].is_number())
+        F = I[K].get<double>();
+    };
+    GetI("alu", T.IssueSlots.Alu);
+    GetI("mul", T.IssueSlots.Mul);
+    GetI("div", T.IssueSlots.Div);
+    GetI("load", T.IssueSlots.Load);
+    GetI("store", T.IssueSlots.Store);
+    GetI("select", T.IssueSlots.Select);
+    GetI("compare", T.IssueSlots.Compare);
+    GetI("branch", T.IssueSlots.Branch);
+    GetI("call", T.IssueSlots.Call);
+    GetI("convert", T.IssueSlots.Convert);
+  }
+  if (J.contains("model") && J["model"].is_object()) {
+    nlohmann::json &M = J["model"];
+    auto GetM = [&](const char *K, double &F) {
+      if (M.contains(K) && M[K].is_number())
+        F = M[K].get<double>();
+    };
+    GetM("diverged_branch", T.DivergedBranch);
+    GetM("loop_iteration", T.LoopIteration);
+    GetM("predicate_max_slots", T.PredicateMaxSlots);
+    GetM("inner_predicate_max_slots", T.InnerPredicateMaxSlots);
+    GetM("unroll_max_trips", T.UnrollMaxTrips);
+    GetM("assumed_trips", T.AssumedTrips);
+    GetM("data_dependent_mixed", T.DataDependentMixed);
+    GetM("sector_slots", T.SectorSlots);
+    GetM("constant_replay_slots", T.ConstantReplaySlots);
+    GetM("min_predicted_gain", T.MinPredictedGain);
+    GetM("max_predicted_loss", T.MaxPredictedLoss);
+  }
   return T;
 }
 

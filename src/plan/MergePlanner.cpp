@@ -17,14 +17,177 @@
 #include "warpwise/Occupancy.h"
 #include "warpwise/Ptxas.h"
 
+#include "warpwise/ExecutionModel.h"
+
+#include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"
+#include "clang/AST/DeclTemplate.h"
+#include "clang/AST/GlobalDecl.h"
+#include "clang/AST/Mangle.h"
+#include "clang/AST/Stmt.h"
 
 #include <algorithm>
+#include <cmath>
+#include <memory>
 
 namespace warpwise {
 
+namespace {
+
+/// The model's prediction for one candidate over every case it runs in
+/// (template instantiation x block size).
+struct Prediction {
+  double Worst = 1, Best = 1;
+  std::string Text; ///< For the remark.
+  bool MemoryBound = false;
+};
+
+std::string mangledKernel(clang::ASTContext &Ctx,
+                          const clang::FunctionDecl *FD) {
+  std::unique_ptr<clang::MangleContext> M(Ctx.createMangleContext());
+  if (!M->shouldMangleDeclName(FD))
+    return FD->getNameAsString();
+  std::string Name;
+  llvm::raw_string_ostream OS(Name);
+  M->mangleName(clang::GlobalDecl(FD, clang::KernelReferenceKind::Kernel), OS);
+  return OS.str();
+}
+
+} // namespace
+
+/// Predicts the speedup of the code around the branch (its innermost loop's
+/// body, or the function's body) from the execution model.
+static Prediction predictMerge(TransformContext &TC, const MergeCandidate &C,
+                               const MergeOutcome &M,
+                               const std::vector<const KernelInfo *> &Kernels,
+                               double AfterMixed, double AfterUniform,
+                               const std::string &FormName) {
+  const CostTable &K = TC.Costs;
+  Prediction P;
+  // The rest of the loop body (or function body) the branch runs in.
+  IssueCounter Counter(TC.Ctx, K);
+  const clang::Stmt *Around = enclosingLoopBody(C.FD, C.If);
+  double Whole = Counter.slots(Around);
+  double Region = Counter.slots(C.If);
+  double Rest = std::max(Whole - Region, 0.0);
+  // The branch as written (also when it could not be merged).
+  IssueCounter Sides(TC.Ctx, K);
+  double Cond = Sides.exprSlots(C.If->getCond());
+  double Then = Sides.slots(C.If->getThen()),
+         Else = Sides.slots(C.If->getElse());
+  bool Predicated =
+      Sides.predicated(C.If->getThen()) && Sides.predicated(C.If->getElse());
+  double BeforeMixed =
+      Cond + (Predicated ? 0 : K.IssueSlots.Branch + K.DivergedBranch) + Then +
+      Else;
+  double BeforeUniform = Cond + K.IssueSlots.Branch + 0.5 * (Then + Else);
+  // Which warps disagree: lane by lane per case, else the assumption.
+  struct Case {
+    std::string Name;
+    double Mixed;
+    std::string Basis;
+  };
+  std::vector<Case> Cases;
+  std::vector<const clang::FunctionDecl *> Instances;
+  if (auto *FTD = C.FD->getDescribedFunctionTemplate()) {
+    for (const clang::FunctionDecl *Spec : FTD->specializations())
+      Instances.push_back(Spec);
+  }
+  if (Instances.empty())
+    Instances.push_back(nullptr);
+  const KernelInfo *Own = nullptr;
+  for (const KernelInfo *KI : Kernels)
+    if (KI->Name == C.FD->getNameAsString())
+      Own = KI;
+  for (const clang::FunctionDecl *Inst : Instances) {
+    std::vector<unsigned> Sizes;
+    std::string Name = C.FD->getNameAsString();
+    if (Own) {
+      Sizes = blockSizesFor(TC.Analysis, *Own,
+                            Inst ? mangledKernel(TC.Ctx, Inst) : "");
+    } else {
+      for (const KernelInfo *KI : Kernels)
+        for (unsigned T : blockSizesFor(TC.Analysis, *KI, ""))
+          Sizes.push_back(T);
+      std::sort(Sizes.begin(), Sizes.end());
+      Sizes.erase(std::unique(Sizes.begin(), Sizes.end()), Sizes.end());
+    }
+    if (Sizes.empty())
+      Sizes.push_back(256);
+    if (Inst) {
+      std::string Args;
+      if (const auto *TA = Inst->getTemplateSpecializationArgs())
+        for (unsigned I = 0; I < TA->size(); ++I) {
+          if ((*TA)[I].getKind() != clang::TemplateArgument::Integral)
+            continue;
+          Args += (Args.empty() ? "" : ", ") +
+                  llvm::toString((*TA)[I].getAsIntegral(), 10);
+        }
+      Name += "<" + Args + ">";
+    }
+    for (unsigned T : Sizes) {
+      WarpMix Mix = warpMixing(TC.Ctx, C.FD, Inst, C.If, T);
+      Case K2;
+      K2.Name = Name + " at " + std::to_string(T) + " threads";
+      if (Mix.Known) {
+        K2.Mixed = Mix.Fraction;
+        K2.Basis = Mix.Basis;
+      } else {
+        K2.Mixed = K.DataDependentMixed;
+        K2.Basis = "assumed, the condition depends on " + Mix.Basis;
+      }
+      Cases.push_back(K2);
+    }
+  }
+  // Straight-line code bound by memory traffic gains nothing from issue.
+  if (Around == C.FD->getBody()) {
+    TrafficEstimate T = kernelTraffic(TC.Ctx, C.FD, K);
+    if (T.Memory >= T.Issue) {
+      P.MemoryBound = true;
+      P.Worst = P.Best = 1;
+      P.Text = "model: `" + C.FD->getNameAsString() +
+               "` is bound by memory traffic, not issue (" + T.Basis + ": " +
+               formatNumber(T.Memory, "%.0f") +
+               " slot-equivalents per warp "
+               "against " +
+               formatNumber(T.Issue, "%.0f") +
+               " issue slots), so issue saved there does not shorten it";
+      return P;
+    }
+  }
+  P.Worst = 1e9;
+  P.Best = 0;
+  std::string Detail;
+  for (const Case &Cs : Cases) {
+    double Before =
+        Cs.Mixed * BeforeMixed + (1 - Cs.Mixed) * BeforeUniform + Rest;
+    double After = Cs.Mixed * AfterMixed + (1 - Cs.Mixed) * AfterUniform + Rest;
+    double S = After > 0 ? Before / After : 1;
+    P.Worst = std::min(P.Worst, S);
+    P.Best = std::max(P.Best, S);
+    if (Cases.size() <= 6 || &Cs == &Cases.front() || &Cs == &Cases.back())
+      Detail += std::string(Detail.empty() ? "" : "; ") + Cs.Name + ": " +
+                formatPercent(100 * Cs.Mixed) + " of warps mixed (" + Cs.Basis +
+                "), predicted " + formatNumber(S, "%.2f") + "x";
+  }
+  P.Text = "model (" + FormName + "): issue slots per warp " +
+           formatNumber(BeforeMixed, "%.0f") + " -> " +
+           formatNumber(AfterMixed, "%.0f") + " where lanes disagree, " +
+           formatNumber(BeforeUniform, "%.0f") + " -> " +
+           formatNumber(AfterUniform, "%.0f") + " where they agree, " +
+           formatNumber(Rest, "%.0f") + " around it; " + Detail;
+  if (M.LostUnrolling)
+    P.Text += "; " + std::to_string(M.LostUnrolling) +
+              " merged loop(s) that nvcc unrolled before get selected bounds "
+              "and run as loops";
+  for (const std::string &A : M.Assumptions)
+    P.Text += "; " + A;
+  return P;
+}
+
 Decision planMerge(TransformContext &TC, const MergeCandidate &C,
-                   const MergeOutcome &M, const char *Transform) {
+                   const MergeOutcome &M, const SpeculationOutcome *BF,
+                   const char *Transform, std::string &Text) {
   Decision D;
   D.Transform = Transform;
   D.Kernel = C.FD->getNameAsString();
@@ -44,8 +207,20 @@ Decision planMerge(TransformContext &TC, const MergeCandidate &C,
                "H100); declined";
     return D;
   }
-  if (!M.OK) {
+  bool CanBranchFree = BF && BF->OK;
+  if (TC.MeldForm == "branch-free" && BF && !BF->OK) {
+    D.Reason = Where +
+               " is divergent, but cannot be made branch-free "
+               "(--meld-form branch-free): " +
+               BF->Refusal;
+    return D;
+  }
+  // --meld-form branch-free: only that form is considered.
+  const bool OnlyBranchFree = TC.MeldForm == "branch-free" && CanBranchFree;
+  if (!M.OK && !CanBranchFree) {
     D.Reason = Where + " is divergent, but cannot be merged: " + M.Refusal;
+    if (BF)
+      D.Reason += "; nor made branch-free: " + BF->Refusal;
     return D;
   }
   std::string Shape =
@@ -57,45 +232,39 @@ Decision planMerge(TransformContext &TC, const MergeCandidate &C,
       ", " + std::to_string(M.GuardedA) + " then- and " +
       std::to_string(M.GuardedB) + " else-statements kept under guards, " +
       std::to_string(M.Selects) + " operand selects";
-  std::string Sim = "similarity " + formatNumber(M.similarity()) + " (saves " +
-                    formatNumber(M.Saved, "%.0f") + " of " +
-                    formatNumber(M.Total, "%.0f") + " cost units)";
+  std::string Sim = M.OK ? "similarity " + formatNumber(M.similarity()) +
+                               " (saves " + formatNumber(M.Saved, "%.0f") +
+                               " of " + formatNumber(M.Total, "%.0f") +
+                               " cost units)"
+                         : "not mergeable (" + M.Refusal + ")";
+  std::string BFShape =
+      CanBranchFree
+          ? "branch-free form: " + std::to_string(BF->Locations) +
+                " location(s) stored unconditionally, " +
+                std::to_string(BF->Conditions) +
+                " condition(s) evaluated once; store speculation is legal "
+                "because " +
+                BF->Proof
+          : "";
+  std::string MeldForm =
+      M.MeldedRegions ? "meld" : (M.GuardedA + M.GuardedB ? "partial" : "full");
   if (TC.Force) {
     D.Applied = true;
-    D.Form = M.MeldedRegions ? "meld"
-                             : (M.GuardedA + M.GuardedB ? "partial" : "full");
-    D.Reason = Where + " is divergent; " + Sim + "; " + Shape +
+    bool Merged = M.OK && !OnlyBranchFree;
+    D.Form = Merged ? MeldForm : "branch-free";
+    Text = Merged ? M.Text : BF->Text;
+    D.Reason = Where + " is divergent; " + Sim + "; " +
+               (Merged ? Shape : BFShape) +
                "; applied because of --force-transforms (profitability was "
                "not checked)";
     return D;
   }
-  if (M.similarity() < TC.Costs.SimilarityThreshold) {
+  bool CanMerge =
+      M.OK && !OnlyBranchFree && M.similarity() >= TC.Costs.SimilarityThreshold;
+  if (!CanMerge && !CanBranchFree) {
     D.Reason = Where + " is divergent; " + Sim + " is below the threshold " +
                formatNumber(TC.Costs.SimilarityThreshold) +
                " (rules/costs.json); " + Shape + "; declined";
-    return D;
-  }
-  if (!TC.Feedback || !TC.Feedback->available()) {
-    D.Reason = Where + " is divergent; " + Sim +
-               "; declined because the register guard needs ptxas and "
-               "cuobjdump, and " +
-               feedbackUnavailable(TC.Feedback);
-    return D;
-  }
-
-  // Compile the file with and without this one rewrite.
-  std::string NvArch = PtxasRunner::nvccArchFor(TC.Arch);
-  std::string Error;
-  auto Before = TC.measure({}, NvArch, Error);
-  auto After = Before
-                   ? TC.measure({clang::tooling::Replacement(
-                                    C.File, C.Begin, C.End - C.Begin, M.Text)},
-                                NvArch, Error)
-                   : std::nullopt;
-  if (!Before || !After) {
-    D.Reason = Where + ": nvcc failed on the " +
-               std::string(Before ? "candidate" : "original") + " (" + Error +
-               "); not rewritten";
     return D;
   }
   // The kernels the branch runs in: itself, or every kernel of the file when
@@ -107,6 +276,87 @@ Decision planMerge(TransformContext &TC, const MergeCandidate &C,
   if (Kernels.empty())
     for (const KernelInfo &K : TC.Analysis.Kernels)
       Kernels.push_back(&K);
+
+  // The execution model decides whether it pays, and which form; ptxas
+  // below only guards registers, spills and occupancy.
+  const CostTable &K = TC.Costs;
+  Prediction P;
+  bool UseBranchFree = false;
+  std::string Models;
+  if (CanMerge) {
+    double AfterMixed =
+        M.IssueCond + M.AfterShared + M.AfterGuardedA + M.AfterGuardedB +
+        M.AfterGuards * (K.IssueSlots.Branch + K.DivergedBranch) +
+        M.AfterLoopIterations * K.LoopIteration;
+    double AfterUniform = M.IssueCond + M.AfterShared +
+                          0.5 * (M.AfterGuardedA + M.AfterGuardedB) +
+                          M.AfterGuards * K.IssueSlots.Branch +
+                          M.AfterLoopIterations * K.LoopIteration;
+    P = predictMerge(TC, C, M, Kernels, AfterMixed, AfterUniform,
+                     M.MeldedRegions ? "meld" : "fuse");
+    Models = P.Text;
+  }
+  if (CanBranchFree) {
+    Prediction PB =
+        predictMerge(TC, C, M, Kernels, BF->Issue, BF->Issue, "branch-free");
+    if (!CanMerge || PB.MemoryBound ||
+        (PB.Worst > P.Worst + 1e-9 ||
+         (PB.Worst >= P.Worst - 1e-9 && PB.Best > P.Best + 1e-9))) {
+      UseBranchFree = !PB.MemoryBound || !CanMerge;
+      if (UseBranchFree)
+        P = PB;
+    }
+    if (PB.Text != Models)
+      Models += std::string(Models.empty() ? "" : "; ") + PB.Text;
+  }
+  std::string Form = UseBranchFree ? "branch-free" : MeldForm;
+  const std::string &Candidate = UseBranchFree ? BF->Text : M.Text;
+  if (UseBranchFree)
+    Shape = BFShape;
+  else if (CanBranchFree)
+    Shape += "; the " + BFShape + ", predicted to gain less";
+  else if (BF && !BF->OK && M.MeldedRegions)
+    Shape += "; no branch-free form (" + BF->Refusal + ")";
+  if (P.MemoryBound) {
+    D.Reason = Where + " is divergent; " + Sim + "; " + Models + "; declined";
+    return D;
+  }
+  if (P.Worst < K.MaxPredictedLoss || P.Best < K.MinPredictedGain) {
+    D.Reason = Where + " is divergent; " + Sim + "; " + Models +
+               "; declined: " +
+               (P.Worst < K.MaxPredictedLoss
+                    ? "a case is predicted below " +
+                          formatNumber(K.MaxPredictedLoss) + "x"
+                    : "no case is predicted to gain " +
+                          formatNumber(K.MinPredictedGain) + "x") +
+               " (rules/costs.json)";
+    return D;
+  }
+  P.Text = Models;
+
+  if (!TC.Feedback || !TC.Feedback->available()) {
+    D.Reason = Where + " is divergent; " + Sim + "; " + P.Text +
+               "; declined because the register guard needs ptxas and "
+               "cuobjdump, and " +
+               feedbackUnavailable(TC.Feedback);
+    return D;
+  }
+
+  // Compile the file with and without this one rewrite.
+  std::string NvArch = PtxasRunner::nvccArchFor(TC.Arch);
+  std::string Error;
+  auto Before = TC.measure({}, NvArch, Error);
+  auto After =
+      Before ? TC.measure({clang::tooling::Replacement(
+                              C.File, C.Begin, C.End - C.Begin, Candidate)},
+                          NvArch, Error)
+             : std::nullopt;
+  if (!Before || !After) {
+    D.Reason = Where + ": nvcc failed on the " +
+               std::string(Before ? "candidate" : "original") + " (" + Error +
+               "); not rewritten";
+    return D;
+  }
   unsigned InsBefore = 0, InsAfter = 0, BraBefore = 0, BraAfter = 0;
   std::string Regs;
   for (const KernelInfo *K : Kernels) {
@@ -197,18 +447,20 @@ Decision planMerge(TransformContext &TC, const MergeCandidate &C,
                      std::to_string(InsAfter) + ", branches " +
                      std::to_string(BraBefore) + " -> " +
                      std::to_string(BraAfter);
-  if (InsAfter >= InsBefore) {
-    D.Reason = Where + " is divergent; " + Sim +
-               "; but nvcc's code does not "
-               "shrink (" +
-               Sass + "): it already shares that work; declined";
+  // The same instruction and branch counts: nvcc already shares that work,
+  // and the rewrite would change the source without changing the machine
+  // code.
+  if (InsAfter == InsBefore && BraAfter == BraBefore) {
+    D.Reason = Where + " is divergent; " + Sim + "; " + P.Text +
+               "; but nvcc's code is the same size (" + Sass +
+               "): it already shares that work; declined";
     return D;
   }
   D.Applied = true;
-  D.Form =
-      M.MeldedRegions ? "meld" : (M.GuardedA + M.GuardedB ? "partial" : "full");
+  D.Form = Form;
+  Text = Candidate;
   D.Reason = Where + " is divergent (" + C.Branch->Reason + "); " + Sim + "; " +
-             Shape + "; " + Regs + "; " + Sass + "; applied";
+             Shape + "; " + P.Text + "; " + Regs + "; " + Sass + "; applied";
   return D;
 }
 

@@ -4,6 +4,7 @@
 
 #include "warpwise/Transform.h"
 
+#include "../transform/IfConvert.h"
 #include "../transform/Merge.h"
 
 namespace clang {
@@ -22,9 +23,14 @@ struct MergeCandidate {
 };
 
 /// Legality and profitability of merging one divergent if-else, with the
-/// reason a person reads. \p Merged is the rewriting (when legal).
+/// reason a person reads. \p Merged is the merged rewriting (when legal),
+/// \p BranchFree the branch-free one (when asked for and legal); the
+/// execution model picks one of them or neither. \p Text receives the
+/// replacement of the chosen form.
 Decision planMerge(TransformContext &TC, const MergeCandidate &C,
-                   const MergeOutcome &Merged, const char *Transform);
+                   const MergeOutcome &Merged,
+                   const SpeculationOutcome *BranchFree, const char *Transform,
+                   std::string &Text);
 
 } // namespace warpwise
 

@@ -3,7 +3,10 @@
 
 #include "../plan/MergePlanner.h"
 #include "Candidates.h"
+#include "IfConvert.h"
 #include "Merge.h"
+
+#include <optional>
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
@@ -52,8 +55,8 @@ void BranchMergeTransform::run(TransformContext &TC,
     if (!isa<CompoundStmt>(If->getElse())) {
       // `else x = y;`: the semicolon belongs to the statement.
       SourceLocation Semi = Lexer::findLocationAfterToken(
-          SM.getExpansionLoc(If->getEndLoc()), tok::semi, SM,
-          Ctx.getLangOpts(), false);
+          SM.getExpansionLoc(If->getEndLoc()), tok::semi, SM, Ctx.getLangOpts(),
+          false);
       if (Semi.isValid())
         EndLoc = Semi;
     }
@@ -86,9 +89,14 @@ void BranchMergeTransform::run(TransformContext &TC,
           C.Branch = &B;
     MergeOutcome M = mergeBranch(Ctx, FD, If, TC.Costs, allowsControlFlow(),
                                  /*KeepContraction=*/!TC.FmadFalse);
-    Decision D = planMerge(TC, C, M, name());
+    // Melding also considers the branch-free form with speculated stores.
+    std::optional<SpeculationOutcome> BF;
+    if (allowsControlFlow() && TC.MeldForm != "merged")
+      BF = speculateStores(Ctx, FD, If, TC.Costs);
+    std::string Text;
+    Decision D = planMerge(TC, C, M, BF ? &*BF : nullptr, name(), Text);
     D.File = TC.decisionFileOf(If->getBeginLoc());
-    if (D.Applied && M.ProductSelects)
+    if (D.Applied && D.Form != "branch-free" && M.ProductSelects)
       D.Reason += " (" + std::to_string(M.ProductSelects) +
                   " select(s) of a floating-point product: bit-identical "
                   "only when built with -fmad=false, as --fmad=false says)";
@@ -96,7 +104,7 @@ void BranchMergeTransform::run(TransformContext &TC,
       Changes.push_back(
           {std::string(name()) + " of the if-else at line " +
                std::to_string(Line) + (D.File.empty() ? "" : " of " + D.File),
-           {tooling::Replacement(InFile, Begin, End - Begin, M.Text)}});
+           {tooling::Replacement(InFile, Begin, End - Begin, Text)}});
       TC.Claimed.push_back({InFile, Begin, End});
     }
     TC.Log.report(D.Applied ? "WW4001" : "WW3001", Severity::Remark,

@@ -3,6 +3,8 @@
 #include "SideEffects.h"
 #include "SourceText.h"
 
+#include "warpwise/ExecutionModel.h"
+
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
 #include "clang/AST/Expr.h"
@@ -28,8 +30,7 @@ enum Side { SideA = 0, SideB = 1 };
 /// consumer (see Merger::selectable).
 bool floatProduct(const Expr *E) {
   auto *BO = dyn_cast<BinaryOperator>(E->IgnoreParenImpCasts());
-  return BO && BO->getOpcode() == BO_Mul &&
-         BO->getType()->isRealFloatingType();
+  return BO && BO->getOpcode() == BO_Mul && BO->getType()->isRealFloatingType();
 }
 
 class Merger {
@@ -37,7 +38,8 @@ public:
   Merger(ASTContext &Ctx, const FunctionDecl *FD, const CostTable &C,
          bool AllowCF, bool KeepContraction)
       : Ctx(Ctx), SM(Ctx.getSourceManager()), LO(Ctx.getLangOpts()), FD(FD),
-        C(C), AllowCF(AllowCF), KeepContraction(KeepContraction) {}
+        C(C), AllowCF(AllowCF), KeepContraction(KeepContraction),
+        Counter(Ctx, C) {}
 
   MergeOutcome run(const IfStmt *If);
 
@@ -182,6 +184,11 @@ private:
   /// Set when a piece of text could not be taken from the file.
   mutable std::string MacroProblem;
   MergeOutcome Out;
+  /// The execution model: issue slots, and how often the code being
+  /// rendered runs per execution of the branch (merged loops' trips).
+  IssueCounter Counter;
+  double Mult = 1;
+  double EnclosingTrips = 1; ///< For unrolling: product of merged trips.
 };
 
 // --- Legality ----------------------------------------------------------------
@@ -236,6 +243,18 @@ bool Merger::scanSide(const Stmt *S, Side Sd, std::string &Why) {
 
 // --- Costs
 // ---------------------------------------------------------------------
+
+static bool hasControlFlowOrCall(const Stmt *S) {
+  if (!S)
+    return false;
+  if (isa<IfStmt>(S) || isa<ForStmt>(S) || isa<WhileStmt>(S) ||
+      isa<DoStmt>(S) || isa<SwitchStmt>(S) || isa<CallExpr>(S))
+    return true;
+  for (const Stmt *Child : S->children())
+    if (hasControlFlowOrCall(Child))
+      return true;
+  return false;
+}
 
 double Merger::cost(const Stmt *S) const {
   if (!S)
@@ -888,9 +907,20 @@ bool Merger::renderPair(const Stmt *A, const Stmt *B, unsigned Depth,
   }
   if (auto *IA = dyn_cast<IfStmt>(A)) {
     auto *IB = cast<IfStmt>(B);
+    unsigned SelectsBefore = Out.Selects;
     std::string Cnd = renderMatchedExpr(IA->getCond(), IB->getCond(), true);
     if (Cnd.empty())
       return false;
+    // A merged inner branch: its condition once, and (lanes that disagree)
+    // both of its sides, which the recursion counts.
+    bool Pred = Counter.innerPredicated(IA->getThen()) &&
+                Counter.innerPredicated(IA->getElse()) &&
+                Counter.innerPredicated(IB->getThen()) &&
+                Counter.innerPredicated(IB->getElse());
+    Out.AfterShared +=
+        Mult * (Counter.exprSlots(IA->getCond()) +
+                (Pred ? 0 : C.IssueSlots.Branch + C.DivergedBranch) +
+                (Out.Selects - SelectsBefore) * C.IssueSlots.Select);
     Text += In + "if (" + Cnd + ") {\n";
     if (!renderSeq(body(IA->getThen()), body(IB->getThen()), Depth + 1, Text))
       return false;
@@ -905,6 +935,7 @@ bool Merger::renderPair(const Stmt *A, const Stmt *B, unsigned Depth,
   }
   if (auto *FA = dyn_cast<ForStmt>(A)) {
     auto *FB = cast<ForStmt>(B);
+    unsigned HeaderSelects = Out.Selects;
     std::string Init, Cnd, Inc;
     if (FA->getInit()) {
       if (auto *DA = dyn_cast<DeclStmt>(FA->getInit())) {
@@ -935,8 +966,37 @@ bool Merger::renderPair(const Stmt *A, const Stmt *B, unsigned Depth,
       if (Inc.empty())
         return false;
     }
+    // The merged loop runs until the last lane's side is done; when its
+    // header needed selects, nvcc can no longer unroll it.
+    TripCount TA = Counter.trips(FA), TB = Counter.trips(FB);
+    for (const TripCount *T : {&TA, &TB})
+      if (!T->Assumption.empty())
+        Out.Assumptions.push_back(T->Assumption);
+    double Trips = std::max(TA.Trips, TB.Trips);
+    bool Selected = Out.Selects != HeaderSelects;
+    bool WasUnrolled =
+        (TA.Constant && EnclosingTrips * TA.Trips <= C.UnrollMaxTrips) ||
+        (TB.Constant && EnclosingTrips * TB.Trips <= C.UnrollMaxTrips);
+    bool Unrolled = !Selected && TA.Constant && TB.Constant &&
+                    EnclosingTrips * Trips <= C.UnrollMaxTrips;
+    if (!Unrolled) {
+      Out.AfterLoopIterations += Mult * Trips;
+      if (WasUnrolled)
+        ++Out.LostUnrolling;
+    }
+    Out.AfterShared +=
+        Mult * Trips *
+        (Counter.exprSlots(FA->getCond()) + Counter.exprSlots(FA->getInc()) +
+         (Out.Selects - HeaderSelects) * C.IssueSlots.Select);
+    double SavedMult = Mult, SavedTrips = EnclosingTrips;
+    Mult *= Trips;
+    EnclosingTrips *= std::max(Trips, 1.0);
     Text += In + "for (" + Init + "; " + Cnd + "; " + Inc + ") {\n";
-    if (!renderSeq(body(FA->getBody()), body(FB->getBody()), Depth + 1, Text))
+    bool BodyOK =
+        renderSeq(body(FA->getBody()), body(FB->getBody()), Depth + 1, Text);
+    Mult = SavedMult;
+    EnclosingTrips = SavedTrips;
+    if (!BodyOK)
       return false;
     Text += In + "}\n";
     ++Out.MeldedRegions;
@@ -947,8 +1007,15 @@ bool Merger::renderPair(const Stmt *A, const Stmt *B, unsigned Depth,
     std::string Cnd = renderMatchedExpr(WA->getCond(), WB->getCond(), true);
     if (Cnd.empty())
       return false;
+    Out.AfterLoopIterations += Mult * C.AssumedTrips;
+    Out.AfterShared += Mult * C.AssumedTrips * Counter.exprSlots(WA->getCond());
+    double SavedMult = Mult;
+    Mult *= C.AssumedTrips;
     Text += In + "while (" + Cnd + ") {\n";
-    if (!renderSeq(body(WA->getBody()), body(WB->getBody()), Depth + 1, Text))
+    bool BodyOK =
+        renderSeq(body(WA->getBody()), body(WB->getBody()), Depth + 1, Text);
+    Mult = SavedMult;
+    if (!BodyOK)
       return false;
     Text += In + "}\n";
     ++Out.MeldedRegions;
@@ -989,6 +1056,16 @@ bool Merger::renderGuarded(const std::vector<const Stmt *> &Run, Side Sd,
                            const std::set<const VarDecl *> &UsedLater) {
   if (Run.empty())
     return true;
+  double RunSlots = 0;
+  bool Straight = true;
+  for (const Stmt *S : Run) {
+    RunSlots += Counter.slots(S);
+    Straight = Straight && isa<Expr>(S) && !hasControlFlowOrCall(S);
+  }
+  (Sd == SideA ? Out.AfterGuardedA : Out.AfterGuardedB) += Mult * RunSlots;
+  // nvcc predicates a short straight-line run instead of branching.
+  if (!Straight || RunSlots > C.PredicateMaxSlots)
+    Out.AfterGuards += Mult;
   std::string In = indent(Depth);
   Text += In + "if (" + (Sd == SideA ? Cond : "!" + Cond) + ") {\n";
   std::string In2 = indent(Depth + 1);
@@ -1107,8 +1184,15 @@ bool Merger::renderSeq(const std::vector<const Stmt *> &A,
       emitComments(S.A, Depth, Text);
       if (Comments[S.A] != Comments[S.B])
         emitComments(S.B, Depth, Text);
+      unsigned SelectsBefore = Out.Selects;
+      bool Simple =
+          !isa<IfStmt>(S.A) && !isa<ForStmt>(S.A) && !isa<WhileStmt>(S.A);
       if (!renderPair(S.A, S.B, Depth, Text))
         return false;
+      if (Simple)
+        Out.AfterShared +=
+            Mult * (Counter.slots(S.A) +
+                    (Out.Selects - SelectsBefore) * C.IssueSlots.Select);
       ++Out.Matched;
       Out.Saved += pairScore(S.A, S.B, false);
       continue;
@@ -1160,6 +1244,10 @@ MergeOutcome Merger::run(const IfStmt *If) {
     return Out;
   }
   Out.Total = cost(Then) + cost(Else);
+  Out.IssueCond = Counter.exprSlots(If->getCond());
+  Out.IssueThen = Counter.slots(Then);
+  Out.IssueElse = Counter.slots(Else);
+  Out.SidesPredicated = Counter.predicated(Then) && Counter.predicated(Else);
   unsigned Line = SM.getExpansionLineNumber(If->getBeginLoc());
   Cond = fresh("ww_cond_" + std::to_string(Line));
   unsigned Col = SM.getExpansionColumnNumber(If->getBeginLoc());
@@ -1183,6 +1271,10 @@ MergeOutcome Merger::run(const IfStmt *If) {
   Text += Body + BaseIndent + "}";
   Out.Text = Text;
   Out.OK = true;
+  for (const std::string &A : Counter.assumptions())
+    if (std::find(Out.Assumptions.begin(), Out.Assumptions.end(), A) ==
+        Out.Assumptions.end())
+      Out.Assumptions.push_back(A);
   return Out;
 }
 

@@ -20,6 +20,7 @@
 #include "warpwise/Costs.h"
 
 #include <string>
+#include <vector>
 
 namespace clang {
 class ASTContext;
@@ -40,6 +41,21 @@ struct MergeOutcome {
   /// Selects between floating-point products (allowed by --fmad=false).
   unsigned ProductSelects = 0;
   double similarity() const { return Total > 0 ? Saved / Total : 0; }
+
+  // The execution model's view (issue #14), in warp issue slots with loops
+  // weighted by their trips; see warpwise/ExecutionModel.h.
+  double IssueCond = 0;                ///< The condition, evaluated once.
+  double IssueThen = 0, IssueElse = 0; ///< Each side as written.
+  double AfterShared = 0;              ///< Merged statements and their selects.
+  double AfterGuardedA = 0, AfterGuardedB = 0; ///< Statements under guards.
+  double AfterGuards = 0;                      ///< Guard executions.
+  double AfterLoopIterations = 0; ///< Iterations of merged loops not unrolled.
+  /// Merged loops that nvcc unrolled before and no longer can (their bounds
+  /// became selects).
+  unsigned LostUnrolling = 0;
+  /// Both sides are short straight-line code that nvcc predicates.
+  bool SidesPredicated = false;
+  std::vector<std::string> Assumptions;
 };
 
 /// Merges the then- and else-sides of \p If (in \p FD). With

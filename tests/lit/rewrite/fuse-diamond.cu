@@ -50,4 +50,4 @@ __global__ void diamond(const float *in, float *out, int n, float scale) {
 // CHECK-NEXT: out[tid] = acc;
 // CHECK-NOT:  {{^}} *} else
 
-// REMARK: fuse: if-else at line {{[0-9]+}} is divergent (`tid` (line 12) depends on `threadIdx.x`); similarity {{0\.[0-9]+}} {{.*}}; 7 statement pairs merged, 0 then- and 0 else-statements kept under guards, 6 operand selects; `diamond` registers {{[0-9]+}} -> {{[0-9]+}}, occupancy {{.*}}; SASS instructions [[BEFORE:[0-9]+]] -> [[AFTER:[0-9]+]], {{.*}}; applied [WW4001]
+// REMARK: fuse: if-else at line {{[0-9]+}} is divergent (`tid` (line 12) depends on `threadIdx.x`); similarity {{0\.[0-9]+}} {{.*}}; 7 statement pairs merged, 0 then- and 0 else-statements kept under guards, 6 operand selects; model (fuse): issue slots per warp {{[0-9]+}} -> {{[0-9]+}} where lanes disagree, {{.*}}; diamond at 256 threads: 100.0% of warps mixed (evaluated lane by lane at 256 threads per block), predicted {{[0-9.]+}}x; `diamond` registers {{[0-9]+}} -> {{[0-9]+}}, occupancy {{.*}}; SASS instructions [[BEFORE:[0-9]+]] -> [[AFTER:[0-9]+]], {{.*}}; applied [WW4001]

@@ -53,8 +53,11 @@ void run_all(int *data, unsigned size) {
 // ANALYZE: at 256 threads (largest of 2 launch block sizes)
 // ANALYZE: launch exchange<<<tiles, TILE>>> at line 43
 
+// The model picks the branch-free form; its legality is proven on each
+// instantiation (the pattern has no lvalue-to-rvalue conversions where the
+// types depend on TILE).
 // CHECK:      template <unsigned TILE> __global__ void exchange(int *data, unsigned size) {
-// CHECK:      const bool ww_cond_[[L:[0-9]+]] = (tid & size) == 0;
-// CHECK-NEXT: if ((ww_cond_[[L]] ? b < a : b > a)) {
+// CHECK:      const bool ww_c[[L:[0-9]+]]_0 = (tid & size) == 0;
+// CHECK:      tile[tid] = (ww_c[[L]]_0 ? (ww_c[[L]]_1 ? b : a) : (ww_c[[L]]_2 ? b : a));
 
-// REMARK: meld: if-else at line 25 is divergent {{.*}}`exchange` registers {{[0-9.]+}} -> {{[0-9.]+}} over 2 instantiations, no occupancy step lost at 64, 256 threads on sm_{{[0-9]+}}; SASS instructions {{.*}}applied [WW4001]
+// REMARK: meld: if-else at line 25 is divergent {{.*}}branch-free form: 2 location(s) stored unconditionally{{.*}}model (branch-free): {{.*}}exchange<64> at 64 threads: {{.*}}exchange<256> at 256 threads: {{.*}}`exchange` registers {{[0-9.]+}} -> {{[0-9.]+}} over 2 instantiations, no occupancy step lost at 64, 256 threads on sm_{{[0-9]+}}; SASS instructions {{.*}}applied [WW4001]

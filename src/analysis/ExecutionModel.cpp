@@ -1,0 +1,937 @@
+//===- ExecutionModel.cpp - Warp issue slots along executed paths ---------===//
+#include "warpwise/ExecutionModel.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Attr.h"
+#include "clang/AST/Decl.h"
+#include "clang/AST/DeclTemplate.h"
+#include "clang/AST/Expr.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/Stmt.h"
+#include "clang/Basic/SourceManager.h"
+
+#include <cmath>
+#include <functional>
+#include <set>
+
+namespace warpwise {
+
+using namespace clang;
+
+namespace {
+
+unsigned lineOf(ASTContext &Ctx, const Stmt *S) {
+  return Ctx.getSourceManager().getExpansionLineNumber(S->getBeginLoc());
+}
+
+/// `threadIdx.x` and friends: the object ("threadIdx") and component ("x").
+bool builtinVar(const Expr *E, std::string &Obj, std::string &Comp) {
+  E = E->IgnoreParenImpCasts();
+  const MSPropertyRefExpr *Prop = nullptr;
+  if (auto *PO = dyn_cast<PseudoObjectExpr>(E))
+    Prop = dyn_cast<MSPropertyRefExpr>(PO->getSyntacticForm()->IgnoreParens());
+  else
+    Prop = dyn_cast<MSPropertyRefExpr>(E);
+  if (!Prop)
+    return false;
+  const Expr *BaseE = Prop->getBaseExpr()->IgnoreParenImpCasts();
+  if (auto *OVE = dyn_cast<OpaqueValueExpr>(BaseE))
+    BaseE = OVE->getSourceExpr()->IgnoreParenImpCasts();
+  auto *Base = dyn_cast_or_null<DeclRefExpr>(BaseE);
+  if (!Base)
+    return false;
+  Obj = Base->getDecl()->getNameAsString();
+  Comp = Prop->getPropertyDecl()->getNameAsString();
+  return Obj == "threadIdx" || Obj == "blockIdx" || Obj == "blockDim" ||
+         Obj == "gridDim";
+}
+
+std::optional<int64_t> constantValue(ASTContext &Ctx, const Expr *E) {
+  if (!E || E->isValueDependent() || E->isTypeDependent() ||
+      !E->getType()->isIntegralOrEnumerationType())
+    return std::nullopt;
+  Expr::EvalResult R;
+  if (E->EvaluateAsInt(R, Ctx))
+    return R.Val.getInt().getExtValue();
+  return std::nullopt;
+}
+
+const VarDecl *refVar(const Expr *E) {
+  if (auto *R = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts()))
+    return dyn_cast<VarDecl>(R->getDecl());
+  return nullptr;
+}
+
+/// A `for` loop of the form `for (v = a; v OP b; v STEP c)`.
+struct LoopShape {
+  const VarDecl *Var = nullptr;
+  const Expr *Init = nullptr, *Bound = nullptr;
+  BinaryOperatorKind Cmp = BO_LT;
+  bool VarOnLeft = true;
+  BinaryOperatorKind Step = BO_AddAssign;
+  const Expr *StepBy = nullptr; ///< Null: 1.
+};
+
+std::optional<LoopShape> loopShape(const ForStmt *F) {
+  LoopShape L;
+  if (auto *DS = dyn_cast_or_null<DeclStmt>(F->getInit())) {
+    if (!DS->isSingleDecl())
+      return std::nullopt;
+    auto *V = dyn_cast<VarDecl>(DS->getSingleDecl());
+    if (!V || !V->getInit())
+      return std::nullopt;
+    L.Var = V;
+    L.Init = V->getInit();
+  } else if (auto *BO = dyn_cast_or_null<BinaryOperator>(F->getInit())) {
+    if (BO->getOpcode() != BO_Assign || !refVar(BO->getLHS()))
+      return std::nullopt;
+    L.Var = refVar(BO->getLHS());
+    L.Init = BO->getRHS();
+  } else {
+    return std::nullopt;
+  }
+  auto *C = dyn_cast_or_null<BinaryOperator>(
+      F->getCond() ? F->getCond()->IgnoreParenImpCasts() : nullptr);
+  if (!C || !C->isComparisonOp() || C->getOpcode() == BO_EQ)
+    return std::nullopt;
+  L.Cmp = C->getOpcode();
+  if (refVar(C->getLHS()) == L.Var) {
+    L.Bound = C->getRHS();
+  } else if (refVar(C->getRHS()) == L.Var) {
+    L.Bound = C->getLHS();
+    L.VarOnLeft = false;
+  } else {
+    return std::nullopt;
+  }
+  const Expr *Inc = F->getInc() ? F->getInc()->IgnoreParenImpCasts() : nullptr;
+  if (auto *U = dyn_cast_or_null<UnaryOperator>(Inc)) {
+    if (refVar(U->getSubExpr()) != L.Var || !U->isIncrementDecrementOp())
+      return std::nullopt;
+    L.Step = U->isIncrementOp() ? BO_AddAssign : BO_SubAssign;
+  } else if (auto *B = dyn_cast_or_null<BinaryOperator>(Inc)) {
+    if (refVar(B->getLHS()) != L.Var)
+      return std::nullopt;
+    switch (B->getOpcode()) {
+    case BO_AddAssign:
+    case BO_SubAssign:
+    case BO_MulAssign:
+    case BO_DivAssign:
+    case BO_ShlAssign:
+    case BO_ShrAssign:
+      L.Step = B->getOpcode();
+      L.StepBy = B->getRHS();
+      break;
+    case BO_Assign: {
+      // v = v + c and the like.
+      auto *R = dyn_cast<BinaryOperator>(B->getRHS()->IgnoreParenImpCasts());
+      if (!R || refVar(R->getLHS()) != L.Var)
+        return std::nullopt;
+      switch (R->getOpcode()) {
+      case BO_Add:
+        L.Step = BO_AddAssign;
+        break;
+      case BO_Sub:
+        L.Step = BO_SubAssign;
+        break;
+      case BO_Mul:
+        L.Step = BO_MulAssign;
+        break;
+      case BO_Div:
+        L.Step = BO_DivAssign;
+        break;
+      case BO_Shl:
+        L.Step = BO_ShlAssign;
+        break;
+      case BO_Shr:
+        L.Step = BO_ShrAssign;
+        break;
+      default:
+        return std::nullopt;
+      }
+      L.StepBy = R->getRHS();
+      break;
+    }
+    default:
+      return std::nullopt;
+    }
+  } else {
+    return std::nullopt;
+  }
+  return L;
+}
+
+bool holds(BinaryOperatorKind Op, int64_t A, int64_t B) {
+  switch (Op) {
+  case BO_LT:
+    return A < B;
+  case BO_LE:
+    return A <= B;
+  case BO_GT:
+    return A > B;
+  case BO_GE:
+    return A >= B;
+  case BO_NE:
+    return A != B;
+  default:
+    return false;
+  }
+}
+
+std::optional<int64_t> stepped(BinaryOperatorKind Step, int64_t V, int64_t By) {
+  switch (Step) {
+  case BO_AddAssign:
+    return V + By;
+  case BO_SubAssign:
+    return V - By;
+  case BO_MulAssign:
+    return V * By;
+  case BO_DivAssign:
+    return By ? std::optional<int64_t>(V / By) : std::nullopt;
+  case BO_ShlAssign:
+    return By >= 0 && By < 62 ? std::optional<int64_t>(V << By) : std::nullopt;
+  case BO_ShrAssign:
+    return By >= 0 && By < 62 ? std::optional<int64_t>(V >> By) : std::nullopt;
+  default:
+    return std::nullopt;
+  }
+}
+
+/// The values a loop variable takes, or nothing when there are more than
+/// \p Limit or the loop does not end.
+std::optional<std::vector<int64_t>> iterate(const LoopShape &L, int64_t Init,
+                                            int64_t Bound, int64_t By,
+                                            size_t Limit) {
+  std::vector<int64_t> Out;
+  int64_t V = Init;
+  while (L.VarOnLeft ? holds(L.Cmp, V, Bound) : holds(L.Cmp, Bound, V)) {
+    if (Out.size() >= Limit)
+      return std::nullopt;
+    Out.push_back(V);
+    auto Next = stepped(L.Step, V, By);
+    if (!Next || *Next == V)
+      return std::nullopt;
+    V = *Next;
+  }
+  return Out;
+}
+
+/// Variables written anywhere in \p S (assignments, ++/--, &v, passed to a
+/// reference parameter).
+void collectWritten(const Stmt *S, std::set<const VarDecl *> &Out) {
+  if (!S)
+    return;
+  if (auto *B = dyn_cast<BinaryOperator>(S)) {
+    if (B->isAssignmentOp())
+      if (const VarDecl *V = refVar(B->getLHS()))
+        Out.insert(V);
+  } else if (auto *U = dyn_cast<UnaryOperator>(S)) {
+    if (U->isIncrementDecrementOp() || U->getOpcode() == UO_AddrOf)
+      if (const VarDecl *V = refVar(U->getSubExpr()))
+        Out.insert(V);
+  } else if (auto *C = dyn_cast<CallExpr>(S)) {
+    const FunctionDecl *Callee = C->getDirectCallee();
+    for (unsigned I = 0; I < C->getNumArgs(); ++I) {
+      bool ByRef = !Callee || I >= Callee->getNumParams() ||
+                   Callee->getParamDecl(I)->getType()->isReferenceType();
+      if (ByRef)
+        if (const VarDecl *V = refVar(C->getArg(I)))
+          Out.insert(V);
+    }
+  }
+  for (const Stmt *Child : S->children())
+    collectWritten(Child, Out);
+}
+
+bool findPath(const Stmt *S, const Stmt *Target,
+              std::vector<const Stmt *> &Path) {
+  if (!S)
+    return false;
+  Path.push_back(S);
+  if (S == Target)
+    return true;
+  for (const Stmt *Child : S->children())
+    if (findPath(Child, Target, Path))
+      return true;
+  Path.pop_back();
+  return false;
+}
+
+/// Lane-by-lane evaluation of integer expressions.
+class LaneEval {
+public:
+  LaneEval(ASTContext &Ctx, const FunctionDecl *FD,
+           const FunctionDecl *Instance, unsigned Threads)
+      : Ctx(Ctx), Instance(Instance), Threads(Threads) {
+    collectWritten(FD->getBody(), Written);
+  }
+  std::map<const VarDecl *, int64_t> Env;
+  int64_t Lane = -1;   ///< threadIdx.x; -1 while evaluating uniform values.
+  int64_t Block = 0;   ///< blockIdx.x.
+  std::string Missing; ///< What stopped the last evaluation.
+
+  std::optional<int64_t> eval(const Expr *E, unsigned Depth = 0) {
+    if (Depth > 32)
+      return fail("nested too deeply");
+    std::optional<int64_t> V = evalRaw(E, Depth);
+    if (!V)
+      return V;
+    // Wrap to the expression's type, as the program computes it.
+    QualType T = E->getType();
+    if (T->isBooleanType())
+      return *V != 0;
+    if (T->isIntegerType()) {
+      unsigned Bits = Ctx.getTypeSize(T);
+      if (Bits < 64) {
+        uint64_t Mask = (uint64_t(1) << Bits) - 1;
+        uint64_t U = uint64_t(*V) & Mask;
+        if (T->isSignedIntegerType() && (U >> (Bits - 1)))
+          return int64_t(U | ~Mask);
+        return int64_t(U);
+      }
+    }
+    return V;
+  }
+
+private:
+  std::optional<int64_t> fail(const std::string &Why) {
+    if (Missing.empty())
+      Missing = Why;
+    return std::nullopt;
+  }
+  std::optional<int64_t> evalRaw(const Expr *E, unsigned Depth) {
+    E = E->IgnoreParens();
+    std::string Obj, Comp;
+    if (builtinVar(E, Obj, Comp)) {
+      if (Obj == "threadIdx" && Comp == "x") {
+        if (Lane < 0)
+          return fail("`threadIdx.x`");
+        return Lane;
+      }
+      if (Obj == "threadIdx")
+        return 0; // One-dimensional blocks.
+      if (Obj == "blockDim" && Comp == "x")
+        return Threads;
+      if (Obj == "blockDim")
+        return 1;
+      if (Obj == "blockIdx" && Comp == "x")
+        return Block;
+      if (Obj == "blockIdx")
+        return 0;
+      return fail("`" + Obj + "." + Comp + "`");
+    }
+    if (auto *C = dyn_cast<CastExpr>(E))
+      return eval(C->getSubExpr(), Depth + 1);
+    if (auto *IL = dyn_cast<IntegerLiteral>(E))
+      return IL->getValue().getSExtValue();
+    if (auto *BL = dyn_cast<CXXBoolLiteralExpr>(E))
+      return BL->getValue() ? 1 : 0;
+    if (auto *S = dyn_cast<SubstNonTypeTemplateParmExpr>(E))
+      return eval(S->getReplacement(), Depth + 1);
+    if (auto *R = dyn_cast<DeclRefExpr>(E)) {
+      if (auto *P = dyn_cast<NonTypeTemplateParmDecl>(R->getDecl())) {
+        const TemplateArgumentList *Args =
+            Instance ? Instance->getTemplateSpecializationArgs() : nullptr;
+        if (Args && P->getDepth() == 0 && P->getIndex() < Args->size() &&
+            (*Args)[P->getIndex()].getKind() == TemplateArgument::Integral)
+          return (*Args)[P->getIndex()].getAsIntegral().getExtValue();
+        return fail("template parameter `" + P->getNameAsString() + "`");
+      }
+      if (auto *EC = dyn_cast<EnumConstantDecl>(R->getDecl()))
+        return EC->getInitVal().getExtValue();
+      auto *V = dyn_cast<VarDecl>(R->getDecl());
+      if (!V)
+        return fail("`" + R->getNameInfo().getAsString() + "`");
+      auto It = Env.find(V);
+      if (It != Env.end())
+        return It->second;
+      if (!isa<ParmVarDecl>(V) && V->getInit() && !Written.count(V) &&
+          !V->getType()->isReferenceType() &&
+          !V->getType().isVolatileQualified())
+        return eval(V->getInit(), Depth + 1);
+      if (auto K = constantValue(Ctx, E))
+        return K;
+      return fail("`" + V->getNameAsString() + "`");
+    }
+    if (auto *U = dyn_cast<UnaryOperator>(E)) {
+      auto A = eval(U->getSubExpr(), Depth + 1);
+      if (!A)
+        return A;
+      switch (U->getOpcode()) {
+      case UO_Minus:
+        return -*A;
+      case UO_Plus:
+        return *A;
+      case UO_Not:
+        return ~*A;
+      case UO_LNot:
+        return *A == 0;
+      default:
+        return fail("an operator");
+      }
+    }
+    if (auto *CO = dyn_cast<ConditionalOperator>(E)) {
+      auto Cnd = eval(CO->getCond(), Depth + 1);
+      if (!Cnd)
+        return Cnd;
+      return eval(*Cnd ? CO->getTrueExpr() : CO->getFalseExpr(), Depth + 1);
+    }
+    if (auto *B = dyn_cast<BinaryOperator>(E)) {
+      if (B->isAssignmentOp() || B->getOpcode() == BO_Comma)
+        return fail("an assignment");
+      auto A = eval(B->getLHS(), Depth + 1);
+      if (!A)
+        return A;
+      if (B->getOpcode() == BO_LAnd && !*A)
+        return 0;
+      if (B->getOpcode() == BO_LOr && *A)
+        return 1;
+      auto C = eval(B->getRHS(), Depth + 1);
+      if (!C)
+        return C;
+      bool Unsigned = B->getLHS()->getType()->isUnsignedIntegerType() ||
+                      B->getRHS()->getType()->isUnsignedIntegerType();
+      int64_t X = *A, Y = *C;
+      switch (B->getOpcode()) {
+      case BO_Add:
+        return X + Y;
+      case BO_Sub:
+        return X - Y;
+      case BO_Mul:
+        return X * Y;
+      case BO_Div:
+        if (!Y)
+          return fail("a division by zero");
+        return Unsigned ? int64_t(uint64_t(X) / uint64_t(Y)) : X / Y;
+      case BO_Rem:
+        if (!Y)
+          return fail("a division by zero");
+        return Unsigned ? int64_t(uint64_t(X) % uint64_t(Y)) : X % Y;
+      case BO_And:
+        return X & Y;
+      case BO_Or:
+        return X | Y;
+      case BO_Xor:
+        return X ^ Y;
+      case BO_Shl:
+        return Y >= 0 && Y < 63 ? X << Y : 0;
+      case BO_Shr:
+        return Y >= 0 && Y < 63 ? X >> Y : 0;
+      case BO_LT:
+        return Unsigned ? uint64_t(X) < uint64_t(Y) : X < Y;
+      case BO_GT:
+        return Unsigned ? uint64_t(X) > uint64_t(Y) : X > Y;
+      case BO_LE:
+        return Unsigned ? uint64_t(X) <= uint64_t(Y) : X <= Y;
+      case BO_GE:
+        return Unsigned ? uint64_t(X) >= uint64_t(Y) : X >= Y;
+      case BO_EQ:
+        return X == Y;
+      case BO_NE:
+        return X != Y;
+      case BO_LAnd:
+        return X && Y;
+      case BO_LOr:
+        return X || Y;
+      default:
+        return fail("an operator");
+      }
+    }
+    if (auto K = constantValue(Ctx, E))
+      return K;
+    if (isa<CallExpr>(E))
+      return fail("a call");
+    if (isa<ArraySubscriptExpr>(E) ||
+        (isa<UnaryOperator>(E) &&
+         cast<UnaryOperator>(E)->getOpcode() == UO_Deref))
+      return fail("a value read from memory");
+    return fail("an expression the model does not evaluate");
+  }
+
+  ASTContext &Ctx;
+  const FunctionDecl *Instance;
+  unsigned Threads;
+  std::set<const VarDecl *> Written;
+};
+
+} // namespace
+
+// --- Issue slots ------------------------------------------------------------
+
+TripCount IssueCounter::trips(const ForStmt *F) {
+  TripCount T;
+  auto Assume = [&](const std::string &Why) {
+    T.Trips = C.AssumedTrips;
+    T.Constant = false;
+    T.Assumption = "the loop at line " + std::to_string(lineOf(Ctx, F)) +
+                   " is assumed to run " + formatTrips(C.AssumedTrips) +
+                   " times (" + Why + ")";
+    return T;
+  };
+  std::optional<LoopShape> L = loopShape(F);
+  if (!L)
+    return Assume("its shape is not `for (v = a; v < b; v += c)`");
+  bool Constant = true;
+  auto Value = [&](const Expr *E) -> std::optional<double> {
+    if (auto K = constantValue(Ctx, E))
+      return double(*K);
+    if (const VarDecl *V = refVar(E)) {
+      auto It = MeanOf.find(V);
+      if (It != MeanOf.end()) {
+        if (!ConstantVars.count(V))
+          Constant = false;
+        return It->second;
+      }
+    }
+    return std::nullopt;
+  };
+  auto Init = Value(L->Init), Bound = Value(L->Bound);
+  std::optional<double> By = L->StepBy ? Value(L->StepBy) : 1.0;
+  if (!Init || !Bound || !By)
+    return Assume("its bounds are not constants");
+  auto Values =
+      iterate(*L, int64_t(std::llround(*Init)), int64_t(std::llround(*Bound)),
+              int64_t(std::llround(*By)), 1 << 20);
+  if (!Values)
+    return Assume("it does not end within 2^20 iterations");
+  T.Trips = double(Values->size());
+  T.Constant = Constant;
+  double Sum = 0;
+  for (int64_t V : *Values)
+    Sum += double(V);
+  MeanOf[L->Var] = Values->empty() ? *Init : Sum / double(Values->size());
+  if (Constant)
+    ConstantVars.insert(L->Var);
+  return T;
+}
+
+std::string formatTrips(double T) {
+  char Buf[32];
+  snprintf(Buf, sizeof Buf, "%g", T);
+  return Buf;
+}
+
+double IssueCounter::slots(const Stmt *S) {
+  if (!S)
+    return 0;
+  if (auto *F = dyn_cast<ForStmt>(S)) {
+    double Init = slots(F->getInit());
+    TripCount T = trips(F);
+    if (!T.Assumption.empty())
+      Assumed.push_back(T.Assumption);
+    double Saved = Enclosing;
+    bool Unrolled = T.Constant && Enclosing * T.Trips <= C.UnrollMaxTrips;
+    Enclosing *= std::max(T.Trips, 1.0);
+    double Body = slots(F->getBody()) + exprSlots(F->getCond()) +
+                  exprSlots(F->getInc()) + (Unrolled ? 0 : C.LoopIteration);
+    Enclosing = Saved;
+    return Init + T.Trips * Body;
+  }
+  if (auto *W = dyn_cast<WhileStmt>(S)) {
+    Assumed.push_back("the loop at line " + std::to_string(lineOf(Ctx, W)) +
+                      " is assumed to run " + formatTrips(C.AssumedTrips) +
+                      " times (a `while` loop)");
+    return C.AssumedTrips *
+           (slots(W->getBody()) + exprSlots(W->getCond()) + C.LoopIteration);
+  }
+  if (auto *D = dyn_cast<DoStmt>(S)) {
+    Assumed.push_back("the loop at line " + std::to_string(lineOf(Ctx, D)) +
+                      " is assumed to run " + formatTrips(C.AssumedTrips) +
+                      " times (a `do` loop)");
+    return C.AssumedTrips *
+           (slots(D->getBody()) + exprSlots(D->getCond()) + C.LoopIteration);
+  }
+  if (auto *I = dyn_cast<IfStmt>(S)) {
+    // A branch inside a side: a warp whose lanes disagree runs both sides,
+    // predicated when they are short straight-line code.
+    bool Pred = innerPredicated(I->getThen()) && innerPredicated(I->getElse());
+    return exprSlots(I->getCond()) +
+           (Pred ? 0 : C.IssueSlots.Branch + C.DivergedBranch) +
+           slots(I->getThen()) + slots(I->getElse());
+  }
+  if (auto *DS = dyn_cast<DeclStmt>(S)) {
+    double Sum = 0;
+    for (const Decl *D : DS->decls())
+      if (auto *V = dyn_cast<VarDecl>(D))
+        if (V->getInit())
+          Sum += exprSlots(V->getInit());
+    return Sum;
+  }
+  if (isa<Expr>(S))
+    return exprSlots(S);
+  double Sum = 0;
+  for (const Stmt *Child : S->children())
+    Sum += slots(Child);
+  return Sum;
+}
+
+static bool straightLine(const Stmt *S) {
+  if (!S)
+    return true;
+  if (isa<IfStmt>(S) || isa<ForStmt>(S) || isa<WhileStmt>(S) ||
+      isa<DoStmt>(S) || isa<SwitchStmt>(S) || isa<CallExpr>(S))
+    return false;
+  for (const Stmt *Child : S->children())
+    if (!straightLine(Child))
+      return false;
+  return true;
+}
+
+bool IssueCounter::predicated(const Stmt *S) {
+  return straightLine(S) && slots(S) <= C.PredicateMaxSlots;
+}
+
+bool IssueCounter::innerPredicated(const Stmt *S) {
+  return straightLine(S) && slots(S) <= C.InnerPredicateMaxSlots;
+}
+
+double IssueCounter::exprSlots(const Stmt *S) {
+  if (!S)
+    return 0;
+  const CostTable::IssueWeights &W = C.IssueSlots;
+  auto Children = [&](const Stmt *N) {
+    double Sum = 0;
+    for (const Stmt *Child : N->children())
+      Sum += exprSlots(Child);
+    return Sum;
+  };
+  auto IsMemory = [](const Expr *E) {
+    E = E->IgnoreParens();
+    if (isa<ArraySubscriptExpr>(E))
+      return true;
+    if (auto *U = dyn_cast<UnaryOperator>(E))
+      return U->getOpcode() == UO_Deref;
+    if (auto *M = dyn_cast<MemberExpr>(E))
+      return M->isArrow();
+    if (const VarDecl *V = refVar(E))
+      return V->getType()->isReferenceType() || V->hasGlobalStorage();
+    return false;
+  };
+  // The address of a memory operand, without the load itself.
+  auto Address = [&](const Expr *E) {
+    E = E->IgnoreParens();
+    if (auto *A = dyn_cast<ArraySubscriptExpr>(E))
+      return exprSlots(A->getBase()) + exprSlots(A->getIdx()) + W.Alu;
+    if (auto *U = dyn_cast<UnaryOperator>(E))
+      return exprSlots(U->getSubExpr());
+    if (auto *M = dyn_cast<MemberExpr>(E))
+      return exprSlots(M->getBase());
+    return 0.0;
+  };
+  if (auto *B = dyn_cast<BinaryOperator>(S)) {
+    const Expr *L = B->getLHS();
+    if (B->getOpcode() == BO_Assign) {
+      if (IsMemory(L))
+        return W.Store + Address(L) + exprSlots(B->getRHS());
+      return exprSlots(B->getRHS());
+    }
+    double Op = W.Alu;
+    switch (B->getOpcode()) {
+    case BO_Mul:
+    case BO_MulAssign:
+      Op = W.Mul;
+      break;
+    case BO_Div:
+    case BO_Rem:
+    case BO_DivAssign:
+    case BO_RemAssign:
+      Op = W.Div;
+      break;
+    case BO_LT:
+    case BO_GT:
+    case BO_LE:
+    case BO_GE:
+    case BO_EQ:
+    case BO_NE:
+    case BO_LAnd:
+    case BO_LOr:
+      Op = W.Compare;
+      break;
+    case BO_Comma:
+      Op = 0;
+      break;
+    default:
+      break;
+    }
+    if (B->isCompoundAssignmentOp()) {
+      if (IsMemory(L))
+        return W.Load + Op + W.Store + Address(L) + exprSlots(B->getRHS());
+      return Op + exprSlots(B->getRHS());
+    }
+    return Op + exprSlots(L) + exprSlots(B->getRHS());
+  }
+  if (auto *U = dyn_cast<UnaryOperator>(S)) {
+    if (U->isIncrementDecrementOp()) {
+      if (IsMemory(U->getSubExpr()))
+        return W.Load + W.Alu + W.Store + Address(U->getSubExpr());
+      return W.Alu;
+    }
+    if (U->getOpcode() == UO_Deref)
+      return exprSlots(U->getSubExpr()); // The load is the rvalue cast's.
+    if (U->getOpcode() == UO_AddrOf)
+      return Address(U->getSubExpr());
+    return W.Alu + exprSlots(U->getSubExpr());
+  }
+  if (auto *Cast = dyn_cast<ImplicitCastExpr>(S)) {
+    if (Cast->getCastKind() == CK_LValueToRValue &&
+        IsMemory(Cast->getSubExpr()))
+      return W.Load + Address(Cast->getSubExpr());
+  }
+  if (auto *Cast = dyn_cast<CastExpr>(S)) {
+    CastKind K = Cast->getCastKind();
+    double Own = (K == CK_IntegralToFloating || K == CK_FloatingToIntegral ||
+                  K == CK_FloatingCast)
+                     ? W.Convert
+                     : 0;
+    return Own + exprSlots(Cast->getSubExpr());
+  }
+  if (auto *A = dyn_cast<ArraySubscriptExpr>(S))
+    return Address(A); // An lvalue not read here (a reference argument).
+  if (isa<ConditionalOperator>(S))
+    return W.Select + Children(S);
+  if (auto *Call = dyn_cast<CallExpr>(S)) {
+    double Args = 0;
+    for (const Expr *Arg : Call->arguments())
+      Args += exprSlots(Arg);
+    const FunctionDecl *Callee = Call->getDirectCallee();
+    if (Callee && Callee->hasBody() && CallDepth < 3 &&
+        !Callee->getBuiltinID()) {
+      // A __device__ function: what its body issues (nvcc inlines it).
+      ++CallDepth;
+      double Body = slots(Callee->getBody());
+      --CallDepth;
+      return Args + Body;
+    }
+    return Args + W.Call;
+  }
+  std::string Obj, Comp;
+  if (auto *E = dyn_cast<Expr>(S))
+    if (builtinVar(E, Obj, Comp))
+      return 0;
+  return Children(S);
+}
+
+// --- Warps whose lanes disagree ----------------------------------------------
+
+WarpMix warpMixing(ASTContext &Ctx, const FunctionDecl *FD,
+                   const FunctionDecl *Instance, const IfStmt *If,
+                   unsigned Threads) {
+  WarpMix Out;
+  std::vector<const Stmt *> Path;
+  if (!FD->getBody() || !findPath(FD->getBody(), If, Path) || !Threads) {
+    Out.Basis = "the branch was not found";
+    return Out;
+  }
+  LaneEval Eval(Ctx, FD, Instance, Threads);
+  unsigned Warps = (Threads + 31) / 32;
+  // A few blocks: conditions on the global index depend on blockIdx.x.
+  const unsigned Blocks = 4;
+  double Mixed = 0, Total = 0;
+  size_t Budget = 1u << 22; // Lane evaluations.
+  bool Failed = false;
+  bool IgnoredGuard = false;
+  // Conditions of the ifs around the branch: (if, the side it is on).
+  std::vector<std::pair<const IfStmt *, bool>> Guards;
+  std::function<void(size_t)> Walk = [&](size_t I) {
+    if (Failed)
+      return;
+    const Stmt *S = Path[I];
+    if (S == If) {
+      for (unsigned W = 0; W < Warps * Blocks && !Failed; ++W) {
+        Eval.Block = W / Warps;
+        bool Seen[2] = {false, false};
+        bool Any = false;
+        for (unsigned L = 0; L < 32; ++L) {
+          unsigned Tid = (W % Warps) * 32 + L;
+          if (Tid >= Threads)
+            break;
+          if (Budget-- == 0) {
+            Failed = true;
+            Eval.Missing = "too many iterations to evaluate";
+            return;
+          }
+          Eval.Lane = Tid;
+          bool Active = true;
+          for (auto [G, Side] : Guards) {
+            auto V = Eval.eval(G->getCond());
+            if (!V) {
+              IgnoredGuard = true;
+              Eval.Missing.clear();
+              continue;
+            }
+            if ((*V != 0) != Side) {
+              Active = false;
+              break;
+            }
+          }
+          if (!Active)
+            continue;
+          auto V = Eval.eval(If->getCond());
+          if (!V) {
+            Failed = true;
+            return;
+          }
+          Any = true;
+          Seen[*V != 0] = true;
+        }
+        Eval.Lane = -1;
+        if (Any) {
+          Total += 1;
+          if (Seen[0] && Seen[1])
+            Mixed += 1;
+        }
+      }
+      return;
+    }
+    const Stmt *Next = Path[I + 1];
+    if (auto *F = dyn_cast<ForStmt>(S)) {
+      if (Next != F->getBody())
+        return Walk(I + 1); // Inside the header: not reached per iteration.
+      // A loop whose iterations cannot be listed leaves its variable
+      // unknown: a condition that reads it is then not evaluated.
+      std::optional<LoopShape> L = loopShape(F);
+      std::optional<int64_t> Init, Bound, By;
+      if (L) {
+        std::string Saved = Eval.Missing;
+        Init = Eval.eval(L->Init);
+        Bound = Eval.eval(L->Bound);
+        By = L->StepBy ? Eval.eval(L->StepBy) : 1;
+        Eval.Missing = Saved;
+      }
+      std::optional<std::vector<int64_t>> Values;
+      if (L && Init && Bound && By)
+        Values = iterate(*L, *Init, *Bound, *By, 1 << 16);
+      if (!Values) {
+        if (L)
+          Eval.Env.erase(L->Var);
+        return Walk(I + 1);
+      }
+      for (int64_t V : *Values) {
+        Eval.Env[L->Var] = V;
+        Walk(I + 1);
+        if (Failed)
+          return;
+      }
+      Eval.Env.erase(L->Var);
+      return;
+    }
+    if (isa<WhileStmt>(S) || isa<DoStmt>(S)) {
+      Failed = true;
+      Eval.Missing = "a `while` loop around it";
+      return;
+    }
+    if (auto *G = dyn_cast<IfStmt>(S)) {
+      if (Next == G->getThen() || Next == G->getElse()) {
+        Guards.push_back({G, Next == G->getThen()});
+        Walk(I + 1);
+        Guards.pop_back();
+        return;
+      }
+    }
+    Walk(I + 1);
+  };
+  Walk(0);
+  if (Failed || Total == 0) {
+    Out.Basis = Eval.Missing.empty() ? "no warp reaches it" : Eval.Missing;
+    return Out;
+  }
+  Out.Known = true;
+  Out.Fraction = Mixed / Total;
+  Out.Basis =
+      "evaluated lane by lane at " + std::to_string(Threads) +
+      " threads per block" +
+      (IgnoredGuard ? " (a data-dependent guard around it ignored)" : "");
+  return Out;
+}
+
+// --- Traffic ----------------------------------------------------------------
+
+namespace {
+
+struct TrafficWalker {
+  ASTContext &Ctx;
+  const CostTable &C;
+  double Memory = 0;
+  unsigned Global = 0, Constant = 0;
+  bool InLoop = false;
+
+  static bool isConstantMemory(const Expr *Base) {
+    const VarDecl *V = refVar(Base);
+    return V && V->hasAttr<CUDAConstantAttr>();
+  }
+  void walk(const Stmt *S) {
+    if (!S)
+      return;
+    if (isa<ForStmt>(S) || isa<WhileStmt>(S) || isa<DoStmt>(S)) {
+      bool Saved = InLoop;
+      InLoop = true;
+      for (const Stmt *Child : S->children())
+        walk(Child);
+      InLoop = Saved;
+      return;
+    }
+    if (auto *A = dyn_cast<ArraySubscriptExpr>(S)) {
+      const Expr *Base = A->getBase()->IgnoreParenImpCasts();
+      QualType T = A->getType();
+      double Bytes =
+          T->isIncompleteType() ? 4.0 : double(Ctx.getTypeSize(T) / 8);
+      if (isConstantMemory(Base)) {
+        // Indexed __constant__ loads serialise per distinct address; the
+        // index is assumed to differ per lane unless it is a constant.
+        if (!constantValue(Ctx, A->getIdx())) {
+          Memory += C.ConstantReplaySlots * 32;
+          ++Constant;
+        }
+      } else if (!InLoop && Base->getType()->isPointerType()) {
+        const VarDecl *V = refVar(Base);
+        bool Shared = V && V->hasAttr<CUDASharedAttr>();
+        if (!Shared) {
+          // One coalesced access per warp: 32 lanes of Bytes each.
+          Memory += C.SectorSlots * (32 * Bytes / 32);
+          ++Global;
+        }
+      }
+    }
+    for (const Stmt *Child : S->children())
+      walk(Child);
+  }
+};
+
+} // namespace
+
+TrafficEstimate kernelTraffic(ASTContext &Ctx, const FunctionDecl *FD,
+                              const CostTable &C) {
+  TrafficEstimate Out;
+  IssueCounter Counter(Ctx, C);
+  Out.Issue = Counter.slots(FD->getBody());
+  TrafficWalker W{Ctx, C};
+  W.walk(FD->getBody());
+  Out.Memory = W.Memory;
+  Out.Basis = std::to_string(W.Global) + " global access" +
+              (W.Global == 1 ? "" : "es") + " outside loops" +
+              (W.Constant ? ", " + std::to_string(W.Constant) +
+                                " indexed __constant__ load" +
+                                (W.Constant == 1 ? "" : "s")
+                          : "");
+  return Out;
+}
+
+const Stmt *enclosingLoopBody(const FunctionDecl *FD, const Stmt *S) {
+  std::vector<const Stmt *> Path;
+  if (!FD->getBody() || !findPath(FD->getBody(), S, Path))
+    return FD->getBody();
+  for (size_t I = Path.size(); I-- > 1;) {
+    const Stmt *P = Path[I - 1];
+    if (auto *F = dyn_cast<ForStmt>(P))
+      if (F->getBody() == Path[I])
+        return Path[I];
+    if (auto *W = dyn_cast<WhileStmt>(P))
+      if (W->getBody() == Path[I])
+        return Path[I];
+    if (auto *D = dyn_cast<DoStmt>(P))
+      if (D->getBody() == Path[I])
+        return Path[I];
+  }
+  return FD->getBody();
+}
+
+} // namespace warpwise
