@@ -279,7 +279,7 @@ public:
     QualType T = E->getType();
     if (T->isBooleanType())
       return *V != 0;
-    if (T->isIntegerType()) {
+    if (T->isIntegerType() && !T->isDependentType()) {
       unsigned Bits = Ctx.getTypeSize(T);
       if (Bits < 64) {
         uint64_t Mask = (uint64_t(1) << Bits) - 1;
@@ -872,8 +872,10 @@ struct TrafficWalker {
     if (auto *A = dyn_cast<ArraySubscriptExpr>(S)) {
       const Expr *Base = A->getBase()->IgnoreParenImpCasts();
       QualType T = A->getType();
-      double Bytes =
-          T->isIncompleteType() ? 4.0 : double(Ctx.getTypeSize(T) / 8);
+      double Bytes = T->isIncompleteType() || T->isDependentType() ||
+                             !T->isConstantSizeType()
+                         ? 4.0
+                         : double(Ctx.getTypeSize(T) / 8);
       if (isConstantMemory(Base)) {
         // Indexed __constant__ loads serialise per distinct address; the
         // index is assumed to differ per lane unless it is a constant.

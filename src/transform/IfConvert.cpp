@@ -105,6 +105,7 @@ bool isSwapFunction(const FunctionDecl *F) {
     if (To == T.getUnqualifiedType())
       return true;
     return To->isIntegerType() && T->isIntegerType() &&
+           !To->isDependentType() && !T->isDependentType() &&
            Ctx.getTypeSize(To) == Ctx.getTypeSize(T);
   };
   auto ValueOf = [&](const Expr *E, int &Out) {
