@@ -18,7 +18,8 @@
 
 namespace clang {
 class ASTContext;
-}
+class FunctionDecl;
+} // namespace clang
 
 namespace warpwise {
 
@@ -135,6 +136,11 @@ struct FileAnalysis {
 /// The block sizes to check an instance of \p K (mangled name \p Mangled,
 /// empty for a plain kernel) at: its own launches' when known, else every
 /// size the file launches \p K with.
+/// A kernel's name as ptxas reports it (a template instantiation's mangled
+/// name, a plain kernel's own when it is extern "C").
+std::string kernelSymbolName(clang::ASTContext &Ctx,
+                             const clang::FunctionDecl *FD);
+
 std::vector<unsigned> blockSizesFor(const FileAnalysis &A, const KernelInfo &K,
                                     const std::string &Mangled);
 

@@ -1,6 +1,8 @@
 //===- Divergence.cpp - Uniformity of values, branches and loops ----------===//
 #include "Divergence.h"
 
+#include "warpwise/AstQueries.h"
+
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
 #include "clang/AST/Expr.h"
@@ -394,26 +396,12 @@ void FunctionRun::assign(const Expr *Target, const Val &V, const Expr *Where) {
 
 Val FunctionRun::evalBuiltinVar(const Expr *E, bool &Matched) {
   Matched = false;
-  // threadIdx.x is a property reference on a builtin object in Clang's CUDA
-  // headers (and in our stub, which includes the same header).
-  const MSPropertyRefExpr *Prop = nullptr;
-  if (auto *PO = dyn_cast<PseudoObjectExpr>(E))
-    Prop = dyn_cast<MSPropertyRefExpr>(
-        PO->getSyntacticForm()->IgnoreParens());
-  else
-    Prop = dyn_cast<MSPropertyRefExpr>(E);
-  if (!Prop)
+  // Only the property reference itself: a cast around it is evaluated as a
+  // cast.
+  if (!isa<PseudoObjectExpr>(E) && !isa<MSPropertyRefExpr>(E))
     return Val();
-  const Expr *BaseE = Prop->getBaseExpr()->IgnoreParenImpCasts();
-  if (auto *OVE = dyn_cast<OpaqueValueExpr>(BaseE))
-    BaseE = OVE->getSourceExpr()->IgnoreParenImpCasts();
-  auto *Base = dyn_cast_or_null<DeclRefExpr>(BaseE);
-  if (!Base)
-    return Val();
-  std::string Obj = Base->getDecl()->getNameAsString();
-  std::string Comp = Prop->getPropertyDecl()->getNameAsString();
-  if (Obj != "threadIdx" && Obj != "blockIdx" && Obj != "blockDim" &&
-      Obj != "gridDim")
+  std::string Obj, Comp;
+  if (!builtinVariable(E, Obj, Comp))
     return Val();
   Matched = true;
   std::string Name = Obj + "." + Comp;

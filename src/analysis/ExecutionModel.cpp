@@ -1,5 +1,6 @@
 //===- ExecutionModel.cpp - Warp issue slots along executed paths ---------===//
 #include "warpwise/ExecutionModel.h"
+#include "warpwise/AstQueries.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
@@ -24,28 +25,6 @@ unsigned lineOf(ASTContext &Ctx, const Stmt *S) {
   return Ctx.getSourceManager().getExpansionLineNumber(S->getBeginLoc());
 }
 
-/// `threadIdx.x` and friends: the object ("threadIdx") and component ("x").
-bool builtinVar(const Expr *E, std::string &Obj, std::string &Comp) {
-  E = E->IgnoreParenImpCasts();
-  const MSPropertyRefExpr *Prop = nullptr;
-  if (auto *PO = dyn_cast<PseudoObjectExpr>(E))
-    Prop = dyn_cast<MSPropertyRefExpr>(PO->getSyntacticForm()->IgnoreParens());
-  else
-    Prop = dyn_cast<MSPropertyRefExpr>(E);
-  if (!Prop)
-    return false;
-  const Expr *BaseE = Prop->getBaseExpr()->IgnoreParenImpCasts();
-  if (auto *OVE = dyn_cast<OpaqueValueExpr>(BaseE))
-    BaseE = OVE->getSourceExpr()->IgnoreParenImpCasts();
-  auto *Base = dyn_cast_or_null<DeclRefExpr>(BaseE);
-  if (!Base)
-    return false;
-  Obj = Base->getDecl()->getNameAsString();
-  Comp = Prop->getPropertyDecl()->getNameAsString();
-  return Obj == "threadIdx" || Obj == "blockIdx" || Obj == "blockDim" ||
-         Obj == "gridDim";
-}
-
 std::optional<int64_t> constantValue(ASTContext &Ctx, const Expr *E) {
   if (!E || E->isValueDependent() || E->isTypeDependent() ||
       !E->getType()->isIntegralOrEnumerationType())
@@ -54,12 +33,6 @@ std::optional<int64_t> constantValue(ASTContext &Ctx, const Expr *E) {
   if (E->EvaluateAsInt(R, Ctx))
     return R.Val.getInt().getExtValue();
   return std::nullopt;
-}
-
-const VarDecl *refVar(const Expr *E) {
-  if (auto *R = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts()))
-    return dyn_cast<VarDecl>(R->getDecl());
-  return nullptr;
 }
 
 /// A `for` loop of the form `for (v = a; v OP b; v STEP c)`.
@@ -83,9 +56,9 @@ std::optional<LoopShape> loopShape(const ForStmt *F) {
     L.Var = V;
     L.Init = V->getInit();
   } else if (auto *BO = dyn_cast_or_null<BinaryOperator>(F->getInit())) {
-    if (BO->getOpcode() != BO_Assign || !refVar(BO->getLHS()))
+    if (BO->getOpcode() != BO_Assign || !referencedVar(BO->getLHS()))
       return std::nullopt;
-    L.Var = refVar(BO->getLHS());
+    L.Var = referencedVar(BO->getLHS());
     L.Init = BO->getRHS();
   } else {
     return std::nullopt;
@@ -95,9 +68,9 @@ std::optional<LoopShape> loopShape(const ForStmt *F) {
   if (!C || !C->isComparisonOp() || C->getOpcode() == BO_EQ)
     return std::nullopt;
   L.Cmp = C->getOpcode();
-  if (refVar(C->getLHS()) == L.Var) {
+  if (referencedVar(C->getLHS()) == L.Var) {
     L.Bound = C->getRHS();
-  } else if (refVar(C->getRHS()) == L.Var) {
+  } else if (referencedVar(C->getRHS()) == L.Var) {
     L.Bound = C->getLHS();
     L.VarOnLeft = false;
   } else {
@@ -105,11 +78,11 @@ std::optional<LoopShape> loopShape(const ForStmt *F) {
   }
   const Expr *Inc = F->getInc() ? F->getInc()->IgnoreParenImpCasts() : nullptr;
   if (auto *U = dyn_cast_or_null<UnaryOperator>(Inc)) {
-    if (refVar(U->getSubExpr()) != L.Var || !U->isIncrementDecrementOp())
+    if (referencedVar(U->getSubExpr()) != L.Var || !U->isIncrementDecrementOp())
       return std::nullopt;
     L.Step = U->isIncrementOp() ? BO_AddAssign : BO_SubAssign;
   } else if (auto *B = dyn_cast_or_null<BinaryOperator>(Inc)) {
-    if (refVar(B->getLHS()) != L.Var)
+    if (referencedVar(B->getLHS()) != L.Var)
       return std::nullopt;
     switch (B->getOpcode()) {
     case BO_AddAssign:
@@ -124,7 +97,7 @@ std::optional<LoopShape> loopShape(const ForStmt *F) {
     case BO_Assign: {
       // v = v + c and the like.
       auto *R = dyn_cast<BinaryOperator>(B->getRHS()->IgnoreParenImpCasts());
-      if (!R || refVar(R->getLHS()) != L.Var)
+      if (!R || referencedVar(R->getLHS()) != L.Var)
         return std::nullopt;
       switch (R->getOpcode()) {
       case BO_Add:
@@ -215,54 +188,13 @@ std::optional<std::vector<int64_t>> iterate(const LoopShape &L, int64_t Init,
   return Out;
 }
 
-/// Variables written anywhere in \p S (assignments, ++/--, &v, passed to a
-/// reference parameter).
-void collectWritten(const Stmt *S, std::set<const VarDecl *> &Out) {
-  if (!S)
-    return;
-  if (auto *B = dyn_cast<BinaryOperator>(S)) {
-    if (B->isAssignmentOp())
-      if (const VarDecl *V = refVar(B->getLHS()))
-        Out.insert(V);
-  } else if (auto *U = dyn_cast<UnaryOperator>(S)) {
-    if (U->isIncrementDecrementOp() || U->getOpcode() == UO_AddrOf)
-      if (const VarDecl *V = refVar(U->getSubExpr()))
-        Out.insert(V);
-  } else if (auto *C = dyn_cast<CallExpr>(S)) {
-    const FunctionDecl *Callee = C->getDirectCallee();
-    for (unsigned I = 0; I < C->getNumArgs(); ++I) {
-      bool ByRef = !Callee || I >= Callee->getNumParams() ||
-                   Callee->getParamDecl(I)->getType()->isReferenceType();
-      if (ByRef)
-        if (const VarDecl *V = refVar(C->getArg(I)))
-          Out.insert(V);
-    }
-  }
-  for (const Stmt *Child : S->children())
-    collectWritten(Child, Out);
-}
-
-bool findPath(const Stmt *S, const Stmt *Target,
-              std::vector<const Stmt *> &Path) {
-  if (!S)
-    return false;
-  Path.push_back(S);
-  if (S == Target)
-    return true;
-  for (const Stmt *Child : S->children())
-    if (findPath(Child, Target, Path))
-      return true;
-  Path.pop_back();
-  return false;
-}
-
 /// Lane-by-lane evaluation of integer expressions.
 class LaneEval {
 public:
   LaneEval(ASTContext &Ctx, const FunctionDecl *FD,
            const FunctionDecl *Instance, unsigned Threads)
       : Ctx(Ctx), Instance(Instance), Threads(Threads) {
-    collectWritten(FD->getBody(), Written);
+    Written = writtenVariables(FD->getBody());
   }
   std::map<const VarDecl *, int64_t> Env;
   int64_t Lane = -1;   ///< threadIdx.x; -1 while evaluating uniform values.
@@ -301,7 +233,7 @@ private:
   std::optional<int64_t> evalRaw(const Expr *E, unsigned Depth) {
     E = E->IgnoreParens();
     std::string Obj, Comp;
-    if (builtinVar(E, Obj, Comp)) {
+    if (builtinVariable(E, Obj, Comp)) {
       if (Obj == "threadIdx" && Comp == "x") {
         if (Lane < 0)
           return fail("`threadIdx.x`");
@@ -474,7 +406,7 @@ TripCount IssueCounter::trips(const ForStmt *F) {
   auto Value = [&](const Expr *E) -> std::optional<double> {
     if (auto K = constantValue(Ctx, E))
       return double(*K);
-    if (const VarDecl *V = refVar(E)) {
+    if (const VarDecl *V = referencedVar(E)) {
       auto It = MeanOf.find(V);
       if (It != MeanOf.end()) {
         if (!ConstantVars.count(V))
@@ -564,24 +496,12 @@ double IssueCounter::slots(const Stmt *S) {
   return Sum;
 }
 
-static bool straightLine(const Stmt *S) {
-  if (!S)
-    return true;
-  if (isa<IfStmt>(S) || isa<ForStmt>(S) || isa<WhileStmt>(S) ||
-      isa<DoStmt>(S) || isa<SwitchStmt>(S) || isa<CallExpr>(S))
-    return false;
-  for (const Stmt *Child : S->children())
-    if (!straightLine(Child))
-      return false;
-  return true;
-}
-
 bool IssueCounter::predicated(const Stmt *S) {
-  return straightLine(S) && slots(S) <= C.PredicateMaxSlots;
+  return isStraightLine(S) && slots(S) <= C.PredicateMaxSlots;
 }
 
 bool IssueCounter::innerPredicated(const Stmt *S) {
-  return straightLine(S) && slots(S) <= C.InnerPredicateMaxSlots;
+  return isStraightLine(S) && slots(S) <= C.InnerPredicateMaxSlots;
 }
 
 double IssueCounter::exprSlots(const Stmt *S) {
@@ -602,7 +522,7 @@ double IssueCounter::exprSlots(const Stmt *S) {
       return U->getOpcode() == UO_Deref;
     if (auto *M = dyn_cast<MemberExpr>(E))
       return M->isArrow();
-    if (const VarDecl *V = refVar(E))
+    if (const VarDecl *V = referencedVar(E))
       return V->getType()->isReferenceType() || V->hasGlobalStorage();
     return false;
   };
@@ -705,7 +625,7 @@ double IssueCounter::exprSlots(const Stmt *S) {
   }
   std::string Obj, Comp;
   if (auto *E = dyn_cast<Expr>(S))
-    if (builtinVar(E, Obj, Comp))
+    if (builtinVariable(E, Obj, Comp))
       return 0;
   return Children(S);
 }
@@ -716,8 +636,8 @@ WarpMix warpMixing(ASTContext &Ctx, const FunctionDecl *FD,
                    const FunctionDecl *Instance, const IfStmt *If,
                    unsigned Threads) {
   WarpMix Out;
-  std::vector<const Stmt *> Path;
-  if (!FD->getBody() || !findPath(FD->getBody(), If, Path) || !Threads) {
+  std::vector<const Stmt *> Path = pathTo(FD->getBody(), If);
+  if (Path.empty() || !Threads) {
     Out.Basis = "the branch was not found";
     return Out;
   }
@@ -855,7 +775,7 @@ struct TrafficWalker {
   bool InLoop = false;
 
   static bool isConstantMemory(const Expr *Base) {
-    const VarDecl *V = refVar(Base);
+    const VarDecl *V = referencedVar(Base);
     return V && V->hasAttr<CUDAConstantAttr>();
   }
   void walk(const Stmt *S) {
@@ -884,7 +804,7 @@ struct TrafficWalker {
           ++Constant;
         }
       } else if (!InLoop && Base->getType()->isPointerType()) {
-        const VarDecl *V = refVar(Base);
+        const VarDecl *V = referencedVar(Base);
         bool Shared = V && V->hasAttr<CUDASharedAttr>();
         if (!Shared) {
           // One coalesced access per warp: 32 lanes of Bytes each.
@@ -918,8 +838,8 @@ TrafficEstimate kernelTraffic(ASTContext &Ctx, const FunctionDecl *FD,
 }
 
 const Stmt *enclosingLoopBody(const FunctionDecl *FD, const Stmt *S) {
-  std::vector<const Stmt *> Path;
-  if (!FD->getBody() || !findPath(FD->getBody(), S, Path))
+  std::vector<const Stmt *> Path = pathTo(FD->getBody(), S);
+  if (Path.empty())
     return FD->getBody();
   for (size_t I = Path.size(); I-- > 1;) {
     const Stmt *P = Path[I - 1];

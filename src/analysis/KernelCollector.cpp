@@ -459,6 +459,11 @@ std::vector<unsigned> launchBlockSizes(const FileAnalysis &A,
   return Sizes;
 }
 
+std::string kernelSymbolName(ASTContext &Ctx, const FunctionDecl *FD) {
+  std::unique_ptr<MangleContext> Mangler(Ctx.createMangleContext());
+  return kernelMangledName(*Mangler, FD);
+}
+
 std::vector<unsigned> blockSizesFor(const FileAnalysis &A, const KernelInfo &K,
                                     const std::string &Mangled) {
   if (K.BlockSizeForced)

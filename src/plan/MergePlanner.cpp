@@ -22,8 +22,6 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"
 #include "clang/AST/DeclTemplate.h"
-#include "clang/AST/GlobalDecl.h"
-#include "clang/AST/Mangle.h"
 #include "clang/AST/Stmt.h"
 
 #include <algorithm>
@@ -41,17 +39,6 @@ struct Prediction {
   std::string Text; ///< For the remark.
   bool MemoryBound = false;
 };
-
-std::string mangledKernel(clang::ASTContext &Ctx,
-                          const clang::FunctionDecl *FD) {
-  std::unique_ptr<clang::MangleContext> M(Ctx.createMangleContext());
-  if (!M->shouldMangleDeclName(FD))
-    return FD->getNameAsString();
-  std::string Name;
-  llvm::raw_string_ostream OS(Name);
-  M->mangleName(clang::GlobalDecl(FD, clang::KernelReferenceKind::Kernel), OS);
-  return OS.str();
-}
 
 } // namespace
 
@@ -104,7 +91,7 @@ static Prediction predictMerge(TransformContext &TC, const MergeCandidate &C,
     std::string Name = C.FD->getNameAsString();
     if (Own) {
       Sizes = blockSizesFor(TC.Analysis, *Own,
-                            Inst ? mangledKernel(TC.Ctx, Inst) : "");
+                            Inst ? kernelSymbolName(TC.Ctx, Inst) : "");
     } else {
       for (const KernelInfo *KI : Kernels)
         for (unsigned T : blockSizesFor(TC.Analysis, *KI, ""))

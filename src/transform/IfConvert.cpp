@@ -2,6 +2,7 @@
 #include "IfConvert.h"
 #include "SideEffects.h"
 
+#include "warpwise/AstQueries.h"
 #include "warpwise/ExecutionModel.h"
 
 #include "clang/AST/ASTContext.h"
@@ -35,18 +36,12 @@ bool memoryLValue(const Expr *E) {
   return false;
 }
 
-const VarDecl *refVar(const Expr *E) {
-  if (auto *R = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts()))
-    return dyn_cast<VarDecl>(R->getDecl());
-  return nullptr;
-}
-
 /// The variables an expression reads (for "not changed in between").
 void varsOf(const Stmt *S, std::set<const VarDecl *> &Out) {
   if (!S)
     return;
   if (auto *E = dyn_cast<Expr>(S))
-    if (const VarDecl *V = refVar(E))
+    if (const VarDecl *V = referencedVar(E))
       Out.insert(V);
   for (const Stmt *Child : S->children())
     varsOf(Child, Out);
@@ -120,7 +115,7 @@ bool isSwapFunction(const FunctionDecl *F) {
       }
       break;
     }
-    const VarDecl *V = refVar(Cur);
+    const VarDecl *V = referencedVar(Cur);
     auto It = V ? Val.find(V) : Val.end();
     if (It == Val.end())
       return false;
@@ -141,10 +136,10 @@ bool isSwapFunction(const FunctionDecl *F) {
     }
     auto *B = dyn_cast<BinaryOperator>(S);
     int X;
-    if (!B || B->getOpcode() != BO_Assign || !refVar(B->getLHS()) ||
-        !Val.count(refVar(B->getLHS())) || !ValueOf(B->getRHS(), X))
+    if (!B || B->getOpcode() != BO_Assign || !referencedVar(B->getLHS()) ||
+        !Val.count(referencedVar(B->getLHS())) || !ValueOf(B->getRHS(), X))
       return false;
-    Val[refVar(B->getLHS())] = X;
+    Val[referencedVar(B->getLHS())] = X;
   }
   return Val[P[0]] == 1 && Val[P[1]] == 0;
 }
@@ -334,20 +329,8 @@ bool Speculator::readBefore(const IfStmt *If,
                             std::string &Where) {
   // The parent, found in the function's own body: Clang's parent map does
   // not cover the statements of a template's pattern.
-  std::vector<const Stmt *> Path;
-  std::function<bool(const Stmt *)> Find = [&](const Stmt *S) {
-    if (!S)
-      return false;
-    Path.push_back(S);
-    if (S == If)
-      return true;
-    for (const Stmt *Child : S->children())
-      if (Find(Child))
-        return true;
-    Path.pop_back();
-    return false;
-  };
-  if (!Find(FD->getBody()) || Path.size() < 2)
+  std::vector<const Stmt *> Path = pathTo(FD->getBody(), If);
+  if (Path.size() < 2)
     return false;
   auto *CS = dyn_cast<CompoundStmt>(Path[Path.size() - 2]);
   if (!CS)
@@ -431,21 +414,8 @@ bool Speculator::readBefore(const IfStmt *If,
         if (auto *V = dyn_cast<VarDecl>(D))
           Changed.insert(V);
     }
-    std::function<void(const Stmt *)> Writes = [&](const Stmt *N) {
-      if (!N)
-        return;
-      if (auto *B = dyn_cast<BinaryOperator>(N))
-        if (B->isAssignmentOp())
-          if (const VarDecl *V = refVar(B->getLHS()))
-            Changed.insert(V);
-      if (auto *U = dyn_cast<UnaryOperator>(N))
-        if (U->isIncrementDecrementOp() || U->getOpcode() == UO_AddrOf)
-          if (const VarDecl *V = refVar(U->getSubExpr()))
-            Changed.insert(V);
-      for (const Stmt *Child : N->children())
-        Writes(Child);
-    };
-    Writes(S);
+    for (const VarDecl *V : writtenVariables(S))
+      Changed.insert(V);
   }
   return true;
 }
@@ -502,26 +472,7 @@ SpeculationOutcome Speculator::run(const IfStmt *If) {
   };
   std::vector<llvm::FoldingSetNodeID> Before;
   std::string BeforeWhere;
-  std::function<void(const Stmt *)> Written = [&](const Stmt *N) {
-    if (!N)
-      return;
-    if (auto *B = dyn_cast<BinaryOperator>(N))
-      if (B->isAssignmentOp())
-        if (const VarDecl *V = refVar(B->getLHS()))
-          WrittenInFunction.insert(V);
-    if (auto *U = dyn_cast<UnaryOperator>(N))
-      if (U->isIncrementDecrementOp() || U->getOpcode() == UO_AddrOf)
-        if (const VarDecl *V = refVar(U->getSubExpr()))
-          WrittenInFunction.insert(V);
-    if (auto *Call = dyn_cast<CallExpr>(N))
-      for (const Expr *Arg : Call->arguments())
-        if (const VarDecl *V = refVar(Arg))
-          if (!Arg->isPRValue() || isa<DeclRefExpr>(Arg->IgnoreParens()))
-            WrittenInFunction.insert(V);
-    for (const Stmt *Child : N->children())
-      Written(Child);
-  };
-  Written(FD->getBody());
+  WrittenInFunction = writtenVariables(FD->getBody());
   readBefore(If, Before, BeforeWhere);
   bool AllOnPaths = true, AnyBefore = false;
   auto Proven = [&](const llvm::FoldingSetNodeID &ID, bool Count) {

@@ -3,6 +3,7 @@
 #include "SideEffects.h"
 #include "SourceText.h"
 
+#include "warpwise/AstQueries.h"
 #include "warpwise/ExecutionModel.h"
 
 #include "clang/AST/ASTContext.h"
@@ -244,18 +245,6 @@ bool Merger::scanSide(const Stmt *S, Side Sd, std::string &Why) {
 // --- Costs
 // ---------------------------------------------------------------------
 
-static bool hasControlFlowOrCall(const Stmt *S) {
-  if (!S)
-    return false;
-  if (isa<IfStmt>(S) || isa<ForStmt>(S) || isa<WhileStmt>(S) ||
-      isa<DoStmt>(S) || isa<SwitchStmt>(S) || isa<CallExpr>(S))
-    return true;
-  for (const Stmt *Child : S->children())
-    if (hasControlFlowOrCall(Child))
-      return true;
-  return false;
-}
-
 double Merger::cost(const Stmt *S) const {
   if (!S)
     return 0;
@@ -322,12 +311,6 @@ double Merger::cost(const Stmt *S) const {
 
 // --- Matching
 // ------------------------------------------------------------------
-
-const VarDecl *refVar(const Expr *E) {
-  if (auto *R = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts()))
-    return dyn_cast<VarDecl>(R->getDecl());
-  return nullptr;
-}
 
 bool Merger::sameVar(const Expr *A, const Expr *B) const {
   auto *RA = dyn_cast<DeclRefExpr>(A);
@@ -399,7 +382,7 @@ bool Merger::matchExpr(const Expr *A, const Expr *B, Selects &Sel,
     if (sameVar(A, B))
       return true;
     if (Optimistic) {
-      const VarDecl *VA = refVar(A), *VB = refVar(B);
+      const VarDecl *VA = referencedVar(A), *VB = referencedVar(B);
       if (VA && VB && Local[SideA].count(VA) && Local[SideB].count(VB) &&
           !Partner.count(VA) && !Partner.count(VB))
         return true; // They may still be paired.
@@ -1060,7 +1043,7 @@ bool Merger::renderGuarded(const std::vector<const Stmt *> &Run, Side Sd,
   bool Straight = true;
   for (const Stmt *S : Run) {
     RunSlots += Counter.slots(S);
-    Straight = Straight && isa<Expr>(S) && !hasControlFlowOrCall(S);
+    Straight = Straight && isa<Expr>(S) && isStraightLine(S);
   }
   (Sd == SideA ? Out.AfterGuardedA : Out.AfterGuardedB) += Mult * RunSlots;
   // nvcc predicates a short straight-line run instead of branching.
@@ -1245,9 +1228,6 @@ MergeOutcome Merger::run(const IfStmt *If) {
   }
   Out.Total = cost(Then) + cost(Else);
   Out.IssueCond = Counter.exprSlots(If->getCond());
-  Out.IssueThen = Counter.slots(Then);
-  Out.IssueElse = Counter.slots(Else);
-  Out.SidesPredicated = Counter.predicated(Then) && Counter.predicated(Else);
   unsigned Line = SM.getExpansionLineNumber(If->getBeginLoc());
   Cond = fresh("ww_cond_" + std::to_string(Line));
   unsigned Col = SM.getExpansionColumnNumber(If->getBeginLoc());

@@ -44,17 +44,14 @@ struct MergeOutcome {
 
   // The execution model's view (issue #14), in warp issue slots with loops
   // weighted by their trips; see warpwise/ExecutionModel.h.
-  double IssueCond = 0;                ///< The condition, evaluated once.
-  double IssueThen = 0, IssueElse = 0; ///< Each side as written.
-  double AfterShared = 0;              ///< Merged statements and their selects.
+  double IssueCond = 0;   ///< The condition, evaluated once.
+  double AfterShared = 0; ///< Merged statements and their selects.
   double AfterGuardedA = 0, AfterGuardedB = 0; ///< Statements under guards.
   double AfterGuards = 0;                      ///< Guard executions.
   double AfterLoopIterations = 0; ///< Iterations of merged loops not unrolled.
   /// Merged loops that nvcc unrolled before and no longer can (their bounds
   /// became selects).
   unsigned LostUnrolling = 0;
-  /// Both sides are short straight-line code that nvcc predicates.
-  bool SidesPredicated = false;
   std::vector<std::string> Assumptions;
 };
 
