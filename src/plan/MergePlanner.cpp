@@ -286,13 +286,13 @@ Decision planMerge(TransformContext &TC, const MergeCandidate &C,
   if (CanBranchFree) {
     Prediction PB =
         predictMerge(TC, C, M, Kernels, BF->Issue, BF->Issue, "branch-free");
-    if (!CanMerge || PB.MemoryBound ||
-        (PB.Worst > P.Worst + 1e-9 ||
-         (PB.Worst >= P.Worst - 1e-9 && PB.Best > P.Best + 1e-9))) {
-      UseBranchFree = !PB.MemoryBound || !CanMerge;
-      if (UseBranchFree)
-        P = PB;
-    }
+    // The better worst case, then the better best case. (Whether the kernel
+    // is memory-bound does not depend on the form.)
+    const double Eps = 1e-9;
+    UseBranchFree = !CanMerge || PB.Worst > P.Worst + Eps ||
+                    (PB.Worst >= P.Worst - Eps && PB.Best > P.Best + Eps);
+    if (UseBranchFree)
+      P = PB;
     if (PB.Text != Models)
       Models += std::string(Models.empty() ? "" : "; ") + PB.Text;
   }
