@@ -15,7 +15,13 @@ built to offer warpwise candidates for one or more transformations:
   split     a top-level if-else with one light and one heavy arm, launched
             with side-effecting launch arguments now and then;
   block     __shared__ staging with __syncthreads, warp shuffles, ballots and
-            int atomics at convergent points, around a divergent branch.
+            int atomics at convergent points, around a divergent branch;
+  exchange  bitonic compare-exchange steps in __shared__ memory (seed 004's
+            figure 1): loads inside the direction branch with a __device__
+            swap, loads hoisted with two stores, or one store per side, so
+            that melding and its branch-free form (speculated stores) apply.
+            Drawn from a second generator, so the other kernels of a seed
+            are the same with or without it.
 
 Each kernel has a plain C++ host reference (the per-thread code is the kernel
 text with device-only names mapped to host ones). The program compares the
@@ -802,7 +808,77 @@ class Gen:
                                   'fission', 'split', 'split', 'block']))
         for j, f in enumerate(fams):
             self.kernels.append(getattr(self, {'block': 'blockk'}.get(f, f))(j))
+        extra = random.Random(self.seed * 7919 + 17)
+        if extra.random() < 0.5:
+            self.kernels.append(self.exchange(len(fams), extra))
         return self.program()
+
+    def exchange(self, idx, r):
+        k = Kernel('k%d_exchange' % idx)
+        k.families.append('exchange')
+        block = r.choice([32, 64, 128])
+        grid = r.randint(2, 3)
+        n = grid * block
+        k.grid, k.block = grid, block
+        ty = r.choice(['int', 'float'])
+        variant = r.choice(['inside', 'hoisted', 'one-store'])
+        kmax = r.choice([v for v in (8, 16, 32, 64, 128) if v <= block])
+        k0 = r.choice([2, 4])
+        data = Buf(k.name + '_data', ty, n,
+                   'rand' if ty == 'float' else 'mask', True)
+        k.bufs.append(data)
+        k.params.append('%s *data' % ty)
+        k.args.append(('buf', data.name, 0))
+        S = 'FZ_X%d' % idx
+        k.defines = ['#define %s %d' % (S, block),
+                     '__device__ inline void fz_swap%d(%s &a, %s &b) {' % (idx, ty, ty),
+                     '  %s c = a;' % ty, '  a = b;', '  b = c;', '}']
+        B = k.body
+        B.append('__shared__ %s s[%s];' % (ty, S))
+        B.append('unsigned t = threadIdx.x;')
+        B.append('s[t] = data[blockIdx.x * %s + t];' % S)
+        B.append('__syncthreads();')
+        B.append('for (unsigned k = %d; k <= %d; k *= 2) {' % (k0, kmax))
+        B.append('  for (unsigned j = k / 2; j > 0; j /= 2) {')
+        B.append('    unsigned p = t ^ j;')
+        B.append('    if (p > t) {')
+        if variant == 'inside':
+            B += ['      if ((t & k) == 0) {',
+                  '        if (s[p] < s[t])',
+                  '          fz_swap%d(s[t], s[p]);' % idx,
+                  '      } else {',
+                  '        if (s[p] > s[t])',
+                  '          fz_swap%d(s[t], s[p]);' % idx,
+                  '      }']
+        else:
+            second = ['          s[p] = a;'] if variant == 'hoisted' else []
+            B += ['      %s a = s[t];' % ty, '      %s b = s[p];' % ty,
+                  '      if ((t & k) == 0) {', '        if (b < a) {',
+                  '          s[t] = b;'] + second + \
+                 ['        }', '      } else {', '        if (b > a) {',
+                  '          s[t] = b;'] + second + ['        }', '      }']
+        B += ['    }', '    __syncthreads();', '  }', '}',
+              'data[blockIdx.x * %s + t] = s[t];' % S]
+        # The reference: the same steps, one block at a time (the pairs of a
+        # step are disjoint, so their order does not matter).
+        hl = ['static void ref_%s(%s *data, int fz_grid, int fz_block) {' % (k.name, ty),
+              '  for (int bx = 0; bx < fz_grid; ++bx) {',
+              '    %s *s = data + bx * %s;' % (ty, S),
+              '    for (unsigned k = %d; k <= %d; k *= 2)' % (k0, kmax),
+              '      for (unsigned j = k / 2; j > 0; j /= 2)',
+              '        for (unsigned t = 0; t < %s; ++t) {' % S,
+              '          unsigned p = t ^ j;',
+              '          if (p <= t)',
+              '            continue;',
+              '          %s a = s[t], b = s[p];' % ty,
+              '          if ((t & k) == 0 ? b < a : b > a) {',
+              '            s[t] = b;']
+        if variant != 'one-store':
+            hl.append('            s[p] = a;')
+        hl += ['          }', '        }', '  }', '}']
+        k.ref = '\n'.join(hl)
+        k.grid_expr = str(grid)
+        return k
 
     def helpers(self):
         dev, both = [], []

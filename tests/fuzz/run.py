@@ -54,6 +54,8 @@ MODES = {
                       '--split-form', 'compact'],
     'split-adaptive': ['--force-transforms', '--transforms', 'split',
                        '--split-form', 'adaptive'],
+    'meld-branch-free': ['--force-transforms', '--transforms', 'meld',
+                         '--meld-form', 'branch-free'],
 }
 CLASSES = ['crash', 'refused', 'generator', 'nvcc', 'idempotence', 'cpu',
            'setup']
