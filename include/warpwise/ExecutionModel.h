@@ -90,6 +90,21 @@ WarpMix warpMixing(clang::ASTContext &Ctx, const clang::FunctionDecl *FD,
                    const clang::FunctionDecl *Instance, const clang::IfStmt *If,
                    unsigned Threads);
 
+/// What packing the threads that pass a guard onto the lowest threads of
+/// the block would change (thread reallocation): warp-executions over the
+/// iteration space of the loops around \p If, for blocks of \p Threads.
+struct GuardPacking {
+  bool Known = false;
+  double Reached = 0; ///< Warps with a lane that reaches the guard.
+  double Active = 0;  ///< Warps with a lane that passes it, as written.
+  double Mixed = 0;   ///< Warps whose lanes disagree on it, as written.
+  double Packed = 0;  ///< Warps with such a lane once the lanes are packed.
+  std::string Basis;
+};
+GuardPacking guardPacking(clang::ASTContext &Ctx, const clang::FunctionDecl *FD,
+                          const clang::FunctionDecl *Instance,
+                          const clang::IfStmt *If, unsigned Threads);
+
 /// Issue against DRAM / constant-cache traffic of a kernel, in slots per
 /// warp; only meaningful for code outside loops of unknown length.
 struct TrafficEstimate {

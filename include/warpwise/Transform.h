@@ -89,6 +89,9 @@ struct TransformContext {
   /// and the branch-free form), "merged" or "branch-free".
   std::string MeldForm = "auto";
   const SourceScope *Scope = nullptr;
+  /// The edits earlier transformations made to this translation unit: a
+  /// later one measures its candidate on top of them.
+  std::vector<clang::tooling::Replacement> Applied = {};
 
   /// The normalised absolute path of the file \p Loc's expansion is in:
   /// what every Replacement of an edit there is keyed by.

@@ -632,38 +632,47 @@ double IssueCounter::exprSlots(const Stmt *S) {
 
 // --- Warps whose lanes disagree ----------------------------------------------
 
-WarpMix warpMixing(ASTContext &Ctx, const FunctionDecl *FD,
-                   const FunctionDecl *Instance, const IfStmt *If,
-                   unsigned Threads) {
-  WarpMix Out;
+namespace {
+
+/// What evaluating a branch's condition lane by lane found.
+struct ReachWalk {
+  bool Failed = false;
+  bool IgnoredGuard = false;
+  std::string Missing;
+};
+
+/// Evaluates \p If's condition for every thread of the first few blocks of
+/// \p Threads threads, over the iteration space of the loops around it and
+/// under the conditions of the ifs around it; calls \p OnReach once per
+/// block and iteration with the value per thread: -1 where the thread does
+/// not reach the branch, else the condition's truth.
+ReachWalk
+forEachReach(ASTContext &Ctx, const FunctionDecl *FD,
+             const FunctionDecl *Instance, const IfStmt *If, unsigned Threads,
+             const std::function<void(const std::vector<int> &)> &OnReach) {
+  ReachWalk Out;
   std::vector<const Stmt *> Path = pathTo(FD->getBody(), If);
   if (Path.empty() || !Threads) {
-    Out.Basis = "the branch was not found";
+    Out.Failed = true;
+    Out.Missing = "the branch was not found";
     return Out;
   }
   LaneEval Eval(Ctx, FD, Instance, Threads);
-  unsigned Warps = (Threads + 31) / 32;
   // A few blocks: conditions on the global index depend on blockIdx.x.
   const unsigned Blocks = 4;
-  double Mixed = 0, Total = 0;
   size_t Budget = 1u << 22; // Lane evaluations.
   bool Failed = false;
-  bool IgnoredGuard = false;
   // Conditions of the ifs around the branch: (if, the side it is on).
   std::vector<std::pair<const IfStmt *, bool>> Guards;
+  std::vector<int> Values(Threads);
   std::function<void(size_t)> Walk = [&](size_t I) {
     if (Failed)
       return;
     const Stmt *S = Path[I];
     if (S == If) {
-      for (unsigned W = 0; W < Warps * Blocks && !Failed; ++W) {
-        Eval.Block = W / Warps;
-        bool Seen[2] = {false, false};
-        bool Any = false;
-        for (unsigned L = 0; L < 32; ++L) {
-          unsigned Tid = (W % Warps) * 32 + L;
-          if (Tid >= Threads)
-            break;
+      for (unsigned B = 0; B < Blocks && !Failed; ++B) {
+        Eval.Block = B;
+        for (unsigned Tid = 0; Tid < Threads; ++Tid) {
           if (Budget-- == 0) {
             Failed = true;
             Eval.Missing = "too many iterations to evaluate";
@@ -674,7 +683,7 @@ WarpMix warpMixing(ASTContext &Ctx, const FunctionDecl *FD,
           for (auto [G, Side] : Guards) {
             auto V = Eval.eval(G->getCond());
             if (!V) {
-              IgnoredGuard = true;
+              Out.IgnoredGuard = true;
               Eval.Missing.clear();
               continue;
             }
@@ -683,6 +692,7 @@ WarpMix warpMixing(ASTContext &Ctx, const FunctionDecl *FD,
               break;
             }
           }
+          Values[Tid] = -1;
           if (!Active)
             continue;
           auto V = Eval.eval(If->getCond());
@@ -690,15 +700,10 @@ WarpMix warpMixing(ASTContext &Ctx, const FunctionDecl *FD,
             Failed = true;
             return;
           }
-          Any = true;
-          Seen[*V != 0] = true;
+          Values[Tid] = *V != 0;
         }
         Eval.Lane = -1;
-        if (Any) {
-          Total += 1;
-          if (Seen[0] && Seen[1])
-            Mixed += 1;
-        }
+        OnReach(Values);
       }
       return;
     }
@@ -750,8 +755,34 @@ WarpMix warpMixing(ASTContext &Ctx, const FunctionDecl *FD,
     Walk(I + 1);
   };
   Walk(0);
-  if (Failed || Total == 0) {
-    Out.Basis = Eval.Missing.empty() ? "no warp reaches it" : Eval.Missing;
+  Out.Failed = Failed;
+  Out.Missing = Eval.Missing;
+  return Out;
+}
+
+} // namespace
+
+WarpMix warpMixing(ASTContext &Ctx, const FunctionDecl *FD,
+                   const FunctionDecl *Instance, const IfStmt *If,
+                   unsigned Threads) {
+  WarpMix Out;
+  double Mixed = 0, Total = 0;
+  ReachWalk R = forEachReach(
+      Ctx, FD, Instance, If, Threads, [&](const std::vector<int> &Values) {
+        for (size_t W = 0; W < Values.size(); W += 32) {
+          bool Seen[2] = {false, false};
+          for (size_t T = W; T < std::min(W + 32, Values.size()); ++T)
+            if (Values[T] >= 0)
+              Seen[Values[T]] = true;
+          if (Seen[0] || Seen[1]) {
+            Total += 1;
+            if (Seen[0] && Seen[1])
+              Mixed += 1;
+          }
+        }
+      });
+  if (R.Failed || Total == 0) {
+    Out.Basis = R.Missing.empty() ? "no warp reaches it" : R.Missing;
     return Out;
   }
   Out.Known = true;
@@ -759,7 +790,45 @@ WarpMix warpMixing(ASTContext &Ctx, const FunctionDecl *FD,
   Out.Basis =
       "evaluated lane by lane at " + std::to_string(Threads) +
       " threads per block" +
-      (IgnoredGuard ? " (a data-dependent guard around it ignored)" : "");
+      (R.IgnoredGuard ? " (a data-dependent guard around it ignored)" : "");
+  return Out;
+}
+
+GuardPacking guardPacking(ASTContext &Ctx, const FunctionDecl *FD,
+                          const FunctionDecl *Instance, const IfStmt *If,
+                          unsigned Threads) {
+  GuardPacking Out;
+  ReachWalk R = forEachReach(
+      Ctx, FD, Instance, If, Threads, [&](const std::vector<int> &Values) {
+        unsigned True = 0;
+        for (size_t W = 0; W < Values.size(); W += 32) {
+          bool Reached = false, Any = false, Seen[2] = {false, false};
+          for (size_t T = W; T < std::min(W + 32, Values.size()); ++T) {
+            if (Values[T] < 0)
+              continue;
+            Reached = true;
+            Seen[Values[T]] = true;
+            if (Values[T] == 1) {
+              Any = true;
+              ++True;
+            }
+          }
+          Out.Reached += Reached;
+          Out.Active += Any;
+          Out.Mixed += Seen[0] && Seen[1];
+        }
+        Out.Packed += (True + 31) / 32;
+      });
+  if (R.Failed || Out.Reached == 0) {
+    Out.Basis = R.Missing.empty() ? "no warp reaches it" : R.Missing;
+    return Out;
+  }
+  Out.Known = !R.IgnoredGuard;
+  if (R.IgnoredGuard)
+    Out.Basis = "a data-dependent guard around it";
+  else
+    Out.Basis = "evaluated lane by lane at " + std::to_string(Threads) +
+                " threads per block";
   return Out;
 }
 

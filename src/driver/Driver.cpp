@@ -302,10 +302,13 @@ public:
                 "the file");
         continue;
       }
-      for (const Change &C : Changes)
+      for (const Change &C : Changes) {
         if (llvm::Error E = F.Edits.add(C))
           Log.report(diag::OverlappingEdits, Severity::Error, F.Given, 0, 0,
                      llvm::toString(std::move(E)));
+        else
+          TC.Applied.insert(TC.Applied.end(), C.Edits.begin(), C.Edits.end());
+      }
     }
     // The headers edited, with the text the edits' offsets count in (a
     // later pass parses them rewritten; the first to edit one keeps it).

@@ -85,7 +85,7 @@ REWRITE
   --report FILE         write a JSON report of analyses and decisions ('-':
                         standard output)
   --transforms LIST     comma-separated transformations to consider:
-                        meld, fuse, fission, split (default: all;
+                        meld, fuse, realloc, fission, split (default: all;
                         'none' for none)
   --split-form FORM     force branch splitting in this form: adaptive,
                         literal or compact ('none' disables splitting);
@@ -297,7 +297,7 @@ ParseOutcome parseCommandLine(const std::vector<std::string> &Args,
       for (llvm::StringRef P : Parts)
         Opts.Transforms.push_back(P.trim().str());
       if (Parts.empty())
-        Err = "--transforms needs a list (meld, fuse, fission, split) or "
+        Err = "--transforms needs a list (meld, fuse, realloc, fission, split) or "
               "'none'";
     } else if (R.valueOf(Arg, "--split-form", V, Err)) {
       // FORM for every kernel, or KERNEL=FORM[,KERNEL=FORM...].

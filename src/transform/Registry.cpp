@@ -5,6 +5,7 @@
 #include "BranchSplit.h"
 #include "ControlFlowMeld.h"
 #include "LoopFission.h"
+#include "ThreadRealloc.h"
 
 namespace warpwise {
 
@@ -17,9 +18,10 @@ void crashForTesting() {
 }
 
 // In the order they run: an outer branch melded first claims its range, so
-// fusion leaves the branches inside it alone.
+// fusion leaves the branches inside it alone; thread reallocation packs a
+// partner guard around a branch melded before it, keeping that edit.
 std::vector<std::string> availableTransforms() {
-  return {"meld", "fuse", "fission", "split"};
+  return {"meld", "fuse", "realloc", "fission", "split"};
 }
 
 std::unique_ptr<Transform> createTransform(const std::string &Name) {
@@ -29,6 +31,8 @@ std::unique_ptr<Transform> createTransform(const std::string &Name) {
     return std::make_unique<ControlFlowMeld>();
   if (Name == "fission")
     return std::make_unique<LoopFission>();
+  if (Name == "realloc")
+    return std::make_unique<ThreadReallocation>();
   if (Name == "split")
     return std::make_unique<BranchSplit>();
   return nullptr;

@@ -56,11 +56,12 @@ MODES = {
                        '--split-form', 'adaptive'],
     'meld-branch-free': ['--force-transforms', '--transforms', 'meld',
                          '--meld-form', 'branch-free'],
+    'realloc': ['--force-transforms', '--transforms', 'meld,realloc'],
 }
 CLASSES = ['crash', 'refused', 'generator', 'nvcc', 'idempotence', 'cpu',
            'setup']
-TRANSFORMS = ['meld', 'fuse', 'fission', 'split-literal', 'split-compact',
-              'split-adaptive']
+TRANSFORMS = ['meld', 'fuse', 'realloc', 'fission', 'split-literal',
+              'split-compact', 'split-adaptive']
 
 
 def parse_seeds(text):

@@ -1,0 +1,204 @@
+//===- ReallocPlanner.cpp - Deciding thread reallocation ------------------===//
+//
+// Packing a partner guard's threads pays where warps issue the guarded work
+// for a few lanes: with j < 32, `tid ^ j > tid` leaves half of every warp's
+// lanes idle, and each warp issues the whole body. Packed, half of the
+// warps issue it with every lane busy and the other half skip it. With
+// j >= 32 the lanes of a warp agree and packing changes nothing but adds
+// the index arithmetic. The execution model counts both, lane by lane, for
+// every launch block size; ptxas then guards occupancy and spills, with
+// every earlier rewrite of the file applied.
+//
+//===----------------------------------------------------------------------===//
+#include "ReallocPlanner.h"
+#include "PlanText.h"
+
+#include "warpwise/Costs.h"
+#include "warpwise/ExecutionModel.h"
+#include "warpwise/Feedback.h"
+#include "warpwise/Occupancy.h"
+#include "warpwise/Ptxas.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Decl.h"
+#include "clang/AST/DeclTemplate.h"
+#include "clang/AST/Stmt.h"
+#include "clang/Basic/SourceManager.h"
+
+#include <algorithm>
+
+namespace warpwise {
+
+Decision planRealloc(TransformContext &TC, const ReallocCandidate &C,
+                     const char *Transform) {
+  const CostTable &K = TC.Costs;
+  Decision D;
+  D.Transform = Transform;
+  D.Kernel = C.FD->getNameAsString();
+  D.Line =
+      TC.Ctx.getSourceManager().getExpansionLineNumber(C.If->getBeginLoc());
+  D.Form = "packed";
+
+  if (TC.Force) {
+    D.Applied = true;
+    D.Reason = C.Where + ": " + C.Proof +
+               "; applied because of --force-transforms (profitability was "
+               "not checked)";
+    return D;
+  }
+  const KernelInfo *Own = nullptr;
+  for (const KernelInfo &KI : TC.Analysis.Kernels)
+    if (KI.Name == D.Kernel)
+      Own = &KI;
+  if (!Own) {
+    D.Reason = C.Where + ": the kernel was not analysed; declined";
+    return D;
+  }
+
+  // Issue per warp: the rest of the loop body around the guard, the guard,
+  // the guarded work (in every warp with a passing lane) and, packed, the
+  // index arithmetic.
+  IssueCounter Counter(TC.Ctx, K);
+  const clang::Stmt *Around = enclosingLoopBody(C.FD, C.If);
+  double Rest = std::max(Counter.slots(Around) - Counter.slots(C.If), 0.0);
+  IssueCounter Sides(TC.Ctx, K);
+  double Guard = Sides.exprSlots(C.If->getCond()) + K.IssueSlots.Branch;
+  double Work = Sides.slots(C.If->getThen());
+  // ww_stride, ww_packed, ww_first and the new guard: six ALU operations
+  // and a select, uniform but issued by every warp.
+  double Packing = 6 * K.IssueSlots.Alu + K.IssueSlots.Select;
+
+  std::vector<const clang::FunctionDecl *> Instances;
+  if (auto *FTD = C.FD->getDescribedFunctionTemplate())
+    for (const clang::FunctionDecl *Spec : FTD->specializations())
+      Instances.push_back(Spec);
+  if (Instances.empty())
+    Instances.push_back(nullptr);
+  double Worst = 0, Best = 0;
+  bool First = true;
+  std::string Cases;
+  for (const clang::FunctionDecl *Inst : Instances) {
+    std::string Mangled = Inst ? kernelSymbolName(TC.Ctx, Inst) : "";
+    std::vector<unsigned> Sizes = blockSizesFor(TC.Analysis, *Own, Mangled);
+    auto Given = TC.Analysis.InstanceBlockSizes.find(Mangled);
+    bool Read =
+        Own->BlockSizeForced ||
+        !launchBlockSizes(TC.Analysis, Own->Name).empty() ||
+        (!Mangled.empty() && Given != TC.Analysis.InstanceBlockSizes.end() &&
+         !Given->second.empty());
+    if (Sizes.empty() || !Read) {
+      D.Reason = C.Where + ": " + C.Proof + "; but no launch of `" + D.Kernel +
+                 "` has a block size warpwise can read, and whether packing "
+                 "pays depends on it (--block-size gives one); declined";
+      return D;
+    }
+    for (unsigned T : Sizes) {
+      GuardPacking G = guardPacking(TC.Ctx, C.FD, Inst, C.If, T);
+      if (!G.Known) {
+        D.Reason = C.Where + ": " + C.Proof +
+                   "; but the guard could not be evaluated lane by lane at " +
+                   std::to_string(T) + " threads (" + G.Basis + "); declined";
+        return D;
+      }
+      double Before = G.Reached * (Rest + Guard) + G.Active * Work +
+                      G.Mixed * K.DivergedBranch;
+      double After = G.Reached * (Rest + Guard + Packing) + G.Packed * Work;
+      double Predicted = After > 0 ? Before / After : 1;
+      if (First || Predicted < Worst)
+        Worst = Predicted;
+      if (First || Predicted > Best)
+        Best = Predicted;
+      First = false;
+      if (Cases.size() < 400)
+        Cases += std::string(Cases.empty() ? "" : "; ") + "at " +
+                 std::to_string(T) + " threads " +
+                 formatNumber(G.Active, "%.0f") + " -> " +
+                 formatNumber(G.Packed, "%.0f") + " of " +
+                 formatNumber(G.Reached, "%.0f") +
+                 " warp-steps issue the work, predicted " +
+                 formatNumber(Predicted) + "x";
+    }
+  }
+  std::string Model = "model: " + Cases;
+  if (Worst < K.MaxPredictedLoss || Best < K.MinPredictedGain) {
+    D.Reason = C.Where + ": " + C.Proof + "; " + Model + "; declined: " +
+               (Worst < K.MaxPredictedLoss
+                    ? "a case is predicted below " +
+                          formatNumber(K.MaxPredictedLoss) + "x"
+                    : "no case is predicted to gain " +
+                          formatNumber(K.MinPredictedGain) + "x") +
+               " (rules/costs.json)";
+    return D;
+  }
+  if (!TC.Feedback || !TC.Feedback->available()) {
+    D.Reason = C.Where + ": " + C.Proof + "; " + Model +
+               "; declined because the register guard needs ptxas and "
+               "cuobjdump, and " +
+               feedbackUnavailable(TC.Feedback);
+    return D;
+  }
+  // Compiled with the file's earlier rewrites, with and without this one.
+  std::string NvArch = PtxasRunner::nvccArchFor(TC.Arch);
+  std::string Error;
+  std::vector<clang::tooling::Replacement> With = TC.Applied;
+  With.insert(With.end(), C.Edits.begin(), C.Edits.end());
+  auto Before = TC.measure(TC.Applied, NvArch, Error);
+  auto After = Before ? TC.measure(With, NvArch, Error) : std::nullopt;
+  if (!Before || !After) {
+    D.Reason = C.Where + ": nvcc failed on the " +
+               std::string(Before ? "candidate" : "original") + " (" + Error +
+               "); not rewritten";
+    return D;
+  }
+  auto B = Before->find(Own->Name), A = After->find(Own->Name);
+  if (B == Before->end() || A == After->end()) {
+    D.Reason = C.Where + ": `" + Own->Name +
+               "` is missing from nvcc's output; declined";
+    return D;
+  }
+  std::vector<KernelStats> InstB = compiledInstances(B->second),
+                           InstA = compiledInstances(A->second);
+  std::string Regs;
+  for (const KernelStats &IB : InstB) {
+    const KernelStats *IA = sameInstance(InstA, IB);
+    std::string What = InstB.size() > 1 ? "`" + instanceName(IB.Mangled) + "`"
+                                        : "`" + Own->Name + "`";
+    if (!IA) {
+      D.Reason = C.Where + ": " + What +
+                 " is missing from nvcc's output for the candidate; declined";
+      return D;
+    }
+    for (unsigned Threads : blockSizesFor(TC.Analysis, *Own, IB.Mangled)) {
+      OccupancyResult OB =
+          computeOccupancy(TC.Arch, {IB.Registers, Threads, Own->StaticShared});
+      OccupancyResult OA = computeOccupancy(
+          TC.Arch, {IA->Registers, Threads, Own->StaticShared});
+      if (OA.Percent < OB.Percent) {
+        D.Reason = C.Where + ": " + C.Proof + "; " + Model + "; but " + What +
+                   " registers " + std::to_string(IB.Registers) + " -> " +
+                   std::to_string(IA->Registers) + ", occupancy " +
+                   formatPercent(OB.Percent) + " -> " +
+                   formatPercent(OA.Percent) + " at " +
+                   std::to_string(Threads) + " threads on " + TC.Arch.smName() +
+                   "; declined";
+        return D;
+      }
+    }
+    if (IA->SpillBytes > IB.SpillBytes) {
+      D.Reason = C.Where + ": " + C.Proof + "; " + Model + "; but " + What +
+                 " would spill (" + std::to_string(IB.SpillBytes) + " -> " +
+                 std::to_string(IA->SpillBytes) + " bytes); declined";
+      return D;
+    }
+    if (Regs.empty())
+      Regs = What + " registers " + std::to_string(IB.Registers) + " -> " +
+             std::to_string(IA->Registers) + ", no occupancy step lost";
+  }
+  D.Applied = true;
+  D.Reason = C.Where + ": " + C.Proof + "; " + Model + "; " + Regs +
+             "; SASS instructions " + std::to_string(B->second.Instructions) +
+             " -> " + std::to_string(A->second.Instructions) + "; applied";
+  return D;
+}
+
+} // namespace warpwise
