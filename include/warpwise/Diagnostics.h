@@ -50,11 +50,15 @@ constexpr const char *HeaderConflict = "WW1017";
 constexpr const char *MeasurementsOff = "WW1018";
 /// --split-form KERNEL=FORM names a kernel that no input defines.
 constexpr const char *UnknownKernelOption = "WW1019";
+/// rewrite --tune could not time the program: the execution model decides.
+constexpr const char *TuneUnavailable = "WW1020";
 constexpr const char *NoKernels = "WW2001";
 constexpr const char *PtxasFailed = "WW2004";
 constexpr const char *NoLaunchBlockSize = "WW2005";
 /// A split kernel other files may launch: those launches run it unsplit.
 constexpr const char *LaunchedElsewhere = "WW2006";
+/// rewrite --tune: what was timed and which rewrite was kept.
+constexpr const char *TuneVerdict = "WW4010";
 } // namespace diag
 
 struct Diagnostic {

@@ -51,6 +51,12 @@ struct Options {
   /// --meld-form: "auto" (the model chooses), "merged" or "branch-free".
   std::string MeldForm = "auto";
   bool FmadFalse = false; ///< --fmad=false: built without fma contraction.
+  /// --tune: time the rewrites on a GPU and keep the fastest (Tune.h).
+  bool Tune = false;
+  std::vector<std::string> TuneArgs; ///< --tune-args, split at spaces.
+  bool TuneArgsGiven = false;
+  unsigned TuneRuns = 3;
+  std::string TuneCache;
 
   // occupancy
   std::optional<unsigned> Registers;

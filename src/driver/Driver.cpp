@@ -21,6 +21,7 @@
 #include "warpwise/Report.h"
 #include "warpwise/SourceScope.h"
 #include "warpwise/TempFiles.h"
+#include "warpwise/Tune.h"
 #include "warpwise/Transform.h"
 
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -581,6 +582,54 @@ static int runSession(const std::vector<std::string> &Args) {
   if (!Front.initialize()) {
     removeTemporaries();
     return ExitInputProblem;
+  }
+  // --tune: the variants are timed (or the cached verdict is read) before
+  // the rewrite, which then runs with the options of the fastest.
+  if (Opts.Tune && Opts.Cmd == Command::Rewrite && !Front.usingStubHeaders()) {
+    TuneRequest TR;
+    TR.File = Opts.Files.front();
+    TR.Self = llvm::sys::fs::getMainExecutable(
+        nullptr, reinterpret_cast<void *>(&runWarpwise));
+    TR.CudaPath = Front.toolkit().Path;
+    TR.Arch = Opts.Front.Arch;
+    TR.RewriteArgs = {"--arch", Opts.Front.Arch, "--cuda-path", TR.CudaPath};
+    if (Opts.BlockSize)
+      TR.RewriteArgs.insert(TR.RewriteArgs.end(),
+                            {"--block-size", std::to_string(*Opts.BlockSize)});
+    if (!Opts.Front.CompileCommandsDir.empty())
+      TR.RewriteArgs.insert(TR.RewriteArgs.end(),
+                            {"-p", Opts.Front.CompileCommandsDir});
+    if (!Opts.RulesPath.empty())
+      TR.RewriteArgs.insert(TR.RewriteArgs.end(), {"--arches", Opts.RulesPath});
+    if (!Opts.CostsPath.empty())
+      TR.RewriteArgs.insert(TR.RewriteArgs.end(), {"--costs", Opts.CostsPath});
+    if (!Opts.SplitForm.empty())
+      TR.RewriteArgs.insert(TR.RewriteArgs.end(),
+                            {"--split-form", Opts.SplitForm});
+    if (Opts.FmadFalse)
+      TR.RewriteArgs.push_back("--fmad=false");
+    if (Opts.AssumeCuda)
+      TR.RewriteArgs.push_back("--assume-cuda");
+    TR.CompileFlags = Opts.Front.ExtraArgs;
+    TR.Transforms = Transforms;
+    TR.RunArgs = Opts.TuneArgs;
+    TR.Runs = Opts.TuneRuns;
+    TR.CachePath = Opts.TuneCache;
+    TR.MinGain = Costs->MinPredictedGain;
+    TuneChoice Chosen = tune(TR, Log);
+    if (Chosen.Decided) {
+      if (Chosen.Original)
+        Transforms.clear();
+      else {
+        Opts.MeldForm = Chosen.MeldForm;
+        Transforms = Chosen.Transforms;
+      }
+    }
+  } else if (Opts.Tune) {
+    Log.report(diag::TuneUnavailable, Severity::Warning, Opts.Files.front(), 0,
+               0,
+               "--tune: the CUDA toolkit's headers were not found, so nothing "
+               "can be built or timed; the execution model decides");
   }
   CompileFeedback Feedback(Front.toolkit(), {});
   // The ptxas cache's directory holds the candidates' measurements too.

@@ -98,6 +98,21 @@ REWRITE
   --force-transforms    apply every legal candidate without the
                         profitability checks (for exploring; the legality
                         checks and the uniform-branch rule still hold)
+  --tune                with a GPU: build the original program and each
+                        distinct rewrite (the model's choice, each meld
+                        form, with and without realloc), run them on the
+                        program's own launches (--tune-args), time every
+                        kernel launch with CUDA events, check that each
+                        prints what the original prints, and keep the
+                        fastest; the verdict is cached per source,
+                        options and --arch; without a GPU or a cached
+                        verdict the execution model decides (one input)
+  --tune-args ARGS      the program's arguments for --tune (split at
+                        spaces)
+  --tune-runs N         interleaved rounds of --tune (default 3)
+  --tune-cache FILE     where --tune verdicts are kept (default
+                        tune.json in $XDG_CACHE_HOME/warpwise or
+                        ~/.cache/warpwise)
   --fmad=false          the program is built with nvcc -fmad=false: fuse
                         and meld may then select a floating-point product
                         apart from the add that consumes it (at the default
@@ -330,6 +345,22 @@ ParseOutcome parseCommandLine(const std::vector<std::string> &Args,
         Err = "--meld-form must be auto, merged or branch-free, not '" + V +
               "'";
       Opts.MeldForm = V;
+    } else if (Arg == "--tune") {
+      Opts.Tune = true;
+    } else if (R.valueOf(Arg, "--tune-args", V, Err)) {
+      Opts.TuneArgsGiven = true;
+      llvm::SmallVector<llvm::StringRef> Parts;
+      llvm::StringRef(V).split(Parts, ' ', -1, /*KeepEmpty=*/false);
+      for (llvm::StringRef P : Parts)
+        Opts.TuneArgs.push_back(P.str());
+    } else if (R.valueOf(Arg, "--tune-runs", V, Err)) {
+      unsigned long N;
+      if (!parseUnsigned(V, N) || N == 0 || N > 100)
+        Err = "--tune-runs must be 1..100, not '" + V + "'";
+      else
+        Opts.TuneRuns = N;
+    } else if (R.valueOf(Arg, "--tune-cache", V, Err)) {
+      Opts.TuneCache = V;
     } else if (Arg == "--force-transforms") {
       Opts.ForceTransforms = true;
     } else if (Arg == "--fmad=false" || Arg == "--fmad=true") {
@@ -405,6 +436,17 @@ ParseOutcome parseCommandLine(const std::vector<std::string> &Args,
             "written)";
     else if (!Opts.Depfile.empty() && Opts.OutputFile == "-")
       Err = "--depfile needs an output file, not standard output";
+    else if (Opts.Tune && Opts.Files.size() > 1)
+      Err = "--tune takes one input file (it runs that program)";
+    else if (Opts.Tune && Opts.ForceTransforms)
+      Err = "--tune and --force-transforms exclude each other: --tune keeps "
+            "what runs fastest, --force-transforms applies every legal "
+            "candidate";
+    else if (Opts.Tune && Opts.MeldForm != "auto")
+      Err = "--tune chooses the meld form itself; leave --meld-form at auto";
+    else if (!Opts.Tune && (Opts.TuneArgsGiven || Opts.TuneRuns != 3 ||
+                            !Opts.TuneCache.empty()))
+      Err = "--tune-args, --tune-runs and --tune-cache need --tune";
     else {
       int ToStdout = (Opts.OutputFile == "-") + (Opts.Report == "-") +
                      (Opts.ExportFixes == "-") + Opts.Diff;
@@ -417,9 +459,10 @@ ParseOutcome parseCommandLine(const std::vector<std::string> &Args,
     if (!Opts.OutputFile.empty() || !Opts.OutputDir.empty() || Opts.InPlace ||
         Opts.Diff || !Opts.ExportFixes.empty() || !Opts.Depfile.empty() ||
         !Opts.InRoot.empty() || Opts.TransformsGiven || Opts.KeepGoing ||
-        Opts.Check)
+        Opts.Check || Opts.Tune || Opts.TuneArgsGiven ||
+        !Opts.TuneCache.empty())
       Err = "-o, --out-dir, --in-root, -i, --diff, --check, --export-fixes, "
-            "--depfile, --transforms and --keep-going are options of "
+            "--depfile, --transforms, --tune and --keep-going are options of "
             "'warpwise rewrite'";
   }
   Result.OK = Err.empty();
