@@ -161,8 +161,7 @@ struct Variant {
   std::vector<std::string> Transforms;
   std::string Source; ///< Path of the program's source.
   std::string Binary;
-  std::vector<double> Totals; ///< Kernel time per round (ms).
-  std::map<std::string, std::vector<double>> Kernels;
+  std::vector<double> Totals;       ///< Kernel time per round (ms).
   std::vector<std::string> Outputs; ///< The program's stdout per round.
   bool Failed = false;
   std::string Why;
@@ -489,14 +488,10 @@ TuneChoice tune(const TuneRequest &R, DiagnosticLog &Log) {
         llvm::SmallVector<llvm::StringRef> F;
         L.split(F, ' ');
         double Ms = 0;
-        if (F.size() >= 2 && !F[F.size() - 2].getAsDouble(Ms)) {
-          std::string Kernel = llvm::join(F.begin(), F.end() - 2, " ");
-          for (char &C : Kernel)
-            if (C < 0x20 || C > 0x7e)
-              C = '?';
-          V.Kernels[Kernel].push_back(Ms);
+        // "<kernel> <ms> <launches>": only the time is used (the names
+        // read back corrupted on an H100 under CUDA 13).
+        if (F.size() >= 2 && !F[F.size() - 2].getAsDouble(Ms))
           Total += Ms;
-        }
       }
       V.Totals.push_back(Total);
     }
