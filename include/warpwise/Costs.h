@@ -52,8 +52,14 @@ struct CostTable {
   double MinPredictedGain = 1.02;
   double MaxPredictedLoss = 0.99;
 
-  /// The built-in table, or \p OverridePath when not empty.
-  static llvm::Expected<CostTable> load(const std::string &OverridePath = "");
+  /// Where the numbers come from, as decisions cite them.
+  std::string Source = "rules/costs.json";
+
+  /// The built-in table, or \p OverridePath when not empty, with \p Patch
+  /// (a JSON object, as .warpwise.yaml's `Costs`) merged over it: each of
+  /// its keys must name an entry of the table.
+  static llvm::Expected<CostTable> load(const std::string &OverridePath = "",
+                                        const std::string &Patch = "");
 };
 
 } // namespace warpwise

@@ -52,6 +52,11 @@ constexpr const char *MeasurementsOff = "WW1018";
 constexpr const char *UnknownKernelOption = "WW1019";
 /// rewrite --tune could not time the program: the execution model decides.
 constexpr const char *TuneUnavailable = "WW1020";
+/// A .warpwise.yaml that cannot be read or holds a bad setting.
+constexpr const char *BadConfig = "WW1021";
+/// A warpwise-disable/-enable/-force directive that is malformed, names an
+/// unknown transformation, or has no partner.
+constexpr const char *BadDirective = "WW1022";
 constexpr const char *NoKernels = "WW2001";
 constexpr const char *PtxasFailed = "WW2004";
 constexpr const char *NoLaunchBlockSize = "WW2005";

@@ -28,6 +28,14 @@ struct Options {
   /// rewritten, by their absolute path; "" means the main file only.
   std::string HeaderFilter = ".*";
 
+  /// --config-file: the .warpwise.yaml for every input ("" : the nearest
+  /// one above each input).
+  std::string ConfigFile;
+  bool DumpConfig = false; ///< --dump-config: print the settings and stop.
+  bool ArchGiven = false;  ///< --arch was given (it wins over the file's).
+  /// --style: clang-format's style for the inserted code ("file", "LLVM",
+  /// "{...}"); "" : the nearest .clang-format, else LLVM.
+  std::string Style;
   // analyze
   std::optional<unsigned> BlockSize;
   bool UsePtxas = true;
@@ -50,6 +58,7 @@ struct Options {
   std::string SplitForm; ///< --split-form literal: force that form.
   /// --meld-form: "auto" (the model chooses), "merged" or "branch-free".
   std::string MeldForm = "auto";
+  bool MeldFormGiven = false;
   bool FmadFalse = false; ///< --fmad=false: built without fma contraction.
   /// --tune: time the rewrites on a GPU and keep the fastest (Tune.h).
   bool Tune = false;

@@ -13,6 +13,7 @@
 #include "warpwise/Diagnostics.h"
 #include "warpwise/Edits.h"
 #include "warpwise/SourceScope.h"
+#include "warpwise/Steering.h"
 
 #include <map>
 #include <memory>
@@ -22,7 +23,8 @@
 
 namespace clang {
 class ASTContext;
-}
+class FunctionDecl;
+} // namespace clang
 
 namespace warpwise {
 
@@ -92,6 +94,30 @@ struct TransformContext {
   /// The edits earlier transformations made to this translation unit: a
   /// later one measures its candidate on top of them.
   std::vector<clang::tooling::Replacement> Applied = {};
+  /// The directives in the source and the configuration's kernel settings
+  /// (Steering.h); null: nothing steers.
+  SteeringRules *Steering = nullptr;
+  /// What made Force true, as the decisions name it: the option, or the
+  /// directive or configuration entry that forced this candidate.
+  std::string ForcedBy = "--force-transforms";
+  /// What chose SplitForm or MeldForm when a directive or the configuration
+  /// did ("" for the command line's --split-form / --meld-form).
+  std::string FormBy;
+
+  /// What the directives and the configuration say about \p Transform on
+  /// the candidate at \p Candidate (invalid: the kernel as a whole) in
+  /// \p FD.
+  Steer steer(llvm::StringRef Transform, const clang::FunctionDecl *FD,
+              clang::SourceLocation Candidate) const;
+  /// Who asked for \p Form: the directive or configuration entry, the
+  /// option ("--split-form compact"), or what forced the candidate.
+  std::string formSource(llvm::StringRef Option, llvm::StringRef Form) const {
+    if (!FormBy.empty())
+      return FormBy;
+    if ((Option == "split-form" ? SplitForm : MeldForm) == Form)
+      return ("--" + Option + " " + Form).str();
+    return ForcedBy;
+  }
 
   /// The normalised absolute path of the file \p Loc's expansion is in:
   /// what every Replacement of an edit there is keyed by.
@@ -112,6 +138,19 @@ struct TransformContext {
   std::optional<std::map<std::string, KernelStats>>
   measure(const std::vector<clang::tooling::Replacement> &Edits,
           const std::string &NvArch, std::string &Error) const;
+};
+
+/// Applies a candidate's forced verdict to a TransformContext for as long
+/// as it lives: Force, the form and who asked for them.
+class SteerScope {
+public:
+  SteerScope(TransformContext &TC, const Steer &S, llvm::StringRef Transform);
+  ~SteerScope();
+
+private:
+  TransformContext &TC;
+  bool Force;
+  std::string ForcedBy, FormBy, SplitForm, MeldForm;
 };
 
 /// Crashes deliberately (a null store); for the WARPWISE_DEBUG_CRASH hook.

@@ -9,6 +9,7 @@
 #include "warpwise/Driver.h"
 
 #include "warpwise/Analysis.h"
+#include "warpwise/Config.h"
 #include "warpwise/Costs.h"
 #include "warpwise/Diagnostics.h"
 #include "warpwise/Edits.h"
@@ -45,9 +46,21 @@ namespace warpwise {
 
 namespace {
 
+/// What one configuration file (or none) makes of the run's options: the
+/// inputs that find the same .warpwise.yaml share it.
+struct FileSettings {
+  std::string ConfigPath; ///< "" : no configuration file.
+  std::vector<std::string> Transforms;
+  std::string MeldForm = "auto";
+  std::string SplitForm;
+  std::map<std::string, KernelSettings> Kernels;
+  std::optional<CostTable> Costs;
+};
+
 struct InputFile {
   std::string Given;    ///< As on the command line.
   std::string Absolute; ///< What clang and the YAML see.
+  const FileSettings *Settings = nullptr;
   std::string Contents;
   bool Readable = false;
   bool Parsed = false;
@@ -263,6 +276,8 @@ public:
                         FmadFalse};
     TC.Scope = &Scope;
     TC.MeldForm = MeldForm;
+    SteeringRules Steering(Kernels, ConfigPath, Transforms);
+    TC.Steering = &Steering;
     const char *CrashHook = std::getenv("WARPWISE_DEBUG_CRASH");
     for (const std::string &Name : Transforms) {
       if (F.Crashed.count(Name))
@@ -311,6 +326,15 @@ public:
           TC.Applied.insert(TC.Applied.end(), C.Edits.begin(), C.Edits.end());
       }
     }
+    // Malformed or unmatched directives, said by the first pass only.
+    if (ReportDirectiveProblems)
+      for (const auto &[Path, Problems] : Steering.problems()) {
+        std::string Shown = Path == File ? F.Given
+                                         : SourceScope::displayPath(Path);
+        for (const DirectiveProblem &P : Problems)
+          Log.report(diag::BadDirective, Severity::Warning, Shown, P.Line,
+                     P.Column, P.Message);
+      }
     // The headers edited, with the text the edits' offsets count in (a
     // later pass parses them rewritten; the first to edit one keeps it).
     for (const auto &[Path, Edits] : F.Edits.byFile()) {
@@ -336,6 +360,10 @@ private:
 
 public:
   std::string MeldForm = "auto"; ///< --meld-form.
+  /// The configuration's kernel settings and its path, for steering.
+  const std::map<std::string, KernelSettings> *Kernels = nullptr;
+  std::string ConfigPath;
+  bool ReportDirectiveProblems = true;
 };
 
 std::string displayName(const InputFile &F) { return F.Given; }
@@ -499,6 +527,54 @@ static int runSession(const std::vector<std::string> &Args) {
     return ExitOK;
   }
 
+  // .warpwise.yaml: --config-file for every input, else the nearest one
+  // above each input. Read once each; the command line wins over them.
+  std::map<std::string, ProjectConfig> Configs;
+  std::vector<std::string> ConfigOf;
+  {
+    std::vector<std::string> Places = Opts.Files;
+    if (Places.empty())
+      Places.push_back("."); // --dump-config alone: the current directory.
+    for (const std::string &Given : Places) {
+      std::string Path = Opts.ConfigFile;
+      if (Path.empty()) {
+        llvm::SmallString<256> Abs(Given);
+        llvm::sys::fs::make_absolute(Abs);
+        Path = findConfig(llvm::sys::fs::is_directory(Abs)
+                              ? Abs.str()
+                              : llvm::sys::path::parent_path(Abs));
+      }
+      ConfigOf.push_back(Path);
+      if (Path.empty() || Configs.count(Path))
+        continue;
+      auto C = readConfig(Path);
+      if (!C) {
+        llvm::errs() << "warpwise: error: " << llvm::toString(C.takeError())
+                     << " [" << diag::BadConfig << "]\n";
+        return ExitInputProblem;
+      }
+      Configs[Path] = std::move(*C);
+    }
+  }
+  if (!Opts.ArchGiven) {
+    std::set<std::string> Asked;
+    for (const auto &[Path, C] : Configs)
+      if (C.Arch)
+        Asked.insert(*C.Arch);
+    if (Asked.size() > 1)
+      return usageError("the inputs' configuration files ask for different "
+                        "architectures (" +
+                        *Asked.begin() + ", " + *std::next(Asked.begin()) +
+                        "); give --arch");
+    if (Asked.size() == 1) {
+      Opts.Front.Arch = *Asked.begin();
+      if (parseSmArch(Opts.Front.Arch) == 0)
+        return usageError("Arch in the configuration file must look like "
+                          "sm_90, not '" +
+                          Opts.Front.Arch + "'");
+    }
+  }
+
   auto Table = ArchTable::load(Opts.RulesPath);
   if (!Table) {
     llvm::errs() << "warpwise: error: " << llvm::toString(Table.takeError())
@@ -538,11 +614,63 @@ static int runSession(const std::vector<std::string> &Args) {
       if (std::find(Chosen.begin(), Chosen.end(), T) != Chosen.end())
         Transforms.push_back(T);
   }
-  auto Costs = CostTable::load(Opts.CostsPath);
-  if (!Costs) {
-    llvm::errs() << "warpwise: error: " << llvm::toString(Costs.takeError())
-                 << "\n";
-    return ExitInputProblem;
+  // Each configuration's settings under the command line's.
+  std::map<std::string, FileSettings> Settings;
+  for (const std::string &Path : ConfigOf) {
+    if (Settings.count(Path))
+      continue;
+    const ProjectConfig *C = Path.empty() ? nullptr : &Configs[Path];
+    FileSettings S;
+    S.ConfigPath = Path;
+    S.Transforms = Transforms;
+    if (C && C->Transforms && !Opts.TransformsGiven) {
+      S.Transforms.clear();
+      for (const std::string &T : availableTransforms())
+        if (llvm::is_contained(*C->Transforms, T))
+          S.Transforms.push_back(T);
+    }
+    S.MeldForm = C && C->MeldForm && !Opts.MeldFormGiven ? *C->MeldForm
+                                                          : Opts.MeldForm;
+    S.SplitForm = C && C->SplitForm && Opts.SplitForm.empty() ? *C->SplitForm
+                                                               : Opts.SplitForm;
+    if (C)
+      S.Kernels = C->Kernels;
+    auto T = CostTable::load(Opts.CostsPath, C ? C->Costs : "");
+    if (!T) {
+      // A bad --costs file is the command line's; a bad Costs entry the
+      // configuration file's.
+      llvm::errs() << "warpwise: error: " << (Path.empty() ? "" : Path + ": ")
+                   << llvm::toString(T.takeError());
+      if (!Path.empty())
+        llvm::errs() << " [" << diag::BadConfig << "]";
+      llvm::errs() << "\n";
+      return ExitInputProblem;
+    }
+    S.Costs = *T;
+    Settings[Path] = std::move(S);
+  }
+  if (Opts.DumpConfig) {
+    const std::string &Path = ConfigOf.front();
+    const FileSettings &S = Settings[Path];
+    ProjectConfig E;
+    E.Transforms = S.Transforms;
+    E.Arch = Opts.Front.Arch;
+    E.MeldForm = S.MeldForm;
+    if (!S.SplitForm.empty())
+      E.SplitForm = S.SplitForm;
+    E.Kernels = S.Kernels;
+    if (!Path.empty())
+      E.Costs = Configs[Path].Costs;
+    llvm::outs() << "# warpwise settings for "
+                 << (Opts.Files.empty() ? std::string("the current directory")
+                                        : Opts.Files.front())
+                 << ": "
+                 << (Path.empty() ? std::string("no .warpwise.yaml found, "
+                                                "defaults")
+                                  : "from " + Path)
+                 << " under the command line\n"
+                 << configToYaml(E);
+    return ExitOK;
   }
 
   DiagnosticLog Log;
@@ -575,6 +703,7 @@ static int runSession(const std::vector<std::string> &Args) {
   std::vector<InputFile> Inputs(Opts.Files.size());
   for (size_t I = 0; I < Opts.Files.size(); ++I) {
     Inputs[I].Given = Opts.Files[I];
+    Inputs[I].Settings = &Settings[ConfigOf[I]];
     readInput(Inputs[I], Opts.AssumeCuda, Log);
   }
 
@@ -611,18 +740,19 @@ static int runSession(const std::vector<std::string> &Args) {
     if (Opts.AssumeCuda)
       TR.RewriteArgs.push_back("--assume-cuda");
     TR.CompileFlags = Opts.Front.ExtraArgs;
-    TR.Transforms = Transforms;
+    FileSettings &Only = Settings[ConfigOf.front()];
+    TR.Transforms = Only.Transforms;
     TR.RunArgs = Opts.TuneArgs;
     TR.Runs = Opts.TuneRuns;
     TR.CachePath = Opts.TuneCache;
-    TR.MinGain = Costs->MinPredictedGain;
+    TR.MinGain = Only.Costs->MinPredictedGain;
     TuneChoice Chosen = tune(TR, Log);
     if (Chosen.Decided) {
       if (Chosen.Original)
-        Transforms.clear();
+        Only.Transforms.clear();
       else {
-        Opts.MeldForm = Chosen.MeldForm;
-        Transforms = Chosen.Transforms;
+        Only.MeldForm = Chosen.MeldForm;
+        Only.Transforms = Chosen.Transforms;
       }
     }
   } else if (Opts.Tune) {
@@ -659,11 +789,14 @@ static int runSession(const std::vector<std::string> &Args) {
                "fission and split)");
   // analyze reports facts; only rewrite plans and transforms.
   const std::vector<std::string> NoTransforms;
-  const std::vector<std::string> &Active =
-      Opts.Cmd == Command::Rewrite ? Transforms : NoTransforms;
+  auto activeFor = [&](const InputFile &F) -> const std::vector<std::string> & {
+    return Opts.Cmd == Command::Rewrite ? F.Settings->Transforms : NoTransforms;
+  };
+  bool AnyActive = llvm::any_of(
+      Inputs, [&](const InputFile &F) { return !activeFor(F).empty(); });
   // Said once, here, rather than in every decision it costs: the same input
   // gives different output where the tools are missing.
-  if (FeedbackPtr && !Feedback.available() && !Active.empty() &&
+  if (FeedbackPtr && !Feedback.available() && AnyActive &&
       Opts.UsePtxas)
     Log.report(diag::ToolMissing, Severity::Warning, "", 0, 0,
                Feedback.unavailableReason() +
@@ -735,10 +868,14 @@ static int runSession(const std::vector<std::string> &Args) {
       Next.Crashed = F.Crashed;
       Next.ExcludedHeaders = F.ExcludedHeaders;
       DiagnosticLog PassLog;
-      FileProcessor P(Next, *Arch, *Costs, FeedbackPtr, Active, Opts.BlockSize,
-                      Opts.ForceTransforms, Opts.SplitForm, Opts.FmadFalse,
-                      PassLog, Opts.HeaderFilter);
-      P.MeldForm = Opts.MeldForm;
+      const FileSettings &S = *F.Settings;
+      FileProcessor P(Next, *Arch, *S.Costs, FeedbackPtr, activeFor(F),
+                      Opts.BlockSize, Opts.ForceTransforms, S.SplitForm,
+                      Opts.FmadFalse, PassLog, Opts.HeaderFilter);
+      P.MeldForm = S.MeldForm;
+      P.Kernels = &S.Kernels;
+      P.ConfigPath = S.ConfigPath;
+      P.ReportDirectiveProblems = false; // The first pass said them.
       bool Parsed = Front.parse(F.Absolute, F.Given, Next.Contents, P, PassLog,
                                 Overlays);
       std::string Note = " (pass " + std::to_string(Pass) +
@@ -837,11 +974,13 @@ static int runSession(const std::vector<std::string> &Args) {
     TranslatedFlags Flags = Front.compileFlags(F.Absolute);
     if (FeedbackPtr)
       Feedback.setFileFlags(F.Absolute, Flags.Nvcc);
-    FileProcessor Processor(F, *Arch, *Costs, FeedbackPtr, Active,
-                            Opts.BlockSize, Opts.ForceTransforms,
-                            Opts.SplitForm, Opts.FmadFalse, FileLog,
-                            Opts.HeaderFilter);
-    Processor.MeldForm = Opts.MeldForm;
+    const FileSettings &S = *F.Settings;
+    FileProcessor Processor(F, *Arch, *S.Costs, FeedbackPtr, activeFor(F),
+                            Opts.BlockSize, Opts.ForceTransforms, S.SplitForm,
+                            Opts.FmadFalse, FileLog, Opts.HeaderFilter);
+    Processor.MeldForm = S.MeldForm;
+    Processor.Kernels = &S.Kernels;
+    Processor.ConfigPath = S.ConfigPath;
     F.Parsed = Front.parse(F.Absolute, F.Given, F.Contents, Processor, FileLog);
     if (!F.Parsed)
       return;

@@ -48,6 +48,11 @@ COMMON OPTIONS
   --header-filter REGEX analyse and rewrite kernels in the non-system headers
                         whose absolute path matches (default: all of them;
                         '' for the main file only)
+  --config-file FILE    the settings file for every input (default: the
+                        nearest .warpwise.yaml in the input's directory or
+                        a parent); the command line wins over it
+  --dump-config         print the settings that apply to the first input
+                        (or the current directory) as YAML, and stop
   --format text|json    output format of analyze and occupancy
   -v                    print the clang resource dir, CUDA path and version,
                         the CUDA tools used, and the clang command line of
@@ -76,6 +81,9 @@ REWRITE
   --depfile FILE        write Make rules: each output depends on its input
                         and on every project header the file read
   -i                    rewrite the inputs in place
+  --style STYLE         clang-format style for the code warpwise inserts:
+                        file (the nearest .clang-format), LLVM, Google,
+                        ... or {key: value, ...} (default: file, else LLVM)
   --diff                print a unified diff of the changes
   --check               write nothing; list the files the rewrite would
                         change and exit 1 if there is one (0 if none), for CI
@@ -213,6 +221,16 @@ ParseOutcome parseCommandLine(const std::vector<std::string> &Args,
     }
     if (R.valueOf(Arg, "--arch", V, Err)) {
       Opts.Front.Arch = V;
+      Opts.ArchGiven = true;
+    } else if (R.valueOf(Arg, "--config-file", V, Err)) {
+      Opts.ConfigFile = V;
+    } else if (Arg == "--dump-config") {
+      Opts.DumpConfig = true;
+    } else if (R.valueOf(Arg, "--style", V, Err)) {
+      if (V.empty())
+        Err = "--style needs a style (file, LLVM, Google, ... or {key: "
+              "value, ...})";
+      Opts.Style = V;
     } else if (R.valueOf(Arg, "--cuda-path", V, Err)) {
       Opts.Front.CudaPath = V;
     } else if (Arg == "--stub-cuda") {
@@ -345,6 +363,7 @@ ParseOutcome parseCommandLine(const std::vector<std::string> &Args,
         Err = "--meld-form must be auto, merged or branch-free, not '" + V +
               "'";
       Opts.MeldForm = V;
+      Opts.MeldFormGiven = true;
     } else if (Arg == "--tune") {
       Opts.Tune = true;
     } else if (R.valueOf(Arg, "--tune-args", V, Err)) {
@@ -407,7 +426,7 @@ ParseOutcome parseCommandLine(const std::vector<std::string> &Args,
       Err = "occupancy takes no files";
     else if (!Opts.Registers || !Opts.Threads)
       Err = "occupancy needs --regs N and --threads T";
-  } else if (Opts.Files.empty()) {
+  } else if (Opts.Files.empty() && !Opts.DumpConfig) {
     Err = "no input files";
   } else if (Opts.Cmd == Command::Rewrite) {
     int Destinations = !Opts.OutputFile.empty() + !Opts.OutputDir.empty() +
@@ -460,10 +479,10 @@ ParseOutcome parseCommandLine(const std::vector<std::string> &Args,
         Opts.Diff || !Opts.ExportFixes.empty() || !Opts.Depfile.empty() ||
         !Opts.InRoot.empty() || Opts.TransformsGiven || Opts.KeepGoing ||
         Opts.Check || Opts.Tune || Opts.TuneArgsGiven ||
-        !Opts.TuneCache.empty())
+        !Opts.TuneCache.empty() || !Opts.Style.empty())
       Err = "-o, --out-dir, --in-root, -i, --diff, --check, --export-fixes, "
-            "--depfile, --transforms, --tune and --keep-going are options of "
-            "'warpwise rewrite'";
+            "--depfile, --transforms, --style, --tune and --keep-going are "
+            "options of 'warpwise rewrite'";
   }
   Result.OK = Err.empty();
   return Result;

@@ -8,7 +8,31 @@
 
 namespace warpwise {
 
-llvm::Expected<CostTable> CostTable::load(const std::string &OverridePath) {
+namespace {
+/// The first key of \p Patch that \p Base does not have ("model.x" for a
+/// nested one), or "".
+std::string unknownKey(const nlohmann::json &Base, const nlohmann::json &Patch,
+                       const std::string &Prefix = "") {
+  for (auto It = Patch.begin(); It != Patch.end(); ++It) {
+    if (!Base.contains(It.key()))
+      return Prefix + It.key();
+    if (It.value().is_object()) {
+      if (!Base[It.key()].is_object())
+        return Prefix + It.key();
+      std::string Inner =
+          unknownKey(Base[It.key()], It.value(), Prefix + It.key() + ".");
+      if (!Inner.empty())
+        return Inner;
+    } else if (!It.value().is_number() || !Base[It.key()].is_number()) {
+      return Prefix + It.key();
+    }
+  }
+  return "";
+}
+} // namespace
+
+llvm::Expected<CostTable> CostTable::load(const std::string &OverridePath,
+                                          const std::string &Patch) {
   std::string Text;
   if (OverridePath.empty()) {
     Text = findEmbeddedFile("costs.json");
@@ -24,7 +48,27 @@ llvm::Expected<CostTable> CostTable::load(const std::string &OverridePath) {
   if (J.is_discarded() || !J.is_object())
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "cost table is not a JSON object");
+  bool Patched = false;
+  if (!Patch.empty()) {
+    nlohmann::json P = nlohmann::json::parse(Patch, nullptr, false);
+    if (P.is_discarded() || !P.is_object())
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "Costs must be a mapping of cost names "
+                                     "to numbers");
+    std::string Unknown = unknownKey(J, P);
+    if (!Unknown.empty())
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "Costs: '" + Unknown +
+              "' is not a number in the cost table (rules/costs.json)");
+    J.merge_patch(P);
+    Patched = true;
+  }
   CostTable T;
+  if (!OverridePath.empty())
+    T.Source = OverridePath;
+  if (Patched)
+    T.Source += " and the configuration file's Costs";
   auto Get = [&](const char *K, double &F) {
     if (J.contains(K) && J[K].is_number())
       F = J[K].get<double>();

@@ -29,8 +29,8 @@ Decision planFission(TransformContext &TC, const FissionCandidate &C,
   unsigned Threads = K && K->BlockSize ? K->BlockSize : 256;
   if (TC.Force) {
     D.Applied = true;
-    D.Reason = Where + "; applied because of --force-transforms (occupancy "
-                       "was not checked)";
+    D.Reason = Where + "; applied because of " + TC.ForcedBy +
+               " (occupancy was not checked)";
     return D;
   }
   if (!TC.Feedback || !TC.Feedback->available()) {

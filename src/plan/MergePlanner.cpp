@@ -198,7 +198,7 @@ Decision planMerge(TransformContext &TC, const MergeCandidate &C,
   if (TC.MeldForm == "branch-free" && BF && !BF->OK) {
     D.Reason = Where +
                " is divergent, but cannot be made branch-free "
-               "(--meld-form branch-free): " +
+               "(" + TC.formSource("meld-form", "branch-free") + "): " +
                BF->Refusal;
     return D;
   }
@@ -242,7 +242,7 @@ Decision planMerge(TransformContext &TC, const MergeCandidate &C,
     Text = Merged ? M.Text : BF->Text;
     D.Reason = Where + " is divergent; " + Sim + "; " +
                (Merged ? Shape : BFShape) +
-               "; applied because of --force-transforms (profitability was "
+               "; applied because of " + TC.ForcedBy + " (profitability was "
                "not checked)";
     return D;
   }
@@ -251,7 +251,7 @@ Decision planMerge(TransformContext &TC, const MergeCandidate &C,
   if (!CanMerge && !CanBranchFree) {
     D.Reason = Where + " is divergent; " + Sim + " is below the threshold " +
                formatNumber(TC.Costs.SimilarityThreshold) +
-               " (rules/costs.json); " + Shape + "; declined";
+               " (" + TC.Costs.Source + "); " + Shape + "; declined";
     return D;
   }
   // The kernels the branch runs in: itself, or every kernel of the file when
@@ -316,7 +316,7 @@ Decision planMerge(TransformContext &TC, const MergeCandidate &C,
                           formatNumber(K.MaxPredictedLoss) + "x"
                     : "no case is predicted to gain " +
                           formatNumber(K.MinPredictedGain) + "x") +
-               " (rules/costs.json)";
+               " (" + TC.Costs.Source + ")";
     return D;
   }
   P.Text = Models;

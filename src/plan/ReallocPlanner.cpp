@@ -42,7 +42,7 @@ Decision planRealloc(TransformContext &TC, const ReallocCandidate &C,
   if (TC.Force) {
     D.Applied = true;
     D.Reason = C.Where + ": " + C.Proof +
-               "; applied because of --force-transforms (profitability was "
+               "; applied because of " + TC.ForcedBy + " (profitability was "
                "not checked)";
     return D;
   }
@@ -127,7 +127,7 @@ Decision planRealloc(TransformContext &TC, const ReallocCandidate &C,
                           formatNumber(K.MaxPredictedLoss) + "x"
                     : "no case is predicted to gain " +
                           formatNumber(K.MinPredictedGain) + "x") +
-               " (rules/costs.json)";
+               " (" + TC.Costs.Source + ")";
     return D;
   }
   if (!TC.Feedback || !TC.Feedback->available()) {

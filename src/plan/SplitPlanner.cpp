@@ -165,7 +165,7 @@ Decision planSplit(TransformContext &TC, const SplitCandidate &C,
       K.Applied = true;
       K.Reason = Where + "; " + Facts +
                  "; compact split applied because it "
-                 "was forced (--split-form compact)";
+                 "was forced (" + TC.formSource("split-form", "compact") + ")";
       return K;
     }
     if (!Rules.value("compact_apply_automatically", false)) {
@@ -300,7 +300,7 @@ Decision planSplit(TransformContext &TC, const SplitCandidate &C,
              Policy.value("recheck_every", 32u));
     A.Reason = Where + "; " + (Facts.empty() ? "" : Facts + "; ") +
                (Forced ? "adaptive split applied because it was forced "
-                         "(--split-form adaptive); "
+                         "(" + TC.formSource("split-form", "adaptive") + "); "
                        : "adaptive split applied; ") +
                Rule;
     return A;
@@ -313,7 +313,7 @@ Decision planSplit(TransformContext &TC, const SplitCandidate &C,
     D.Applied = true;
     D.Reason = Where + "; " + Formula +
                "; literal split applied because it was forced "
-               "(--split-form literal)";
+               "(" + TC.formSource("split-form", "literal") + ")";
     return D;
   }
   Decision ByDefault = Adaptive(TC.Force);

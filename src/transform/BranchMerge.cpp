@@ -70,14 +70,29 @@ void BranchMergeTransform::run(TransformContext &TC,
     TC.CurrentLine = SM.getExpansionLineNumber(If->getBeginLoc());
     if (TC.DebugCrash)
       crashForTesting();
+    unsigned Line = SM.getExpansionLineNumber(If->getBeginLoc());
+    unsigned Col = SM.getExpansionColumnNumber(If->getBeginLoc());
+    Steer Steering = TC.steer(name(), FD, If->getBeginLoc());
+    if (Steering.disabled()) {
+      Decision D;
+      D.Transform = name();
+      D.Kernel = FD->getNameAsString();
+      D.Line = Line;
+      D.File = TC.decisionFileOf(If->getBeginLoc());
+      D.Reason = "if-else at line " + std::to_string(Line) + ": disabled by " +
+                 Steering.Source + "; not considered";
+      TC.Log.report("WW3001", Severity::Remark, TC.displayOf(If->getBeginLoc()),
+                    Line, Col, std::string(name()) + ": " + D.Reason);
+      Decisions.push_back(std::move(D));
+      continue;
+    }
+    SteerScope Steered(TC, Steering, name());
     MergeCandidate C;
     C.If = If;
     C.FD = FD;
     C.File = InFile;
     C.Begin = Begin;
     C.End = End;
-    unsigned Line = SM.getExpansionLineNumber(If->getBeginLoc());
-    unsigned Col = SM.getExpansionColumnNumber(If->getBeginLoc());
     std::string Fn = FD->getNameAsString();
     for (const KernelInfo &K : TC.Analysis.Kernels)
       for (const BranchInfo &B : K.Branches)

@@ -810,6 +810,16 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
                     std::string(name()) + ": " + Dn.Reason);
       Decisions.push_back(Dn);
     };
+    Steer Steering = TC.steer(name(), FD, If->getBeginLoc());
+    if (Steering.disabled()) {
+      Dn.Reason = Where + ": disabled by " + Steering.Source +
+                  "; not considered";
+      TC.Log.report("WW3003", Severity::Remark, KShown, Line, Col,
+                    std::string(name()) + ": " + Dn.Reason);
+      Decisions.push_back(Dn);
+      continue;
+    }
+    SteerScope Steered(KTC, Steering, name());
     const FunctionTemplateDecl *FT = FD->getDescribedFunctionTemplate();
     if (FT && llvm::any_of(FD->parameters(), [](const ParmVarDecl *P) {
           return P->isParameterPack();

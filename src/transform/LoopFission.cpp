@@ -93,6 +93,17 @@ void LoopFission::run(TransformContext &TC, std::vector<Decision> &Decisions,
                     std::string(name()) + ": " + D.Reason);
       Decisions.push_back(D);
     };
+    Steer Steering = TC.steer(name(), FD, Loop->getBeginLoc());
+    if (Steering.disabled()) {
+      D.Reason = Where + ": disabled by " + Steering.Source +
+                 "; not considered";
+      TC.Log.report("WW3002", Severity::Remark, Shown, Line,
+                    SM.getExpansionColumnNumber(Loop->getBeginLoc()),
+                    std::string(name()) + ": " + D.Reason);
+      Decisions.push_back(D);
+      continue;
+    }
+    SteerScope Steered(TC, Steering, name());
     Facts.Used.clear(); // which facts this loop's proof relies on
     CharSourceRange Range = Lexer::makeFileCharRange(
         CharSourceRange::getTokenRange(Loop->getSourceRange()), SM, LO);

@@ -555,6 +555,17 @@ void ThreadReallocation::run(TransformContext &TC,
       D.Kernel = FD->getNameAsString();
       D.Line = Line;
       D.File = TC.decisionFileOf(If->getBeginLoc());
+      Steer Steering = TC.steer(name(), FD, If->getBeginLoc());
+      if (Steering.disabled()) {
+        D.Reason = Where + ": disabled by " + Steering.Source +
+                   "; not considered";
+        TC.Log.report("WW3001", Severity::Remark,
+                      TC.displayOf(If->getBeginLoc()), Line, Col,
+                      std::string(name()) + ": " + D.Reason);
+        Decisions.push_back(std::move(D));
+        continue;
+      }
+      SteerScope Steered(TC, Steering, name());
       std::string Proof;
       std::string Refusal = legality(Ck, *G, If, Proof);
 

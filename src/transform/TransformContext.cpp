@@ -11,11 +11,59 @@
 #include "warpwise/Transform.h"
 
 #include "clang/AST/ASTContext.h"
+#include "clang/AST/Decl.h"
+#include "clang/AST/DeclTemplate.h"
 #include "clang/Basic/SourceManager.h"
 
 namespace warpwise {
 
 using namespace clang;
+
+Steer TransformContext::steer(llvm::StringRef Transform, const FunctionDecl *FD,
+                              SourceLocation Candidate) const {
+  if (!Steering || !FD)
+    return {};
+  const SourceManager &SM = Ctx.getSourceManager();
+  // A template kernel's declaration starts at its template parameter list.
+  SourceLocation Begin = FD->getBeginLoc();
+  if (const FunctionTemplateDecl *FT = FD->getDescribedFunctionTemplate())
+    Begin = FT->getBeginLoc();
+  if (const FunctionDecl *Pattern = FD->getTemplateInstantiationPattern())
+    if (const FunctionTemplateDecl *FT = Pattern->getDescribedFunctionTemplate())
+      Begin = FT->getBeginLoc();
+  unsigned KernelBegin = SM.getExpansionLineNumber(Begin);
+  unsigned KernelName = SM.getExpansionLineNumber(FD->getLocation());
+  unsigned Line =
+      Candidate.isValid() ? SM.getExpansionLineNumber(Candidate) : 0;
+  SourceLocation Where = Candidate.isValid() ? Candidate : FD->getLocation();
+  return Steering->lookup(Transform, FD->getNameAsString(), fileOf(Where),
+                          textOf(Where), KernelBegin, KernelName, Line);
+}
+
+SteerScope::SteerScope(TransformContext &TC, const Steer &S,
+                       llvm::StringRef Transform)
+    : TC(TC), Force(TC.Force), ForcedBy(TC.ForcedBy), FormBy(TC.FormBy),
+      SplitForm(TC.SplitForm), MeldForm(TC.MeldForm) {
+  if (!S.forced())
+    return;
+  TC.Force = true;
+  TC.ForcedBy = S.Source;
+  if (S.Form.empty())
+    return;
+  TC.FormBy = S.Source;
+  if (Transform == "split")
+    TC.SplitForm = S.Form;
+  else if (Transform == "meld")
+    TC.MeldForm = S.Form;
+}
+
+SteerScope::~SteerScope() {
+  TC.Force = Force;
+  TC.ForcedBy = ForcedBy;
+  TC.FormBy = FormBy;
+  TC.SplitForm = SplitForm;
+  TC.MeldForm = MeldForm;
+}
 
 std::string TransformContext::fileOf(SourceLocation Loc) const {
   const SourceManager &SM = Ctx.getSourceManager();
