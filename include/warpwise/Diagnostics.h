@@ -57,6 +57,9 @@ constexpr const char *BadConfig = "WW1021";
 /// A warpwise-disable/-enable/-force directive that is malformed, names an
 /// unknown transformation, or has no partner.
 constexpr const char *BadDirective = "WW1022";
+/// The code warpwise inserted could not be formatted (a .clang-format that
+/// clang-format rejects): it is written as generated.
+constexpr const char *NotFormatted = "WW1023";
 constexpr const char *NoKernels = "WW2001";
 constexpr const char *PtxasFailed = "WW2004";
 constexpr const char *NoLaunchBlockSize = "WW2005";

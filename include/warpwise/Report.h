@@ -13,6 +13,11 @@ class raw_ostream;
 
 namespace warpwise {
 
+/// The version of the JSON that --report, analyze --format json and
+/// occupancy --format json write, described by docs/report.schema.json.
+/// Adding a field keeps it; removing one or changing its meaning bumps it.
+constexpr int ReportSchemaVersion = 1;
+
 nlohmann::json kernelToJson(const KernelInfo &K);
 nlohmann::json launchToJson(const LaunchInfo &L);
 nlohmann::json decisionToJson(const Decision &D);

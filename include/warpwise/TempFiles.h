@@ -40,6 +40,11 @@ std::string temporaryRoot();
 std::vector<std::string>
 toolEnvironment(const std::vector<std::string> &Extra = {});
 
+/// The line of a tool's output that says what went wrong: the first that
+/// names an error, else the first that is not context ("In function ...:",
+/// "In file included from ..."), else the first.
+std::string firstErrorLine(llvm::StringRef Output);
+
 /// Removes the private directory (unless kept). Called before exit.
 void removeTemporaries();
 

@@ -39,6 +39,15 @@ struct Decision {
   bool Applied = false;
   std::string Form; ///< e.g. "compact" for a branch split.
   std::string Reason;
+  /// The diagnostic id of the decision (WW4001 applied fuse, WW3002
+  /// declined fission, ...).
+  std::string Code;
+  /// An applied decision's name, `<transform>.<kernel>.<n>`: in the comment
+  /// it leaves in the code and in the report, so that one finds the other.
+  std::string Id;
+  /// The measurements that justified an applied decision (registers,
+  /// occupancy, SASS instructions), for its comment in the code.
+  std::string Measured;
 };
 
 class CompileFeedback;
@@ -102,7 +111,22 @@ struct TransformContext {
   std::string ForcedBy = "--force-transforms";
   /// What chose SplitForm or MeldForm when a directive or the configuration
   /// did ("" for the command line's --split-form / --meld-form).
-  std::string FormBy;
+  std::string FormBy = {};
+
+  /// Applied decisions' names taken so far in this file, by
+  /// `<transform>.<kernel>` (shared by the passes of one rewrite); null:
+  /// names are not kept.
+  std::map<std::string, unsigned> *DecisionIds = nullptr;
+  /// The name the next applied decision of \p Transform on \p Kernel will
+  /// take: `<transform>.<kernel>.<n>`, n past any in \p Text (a file
+  /// rewritten before carries its names).
+  std::string nextDecisionId(llvm::StringRef Transform, llvm::StringRef Kernel,
+                             llvm::StringRef Text) const;
+  /// Gives the applied \p D that name and its diagnostic \p Code.
+  void takeDecisionId(Decision &D, const char *Code, llvm::StringRef Text);
+  /// The comment \p D leaves in the code: `// warpwise WW4001 fuse.k.1:
+  /// <What>; <what was measured>`. No line numbers: the rewrite moves lines.
+  std::string decisionComment(const Decision &D, llvm::StringRef What) const;
 
   /// What the directives and the configuration say about \p Transform on
   /// the candidate at \p Candidate (invalid: the kernel as a whole) in
@@ -139,6 +163,12 @@ struct TransformContext {
   measure(const std::vector<clang::tooling::Replacement> &Edits,
           const std::string &NvArch, std::string &Error) const;
 };
+
+/// The line a transformation writes where its decision's comment goes,
+/// before the decision is made; fillDecisionMark replaces it.
+constexpr const char *DecisionMark = "// warpwise: @decision@";
+/// Replaces DecisionMark in \p Text with \p Comment; false when absent.
+bool fillDecisionMark(std::string &Text, llvm::StringRef Comment);
 
 /// Applies a candidate's forced verdict to a TransformContext for as long
 /// as it lives: Force, the form and who asked for them.

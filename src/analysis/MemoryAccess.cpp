@@ -11,6 +11,7 @@
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
+#include "clang/Lex/Lexer.h"
 
 #include <nlohmann/json.hpp>
 
@@ -760,8 +761,20 @@ void AccessCollector::apply(const CallSummary &S, const CallExpr *C,
                             const FunctionDecl *F) {
   if (S.Unknown)
     opaque(C, calleeName(C), S.UnknownWhy);
-  if (!S.OrderedName.empty())
-    ordered(C, S.OrderedName);
+  if (!S.OrderedName.empty()) {
+    // Name the call as the user wrote it (`cg::sync(block)`), and what in
+    // it orders the threads (`__barrier_sync`).
+    std::string Written;
+    CharSourceRange R = Lexer::makeFileCharRange(
+        CharSourceRange::getTokenRange(C->getCallee()->getSourceRange()), SM,
+        LangOptions());
+    if (R.isValid())
+      Written = Lexer::getSourceText(R, SM, LangOptions()).str();
+    if (Written.empty() || Written.size() > 60 || Written == S.OrderedName)
+      ordered(C, S.OrderedName);
+    else
+      ordered(C, Written + "`, which calls `" + S.OrderedName);
+  }
   // Arguments by parameter position; a member call's object apart.
   const Expr *Object = nullptr;
   unsigned Skip = 0;

@@ -141,11 +141,10 @@ PtxasRunner::compile(const std::string &AbsPath, const std::string &Arch,
   llvm::sys::fs::remove(Cubin);
   llvm::sys::fs::remove(Log);
   if (RC != 0) {
-    llvm::StringRef First = llvm::StringRef(Output).trim();
-    First = First.take_until([](char C) { return C == '\n'; });
+    std::string First = firstErrorLine(Output);
     Error = "nvcc -arch=" + Arch + " failed" +
             (ExecError.empty() ? "" : " (" + ExecError + ")") +
-            (First.empty() ? "" : ": " + First.str());
+            (First.empty() ? "" : ": " + First);
     return std::nullopt;
   }
   return Output;

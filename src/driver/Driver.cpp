@@ -15,6 +15,7 @@
 #include "warpwise/Edits.h"
 #include "warpwise/Emitter.h"
 #include "warpwise/Feedback.h"
+#include "warpwise/Format.h"
 #include "warpwise/Frontend.h"
 #include "warpwise/Occupancy.h"
 #include "warpwise/Options.h"
@@ -61,6 +62,8 @@ struct InputFile {
   std::string Given;    ///< As on the command line.
   std::string Absolute; ///< What clang and the YAML see.
   const FileSettings *Settings = nullptr;
+  /// The names applied decisions took (TransformContext::DecisionIds).
+  std::map<std::string, unsigned> DecisionIds;
   std::string Contents;
   bool Readable = false;
   bool Parsed = false;
@@ -94,8 +97,8 @@ struct InputFile {
 constexpr unsigned MaxRewritePasses = 4;
 
 /// The byte ranges of the branches warpwise already fused or melded: each
-/// is a block that opens with warpwise's `// warpwise: fused|melded the two
-/// sides ... [WW4001]` comment. Every pass claims them before the
+/// is a block that opens with warpwise's `// warpwise WW4001 fuse.<kernel>.<n>:
+/// ...` (or meld) comment. Every pass claims them before the
 /// transformations run, as the pass that wrote them did, so that code
 /// warpwise produced is final: fission does not split the loops inside a
 /// melded region, and a branch inside it is not merged again.
@@ -116,9 +119,14 @@ std::vector<ClaimedRange> producedRegions(clang::ASTContext &Ctx,
       llvm::StringRef Text = SM.getBufferData(SM.getFileID(L)).slice(B, E);
       // The marker is the block's first line after the brace.
       llvm::StringRef First = Text.drop_front(1).ltrim().split('\n').first;
-      if ((First.starts_with("// warpwise: fused the two sides") ||
-           First.starts_with("// warpwise: melded the two sides")) &&
-          First.ends_with("[WW4001]"))
+      // This version's comment (clang-format may have wrapped it), or the
+      // one earlier versions wrote.
+      bool Ours = First.starts_with("// warpwise WW4001 fuse.") ||
+                  First.starts_with("// warpwise WW4001 meld.");
+      bool Earlier = (First.starts_with("// warpwise: fused the two sides") ||
+                      First.starts_with("// warpwise: melded the two sides")) &&
+                     First.ends_with("[WW4001]");
+      if (Ours || Earlier)
         Found.push_back({Scope.path(SM.getFileID(L)), B, E});
       return true;
     }
@@ -278,6 +286,7 @@ public:
     TC.MeldForm = MeldForm;
     SteeringRules Steering(Kernels, ConfigPath, Transforms);
     TC.Steering = &Steering;
+    TC.DecisionIds = &F.DecisionIds;
     const char *CrashHook = std::getenv("WARPWISE_DEBUG_CRASH");
     for (const std::string &Name : Transforms) {
       if (F.Crashed.count(Name))
@@ -466,7 +475,9 @@ int runOccupancy(const Options &Opts, const ArchLimits &Arch) {
   OccupancyResult R =
       computeOccupancy(Arch, {*Opts.Registers, *Opts.Threads, Opts.SharedBytes});
   if (Opts.Format == OutputFormat::Json) {
-    nlohmann::json J = {{"arch", Opts.Front.Arch},
+    nlohmann::json J = {{"schema_version", ReportSchemaVersion},
+                        {"command", "occupancy"},
+                        {"arch", Opts.Front.Arch},
                         {"cc", Arch.Cc},
                         {"registers", *Opts.Registers},
                         {"threads", *Opts.Threads},
@@ -574,6 +585,9 @@ static int runSession(const std::vector<std::string> &Args) {
                           Opts.Front.Arch + "'");
     }
   }
+
+  if (llvm::Error E = checkStyle(Opts.Style))
+    return usageError(llvm::toString(std::move(E)));
 
   auto Table = ArchTable::load(Opts.RulesPath);
   if (!Table) {
@@ -867,6 +881,7 @@ static int runSession(const std::vector<std::string> &Args) {
       Next.Contents = Files[F.Absolute].Now;
       Next.Crashed = F.Crashed;
       Next.ExcludedHeaders = F.ExcludedHeaders;
+      Next.DecisionIds = F.DecisionIds;
       DiagnosticLog PassLog;
       const FileSettings &S = *F.Settings;
       FileProcessor P(Next, *Arch, *S.Costs, FeedbackPtr, activeFor(F),
@@ -942,6 +957,7 @@ static int runSession(const std::vector<std::string> &Args) {
         FileLog.report(Mapped);
       }
       F.Crashed = Next.Crashed;
+      F.DecisionIds = Next.DecisionIds;
       if (!Parsed)
         return;
       for (Decision &D : Next.Decisions)
@@ -990,8 +1006,13 @@ static int runSession(const std::vector<std::string> &Args) {
       FileLog.report(diag::NoKernels, Severity::Remark, F.Given, 0, 0,
                      "no __global__ kernel is defined in this file");
     // Without a toolkit WW1007 has already said that ptxas is unavailable.
-    if (Opts.Cmd == Command::Analyze && Opts.UsePtxas &&
-        !Front.usingStubHeaders() && !F.Analysis.Kernels.empty()) {
+    // rewrite --report describes the input's kernels with ptxas's counts
+    // too, as its decisions do, rather than with the estimates.
+    bool ReportsKernels =
+        Opts.Cmd == Command::Analyze ||
+        (Opts.Cmd == Command::Rewrite && !Opts.Report.empty());
+    if (ReportsKernels && Opts.UsePtxas && !Front.usingStubHeaders() &&
+        !F.Analysis.Kernels.empty()) {
       PtxasRunner Ptxas(Front.toolkit(), Opts.CacheDir, FileLog);
       Ptxas.annotate(F.Given, F.Contents, F.Absolute, Flags.Nvcc, F.FilesRead,
                      *Arch, F.Analysis);
@@ -1132,8 +1153,10 @@ static int runSession(const std::vector<std::string> &Args) {
   if (Opts.Cmd == Command::Analyze) {
     if (Opts.Format == OutputFormat::Json) {
       nlohmann::json J;
+      J["schema_version"] = ReportSchemaVersion;
       J["tool"] = "warpwise";
       J["version"] = WARPWISE_VERSION;
+      J["command"] = "analyze";
       J["arch"] = Opts.Front.Arch;
       J["files"] = nlohmann::json::array();
       for (const InputFile &F : Inputs) {
@@ -1162,11 +1185,27 @@ static int runSession(const std::vector<std::string> &Args) {
     return Log.hasErrors() ? ExitInputProblem : ExitOK;
   }
 
+  // What the edits insert is formatted with clang-format (--style), and only
+  // that; a style clang-format rejects leaves it as generated, with a
+  // warning.
+  auto formatted = [&](const clang::tooling::Replacements &Edits,
+                       llvm::StringRef Text, const std::string &Path,
+                       const std::string &Shown) {
+    auto R = formatEdits(Edits, Text, Path, Opts.Style);
+    if (R)
+      return *R;
+    Log.report(diag::NotFormatted, Severity::Warning, Shown, 0, 0,
+               "the code warpwise inserted is not formatted: " +
+                   llvm::toString(R.takeError()));
+    return Edits;
+  };
   // rewrite: compute every output in memory first.
   for (InputFile &F : Inputs) {
     if (!F.Parsed)
       continue;
-    F.Final = matchLineEndings(F.Edits.forFile(F.Absolute), F.Contents);
+    F.Final = matchLineEndings(
+        formatted(F.Edits.forFile(F.Absolute), F.Contents, F.Absolute, F.Given),
+        F.Contents);
     auto New = applyEdits(F.Contents, F.Final);
     if (!New) {
       Log.report(diag::OverlappingEdits, Severity::Error, F.Given, 0, 0,
@@ -1184,8 +1223,10 @@ static int runSession(const std::vector<std::string> &Args) {
                        SourceScope::displayPath(Path) +
                        " without its text; please report this with the file");
     for (const auto &[Path, Text] : F.Headers) {
-      clang::tooling::Replacements R =
-          matchLineEndings(F.Edits.forFile(Path), Text);
+      clang::tooling::Replacements R = matchLineEndings(
+          formatted(F.Edits.forFile(Path), Text, Path,
+                    SourceScope::displayPath(Path)),
+          Text);
       auto Header = applyEdits(Text, R);
       if (!Header) {
         Log.report(diag::OverlappingEdits, Severity::Error, F.Given, 0, 0,
@@ -1443,6 +1484,7 @@ static int runSession(const std::vector<std::string> &Args) {
   // what went wrong.
   if (!Opts.Report.empty()) {
     nlohmann::json J;
+    J["schema_version"] = ReportSchemaVersion;
     J["tool"] = "warpwise";
     J["version"] = WARPWISE_VERSION;
     J["command"] = "rewrite";
@@ -1453,6 +1495,11 @@ static int runSession(const std::vector<std::string> &Args) {
       nlohmann::json FJ = F.Parsed ? fileAnalysisToJson(F.Analysis)
                                    : nlohmann::json::object();
       FJ["path"] = F.Given;
+      FJ["config"] = !F.Settings || F.Settings->ConfigPath.empty()
+                         ? nlohmann::json(nullptr)
+                         : nlohmann::json(F.Settings->ConfigPath);
+      FJ["transforms"] =
+          F.Settings ? F.Settings->Transforms : std::vector<std::string>();
       bool Error = !mayWrite(F) || Failed;
       FJ["status"] = Error ? "error"
                      : F.Rewritten == F.Contents && F.HeadersRewritten.empty()

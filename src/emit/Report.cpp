@@ -95,10 +95,25 @@ nlohmann::json launchToJson(const LaunchInfo &L) {
   return J;
 }
 
+/// The diagnostic a decision is reported with.
+static std::string decisionCode(const Decision &D) {
+  if (!D.Code.empty())
+    return D.Code;
+  const char *Kind = D.Transform == "fission" ? "2"
+                     : D.Transform == "split" ? "3"
+                                              : "1";
+  return std::string(D.Applied ? "WW400" : "WW300") + Kind;
+}
+
 nlohmann::json decisionToJson(const Decision &D) {
   nlohmann::json J = {{"transform", D.Transform}, {"kernel", D.Kernel},
                       {"line", D.Line},           {"applied", D.Applied},
                       {"form", D.Form},           {"reason", D.Reason}};
+  J["code"] = decisionCode(D);
+  // The name the applied decision's comment in the code carries.
+  J["id"] = D.Id.empty() ? nlohmann::json(nullptr) : nlohmann::json(D.Id);
+  J["measured"] =
+      D.Measured.empty() ? nlohmann::json(nullptr) : nlohmann::json(D.Measured);
   // A candidate in a project header: its line counts in that file.
   if (!D.File.empty())
     J["file"] = D.File;

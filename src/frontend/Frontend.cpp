@@ -519,10 +519,25 @@ bool Frontend::parse(const std::string &File, const std::string &Display,
             : std::string("clang could not parse it");
     if (Where != File)
       What += " in " + Where;
+    // What usually fixes it: the flags the build compiles the file with.
+    llvm::StringRef First = Errors.FirstError;
+    std::string Fix =
+        First.contains("file not found")
+            ? "if the build finds that file, give warpwise its include "
+              "directories: -p BUILD_DIR (a compile_commands.json) or "
+              "'-- -I DIR'"
+        : First.contains("undeclared identifier") ||
+                First.contains("unknown type name") ||
+                First.contains("no member named")
+            ? "if the build defines it, pass the build's flags: -p BUILD_DIR "
+              "(a compile_commands.json) or '-- -DNAME' / '-- -include "
+              "HEADER'"
+            : "if the build compiles this file, pass its flags: -p "
+              "BUILD_DIR (a compile_commands.json) or after '--'";
     Log.report(diag::CompileErrors, Severity::Error, Display,
                Where == File ? Errors.FirstLine : 0,
                Where == File ? Errors.FirstColumn : 0,
-               What + "; the file is not analysed or rewritten");
+               What + "; the file is not analysed or rewritten (" + Fix + ")");
     return false;
   }
   return true;

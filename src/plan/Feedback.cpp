@@ -172,10 +172,8 @@ static bool runTool(const std::string &Program,
   auto Buf = llvm::MemoryBuffer::getFile(Log);
   Output = Buf ? (*Buf)->getBuffer().str() : "";
   llvm::sys::fs::remove(Log);
-  if (RC != 0 && Error.empty()) {
-    llvm::StringRef First = llvm::StringRef(Output).trim();
-    Error = First.take_until([](char C) { return C == '\n'; }).str();
-  }
+  if (RC != 0 && Error.empty())
+    Error = firstErrorLine(Output);
   return RC == 0;
 }
 

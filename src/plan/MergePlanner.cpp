@@ -178,12 +178,17 @@ Decision planMerge(TransformContext &TC, const MergeCandidate &C,
   Decision D;
   D.Transform = Transform;
   D.Kernel = C.FD->getNameAsString();
-  D.Line = C.Branch ? C.Branch->Line : 0;
+  D.Line = C.Branch ? C.Branch->Line
+                     : TC.Ctx.getSourceManager().getExpansionLineNumber(
+                           C.If->getBeginLoc());
   D.Form = "";
   std::string Where = "if-else at line " + std::to_string(D.Line);
 
   if (!C.Branch) {
-    D.Reason = Where + ": no divergence verdict; not rewritten";
+    D.Reason = Where + " of `" + D.Kernel +
+               "`: no divergence verdict (the analysis follows the calls "
+               "from this file's kernels, and none of them reaches it); not "
+               "rewritten";
     return D;
   }
   if (C.Branch->Level != Uniformity::Divergent) {
@@ -445,6 +450,7 @@ Decision planMerge(TransformContext &TC, const MergeCandidate &C,
   }
   D.Applied = true;
   D.Form = Form;
+  D.Measured = Regs + "; " + Sass;
   Text = Candidate;
   D.Reason = Where + " is divergent (" + C.Branch->Reason + "); " + Sim + "; " +
              Shape + "; " + P.Text + "; " + Regs + "; " + Sass + "; applied";

@@ -195,9 +195,11 @@ Decision planRealloc(TransformContext &TC, const ReallocCandidate &C,
              std::to_string(IA->Registers) + ", no occupancy step lost";
   }
   D.Applied = true;
-  D.Reason = C.Where + ": " + C.Proof + "; " + Model + "; " + Regs +
-             "; SASS instructions " + std::to_string(B->second.Instructions) +
-             " -> " + std::to_string(A->second.Instructions) + "; applied";
+  D.Measured = Regs + "; SASS instructions " +
+               std::to_string(B->second.Instructions) + " -> " +
+               std::to_string(A->second.Instructions);
+  D.Reason = C.Where + ": " + C.Proof + "; " + Model + "; " + D.Measured +
+             "; applied";
   return D;
 }
 

@@ -163,6 +163,7 @@ Decision planSplit(TransformContext &TC, const SplitCandidate &C,
     }
     if (TC.SplitForm == "compact" || TC.Force) {
       K.Applied = true;
+      K.Measured = Facts;
       K.Reason = Where + "; " + Facts +
                  "; compact split applied because it "
                  "was forced (" + TC.formSource("split-form", "compact") + ")";
@@ -183,6 +184,7 @@ Decision planSplit(TransformContext &TC, const SplitCandidate &C,
       return K;
     }
     K.Applied = true;
+    K.Measured = Facts;
     K.Reason = Where + "; " + Facts +
                "; compact split applied: on H100 it "
                "measured 2x-8x when 1-25% of the threads take the heavy side "
@@ -289,6 +291,7 @@ Decision planSplit(TransformContext &TC, const SplitCandidate &C,
       Facts += (Facts.empty() ? "" : "; ") + Kernels;
     }
     A.Applied = true;
+    A.Measured = Facts;
     char Rule[320];
     snprintf(Rule, sizeof Rule,
              "at run time the host picks per launch the original kernel or "
@@ -311,6 +314,7 @@ Decision planSplit(TransformContext &TC, const SplitCandidate &C,
     return Compact();
   if (TC.SplitForm == "literal" || (TC.Force && OldTarget)) {
     D.Applied = true;
+    D.Measured = Formula;
     D.Reason = Where + "; " + Formula +
                "; literal split applied because it was forced "
                "(" + TC.formSource("split-form", "literal") + ")";
@@ -345,6 +349,7 @@ Decision planSplit(TransformContext &TC, const SplitCandidate &C,
     return D;
   }
   D.Applied = true;
+  D.Measured = Formula;
   D.Reason =
       Where + "; " + Formula + "; CC " + TC.Arch.Cc +
       " is a generation where the literal split paid (CF'09: +6% to "

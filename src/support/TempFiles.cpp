@@ -16,6 +16,23 @@ extern char **environ;
 
 namespace warpwise {
 
+std::string firstErrorLine(llvm::StringRef Output) {
+  llvm::SmallVector<llvm::StringRef> Lines;
+  Output.split(Lines, '\n', -1, /*KeepEmpty=*/false);
+  for (llvm::StringRef L : Lines)
+    if (L.contains("error") || L.contains("Error") || L.contains("fatal"))
+      return L.trim().str();
+  for (llvm::StringRef L : Lines) {
+    llvm::StringRef T = L.trim();
+    if (!T.empty() && !T.starts_with("In function") &&
+        !T.starts_with("In file included from") &&
+        !T.starts_with("In member function") &&
+        !T.starts_with("In instantiation of") && !T.ends_with(":"))
+      return T.str();
+  }
+  return Lines.empty() ? "" : Lines.front().trim().str();
+}
+
 namespace {
 std::mutex RootMutex;
 std::string Root;

@@ -116,6 +116,14 @@ void BranchMergeTransform::run(TransformContext &TC,
                   " select(s) of a floating-point product: bit-identical "
                   "only when built with -fmad=false, as --fmad=false says)";
     if (D.Applied) {
+      TC.takeDecisionId(D, "WW4001", TC.textOf(If->getBeginLoc()));
+      fillDecisionMark(
+          Text, TC.decisionComment(
+                    D, D.Form == "branch-free"
+                           ? "made a divergent if-else branch-free"
+                           : std::string(allowsControlFlow() ? "melded"
+                                                             : "fused") +
+                                 " the two sides of a divergent if-else"));
       Changes.push_back(
           {std::string(name()) + " of the if-else at line " +
                std::to_string(Line) + (D.File.empty() ? "" : " of " + D.File),

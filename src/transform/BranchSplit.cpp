@@ -58,7 +58,20 @@ public:
         return true;
       const CallSummary &S = summarizeFunction(F);
       if (!S.OrderedName.empty()) {
-        Why = "it calls `" + S.OrderedName + "`" + at(C->getBeginLoc()) +
+        // As the user wrote the call (`cg::sync(block)`), and what in it
+        // orders the threads.
+        std::string Written;
+        CharSourceRange R = Lexer::makeFileCharRange(
+            CharSourceRange::getTokenRange(C->getCallee()->getSourceRange()),
+            SM, LangOptions());
+        if (R.isValid())
+          Written = Lexer::getSourceText(R, SM, LangOptions()).str();
+        Why = "it calls `" +
+              (Written.empty() || Written.size() > 60 ||
+                       Written == S.OrderedName
+                   ? S.OrderedName
+                   : Written + "`, which calls `" + S.OrderedName) +
+              "`" + at(C->getBeginLoc()) +
               ", so its threads are not independent";
         return true;
       }
@@ -804,6 +817,10 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
     Dn.File = TC.decisionFileOf(FD->getLocation());
     std::string Where =
         "if-else at line " + std::to_string(Line) + " of `" + Dn.Kernel + "`";
+    // The decision's name, in every comment its code carries; taken only
+    // when it is applied.
+    const std::string Tag =
+        "WW4003 " + TC.nextDecisionId(name(), Dn.Kernel, KText);
     auto Decline = [&](const std::string &Why) {
       Dn.Reason = Where + " is divergent, but it cannot be split: " + Why;
       TC.Log.report("WW3003", Severity::Remark, KShown, Line, Col,
@@ -1037,7 +1054,7 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
           "{ " + Site.Temps + Site.Callee + "_ww_then" + Site.TemplateArgs +
           "<<<" + Config + ">>>(" + Site.Args + "); " + Site.Callee +
           "_ww_else" + Site.TemplateArgs + "<<<" + Config + ">>>(" + Site.Args +
-          "); } /* warpwise: split launch [WW4003] */";
+          "); } /* warpwise " + Tag + ": split launch */";
       LaunchEdits.push_back(
           tooling::Replacement(TC.File, Site.Begin, Site.Length, Text));
       Sites.push_back(std::move(Site));
@@ -1088,12 +1105,9 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
       T.replace(IB, IE - IB, Branch);
       T.replace(NameOff, Dn.Kernel.size(),
                 Dn.Kernel + (ThenSide ? "_ww_then" : "_ww_else"));
-      return "// warpwise: the " + std::string(ThenSide ? "then" : "else") +
-             "-side of `" + Dn.Kernel + "` (if-else at line " +
-             std::to_string(Line) +
-             "), split into a kernel of its own "
-             "[WW4003]\n" +
-             T;
+      return "// warpwise " + Tag + ": the " +
+             std::string(ThenSide ? "then" : "else") + "-side of `" +
+             Dn.Kernel + "`, split into a kernel of its own\n" + T;
     };
     std::string Kernels = "\n\n" + Make(true) + "\n\n" + Make(false);
     // The signature of a new kernel: the original's, renamed, with
@@ -1207,9 +1221,8 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
       const Stmt *HeavySide = HeavyIsElse ? If->getElse() : If->getThen();
       std::string Light, Heavy;
       // Light kernel.
-      Light += "{\n" + In + "// warpwise: the light side of `" + Dn.Kernel +
-               "` (if-else at line " + std::to_string(Line) +
-               "), which also lists the threads of the heavy side [WW4003]\n";
+      Light += "{\n" + In + "// warpwise " + Tag + ": the light side of `" +
+               Dn.Kernel + "`, which also lists the threads of the heavy side\n";
       Light += In + "__shared__ int ww_warp_base[32];\n" + In +
                "__shared__ int ww_block_base;\n" + In +
                "bool ww_heavy = false;\n" + In + "do {\n";
@@ -1248,9 +1261,8 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
         Light += In + renderWith(S, SM, LO, "threadIdx.x", "blockIdx.x") + "\n";
       Light += "}";
       // Heavy kernel.
-      Heavy += "{\n" + In + "// warpwise: the heavy side of `" + Dn.Kernel +
-               "` (if-else at line " + std::to_string(Line) +
-               "), run over the threads the light kernel listed [WW4003]\n";
+      Heavy += "{\n" + In + "// warpwise " + Tag + ": the heavy side of `" +
+               Dn.Kernel + "`, run over the threads the light kernel listed\n";
       Heavy +=
           In +
           "const unsigned ww_slot = blockIdx.x * blockDim.x + threadIdx.x;\n" +
@@ -1306,7 +1318,7 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
             ", 0, sizeof(int), " + St + "); " + L.Callee + "_ww_light" +
             L.TemplateArgs + Launch + L.Callee + "_ww_heavy" + L.TemplateArgs +
             Launch + "cudaFreeAsync(" + Lst + ", " + St +
-            "); } /* warpwise: split launch, compact form [WW4003] */";
+            "); } /* warpwise " + Tag + ": split launch, compact form */";
         C.CompactLaunches.push_back(
             tooling::Replacement(TC.File, L.Begin, L.Length, Text));
       }
@@ -1441,21 +1453,21 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
         return L;
       };
       // The in-place kernel: the listing, then the original body as written.
-      std::string A = "{\n" + In + "// warpwise: `" + Dn.Kernel +
+      std::string A = "{\n" + In + "// warpwise " + Tag + ": `" + Dn.Kernel +
                       "` with the heavy (" + Side +
                       ") side of its if-else moved out of mixed\n" + In +
                       "// warps: a warp whose live threads all take one side "
                       "runs it here; the\n" +
                       In + "// heavy threads of a mixed warp are listed for `" +
-                      Dn.Kernel + "_ww_heavy` [WW4003]\n" + Listing(true);
+                      Dn.Kernel + "_ww_heavy`\n" + Listing(true);
       // The light kernel: the listing of every heavy thread, then the light
       // side alone (no heavy code: the light side's registers).
       const Stmt *LightSide = HeavyIsElse ? If->getThen() : If->getElse();
       std::string Light =
-          "{\n" + In + "// warpwise: the light (" +
+          "{\n" + In + "// warpwise " + Tag + ": the light (" +
           (HeavyIsElse ? "then" : "else") + ") side of `" + Dn.Kernel +
           "`; every thread of its heavy side is\n" + In + "// listed for `" +
-          Dn.Kernel + "_ww_heavy` [WW4003]\n" + Listing(false);
+          Dn.Kernel + "_ww_heavy`\n" + Listing(false);
       std::vector<const Stmt *> LightUses(Suffix);
       LightUses.push_back(LightSide);
       for (const Stmt *S : decisionSlice(Prefix, LightUses))
@@ -1471,10 +1483,10 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
            Original.substr(BodyOff + 1, RBraceOff - BodyOff - 1) + "}";
       // The second kernel: the heavy side over the list.
       std::string H =
-          "{\n" + In + "// warpwise: the heavy (" + Side + ") side of `" +
+          "{\n" + In + "// warpwise " + Tag + ": the heavy (" + Side + ") side of `" +
           Dn.Kernel + "` for the threads `" + Dn.Kernel +
           "_ww_adaptive` listed,\n" + In +
-          "// each with its original thread and block index [WW4003]\n" + In +
+          "// each with its original thread and block index\n" + In +
           "const unsigned ww_listed = (unsigned)ww_counts[0];\n" + In +
           "const unsigned ww_per_block = blockDim.x * blockDim.y * "
           "blockDim.z;\n" +
@@ -1551,7 +1563,7 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
         std::string Cfg = G + ", " + B + ", " + L.shared() + ", " + St;
         std::string NL = "\n" + Ind + "  ";
         std::string Text =
-            "{ // warpwise: split launch, adaptive form [WW4003]" + NL +
+            "{ // warpwise " + Tag + ": split launch, adaptive form" + NL +
             llvm::StringRef(L.Temps).rtrim().str() +
             (L.Temps.empty() ? "" : NL) + "dim3 const " + G + "(" +
             L.Config[0] + ");" + NL + "dim3 const " + B + "(" + L.Config[1] +
@@ -1584,7 +1596,14 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
       Dn.Reason += " (legal because " + Facts.Why.at(FD) + ")";
     if (Dn.Applied) {
       bool Compact = Dn.Form == "compact", Adaptive = Dn.Form == "adaptive";
-
+      TC.takeDecisionId(Dn, "WW4003", KText);
+      // The decision's comment, with what was measured, heads the new
+      // kernels; theirs and the launches' name it.
+      std::string Comment =
+          "\n\n" + TC.decisionComment(Dn, "split `" + Dn.Kernel + "` (" +
+                                                 (Dn.Form.empty() ? "literal"
+                                                                  : Dn.Form) +
+                                                 " form)");
       Change Ch;
       Ch.Description = "split of `" + Dn.Kernel + "` at line " +
                        std::to_string(Line) +
@@ -1595,10 +1614,11 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
       if (Adaptive && NeedAdaptiveHelper && !C.AdaptivePrelude.empty())
         Ch.Edits.push_back(
             tooling::Replacement(KFile, C.PreludeAt, 0, C.AdaptivePrelude));
-      Ch.Edits.push_back(tooling::Replacement(KFile, KE, 0,
-                                              Compact    ? C.CompactKernels
-                                              : Adaptive ? C.AdaptiveKernels
-                                                         : Kernels));
+      Ch.Edits.push_back(tooling::Replacement(
+          KFile, KE, 0,
+          Comment + (Compact    ? C.CompactKernels
+                     : Adaptive ? C.AdaptiveKernels
+                                : Kernels)));
       const auto &L = Compact    ? C.CompactLaunches
                       : Adaptive ? C.AdaptiveLaunches
                                  : LaunchEdits;

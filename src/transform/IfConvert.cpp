@@ -4,6 +4,7 @@
 
 #include "warpwise/AstQueries.h"
 #include "warpwise/ExecutionModel.h"
+#include "warpwise/Transform.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclTemplate.h"
@@ -551,9 +552,8 @@ SpeculationOutcome Speculator::run(const IfStmt *If) {
               ", so a racing writer would already make the original racy; no "
               "volatile or atomic access; every storing path stores them in "
               "the same order";
-  std::string T = "{\n" + In1 +
-                  "// warpwise: made the divergent branch at line " +
-                  std::to_string(Line) + " branch-free [WW4001]\n" + In1 +
+  // The decision's comment goes first (BranchMerge fills it in).
+  std::string T = "{\n" + In1 + DecisionMark + "\n" + In1 +
                   "// (each location stored once; a path that stored nothing "
                   "writes back what it read)\n";
   for (unsigned I = 0; I < Conds.size(); ++I)

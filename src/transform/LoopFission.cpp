@@ -392,10 +392,9 @@ void LoopFission::run(TransformContext &TC, std::vector<Decision> &Decisions,
         LineStart = Prev;
       }
     }
-    std::string Out = (ReplaceBegin != Begin ? Indent : "") +
-                      "// warpwise: the loop at line " + std::to_string(Line) +
-                      " split into " + std::to_string(Groups.size()) +
-                      " loops with no dependence between them [WW4002]\n";
+    // The decision's comment goes first, filled in once it is applied.
+    std::string Out =
+        (ReplaceBegin != Begin ? Indent : "") + DecisionMark + "\n";
     std::vector<bool> Moved(After.size(), false);
     unsigned LastMoved = 0; // One past the last statement of After moved.
     for (size_t GI = 0; GI < Order.size(); ++GI) {
@@ -491,6 +490,12 @@ void LoopFission::run(TransformContext &TC, std::vector<Decision> &Decisions,
     D = planFission(TC, C, Replacement, name());
     D.File = TC.decisionFileOf(Loop->getBeginLoc());
     if (D.Applied) {
+      TC.takeDecisionId(D, "WW4002", TC.textOf(Loop->getBeginLoc()));
+      fillDecisionMark(Replacement,
+                       TC.decisionComment(
+                           D, "a loop split into " +
+                                  std::to_string(Groups.size()) +
+                                  " loops with no dependence between them"));
       Changes.push_back(
           {"fission of the loop at line " + std::to_string(Line) +
                (D.File.empty() ? "" : " of " + D.File),

@@ -3,6 +3,7 @@
 #include "SideEffects.h"
 #include "SourceText.h"
 
+#include "warpwise/Transform.h"
 #include "warpwise/AstQueries.h"
 #include "warpwise/ExecutionModel.h"
 
@@ -1240,10 +1241,8 @@ MergeOutcome Merger::run(const IfStmt *If) {
                         : MacroProblem;
     return Out;
   }
-  std::string Text = "{\n" + indent(1) +
-                     "// warpwise: " + (AllowCF ? "melded" : "fused") +
-                     " the two sides of the divergent if-else at line " +
-                     std::to_string(Line) + " [WW4001]\n";
+  // The decision's comment goes first (BranchMerge fills it in).
+  std::string Text = "{\n" + indent(1) + DecisionMark + "\n";
   Text += indent(1) + "const bool " + Cond + " = " +
           render(If->getCond(), SideA, {}) + ";\n";
   for (const std::string &H : Hoisted)

@@ -617,10 +617,9 @@ void ThreadReallocation::run(TransformContext &TC,
       std::string Tid = G->Tid->getNameAsString();
       std::string Stride = "ww_stride" + Sfx, Packed = "ww_packed" + Sfx,
                   First = "ww_first" + Sfx;
+      // The decision's comment goes first, filled in once it is applied.
       std::string Prelude =
-          "// warpwise: the threads that pass this guard are packed onto the "
-          "lowest threads of the block (thread reallocation) [WW4001]\n" +
-          In + "const unsigned " + Stride + " = (" +
+          std::string(DecisionMark) + "\n" + In + "const unsigned " + Stride + " = (" +
           textOf(Ctx, G->Partner->getSourceRange()) + ") ^ " + Tid + ";\n" +
           In + "const bool " + Packed + " = " + Stride + " != 0u && (" +
           Stride + " & (" + Stride + " - 1u)) == 0u;\n" + In +
@@ -657,6 +656,16 @@ void ThreadReallocation::run(TransformContext &TC,
       D = planRealloc(TC, C, name());
       D.File = TC.decisionFileOf(If->getBeginLoc());
       if (D.Applied) {
+        TC.takeDecisionId(D, "WW4001", TC.textOf(If->getBeginLoc()));
+        std::string First = C.Edits.front().getReplacementText().str();
+        fillDecisionMark(
+            First, TC.decisionComment(D, "the threads that pass this guard "
+                                         "are packed onto the lowest threads "
+                                         "of the block (thread "
+                                         "reallocation)"));
+        C.Edits.front() = tooling::Replacement(
+            C.Edits.front().getFilePath(), C.Edits.front().getOffset(),
+            C.Edits.front().getLength(), First);
         Changes.push_back({"thread reallocation of the partner guard at line " +
                                std::to_string(Line) +
                                (D.File.empty() ? "" : " of " + D.File),

@@ -19,6 +19,55 @@ namespace warpwise {
 
 using namespace clang;
 
+std::string TransformContext::nextDecisionId(llvm::StringRef Transform,
+                                             llvm::StringRef Kernel,
+                                             llvm::StringRef Text) const {
+  std::string Key = (Transform + "." + Kernel).str();
+  unsigned Last = 0;
+  if (DecisionIds) {
+    auto It = DecisionIds->find(Key);
+    if (It != DecisionIds->end())
+      Last = It->second;
+  }
+  // Names a rewrite of this text already holds.
+  for (size_t At = Text.find(Key + "."); At != llvm::StringRef::npos;
+       At = Text.find(Key + ".", At + 1)) {
+    llvm::StringRef Digits =
+        Text.drop_front(At + Key.size() + 1).take_while(llvm::isDigit);
+    unsigned N = 0;
+    if (!Digits.getAsInteger(10, N))
+      Last = std::max(Last, N);
+  }
+  return Key + "." + std::to_string(Last + 1);
+}
+
+void TransformContext::takeDecisionId(Decision &D, const char *Code,
+                                      llvm::StringRef Text) {
+  D.Code = Code;
+  D.Id = nextDecisionId(D.Transform, D.Kernel, Text);
+  if (DecisionIds)
+    (*DecisionIds)[D.Transform + "." + D.Kernel] =
+        std::stoul(llvm::StringRef(D.Id).rsplit('.').second.str());
+}
+
+std::string TransformContext::decisionComment(const Decision &D,
+                                              llvm::StringRef What) const {
+  std::string Facts = D.Measured;
+  if (Facts.empty())
+    Facts = Force ? "forced: profitability was not checked"
+                  : "nothing was measured";
+  return "// warpwise " + D.Code + " " + D.Id + ": " + What.str() + "; " +
+         Facts;
+}
+
+bool fillDecisionMark(std::string &Text, llvm::StringRef Comment) {
+  size_t At = Text.find(DecisionMark);
+  if (At == std::string::npos)
+    return false;
+  Text.replace(At, llvm::StringRef(DecisionMark).size(), Comment.str());
+  return true;
+}
+
 Steer TransformContext::steer(llvm::StringRef Transform, const FunctionDecl *FD,
                               SourceLocation Candidate) const {
   if (!Steering || !FD)
