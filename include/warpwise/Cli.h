@@ -86,9 +86,9 @@ struct FileSummary {
 };
 /// The closing line of analyze and rewrite on standard error, e.g.
 /// `warpwise: 3 files: 2 rewritten, 1 unchanged; 4 changes applied (fuse 2,
-/// meld 1, split 1), 7 declined; 1 warning, 0 errors`. Not printed with -q,
-/// nor for one input with nothing to say (no change applied, no warning
-/// and no error).
+/// meld 1, split 1), 7 declined; 1 warning` (warnings and errors only when
+/// there are any). Not printed with -q, nor for one input with nothing to
+/// say (no change applied, no warning and no error).
 void printSummary(llvm::raw_ostream &OS, const Options &Opts,
                   const std::vector<FileSummary> &Files,
                   const DiagnosticLog &Log);
