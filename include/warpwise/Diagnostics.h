@@ -100,13 +100,23 @@ public:
 
   /// Prints each diagnostic as it is reported when a stream is attached.
   void setEcho(llvm::raw_ostream *OS) { Echo = OS; }
+  /// How the echo prints: \p Quiet (-q) leaves out remarks and notes (not
+  /// the raw text, which carries clang's errors); \p Colors (--color)
+  /// colours them as clang does. The log itself keeps everything.
+  void setEchoStyle(bool Quiet, bool Colors) {
+    EchoQuiet = Quiet;
+    EchoColors = Colors;
+  }
 
-  static void print(llvm::raw_ostream &OS, const Diagnostic &D);
+  static void print(llvm::raw_ostream &OS, const Diagnostic &D,
+                    bool Colors = false);
   static nlohmann::json toJson(const Diagnostic &D);
 
 private:
   std::vector<Diagnostic> Diags;
   llvm::raw_ostream *Echo = nullptr;
+  bool EchoQuiet = false;
+  bool EchoColors = false;
 };
 
 } // namespace warpwise

@@ -62,6 +62,9 @@ struct FrontendOptions {
   /// file's directory and its parents.
   bool DiscoverDatabase = false;
   bool Verbose = false;
+  /// --color: clang's own diagnostics (a file that does not compile) are
+  /// coloured as warpwise's are.
+  bool Colors = false;
 };
 
 /// Receives the AST of each file that parsed without errors.

@@ -10,8 +10,19 @@
 
 namespace warpwise {
 
-enum class Command { None, Analyze, Rewrite, Occupancy, Help, Version };
+enum class Command {
+  None,
+  Analyze,
+  Rewrite,
+  Occupancy,
+  Help,
+  Version,
+  Explain,       ///< --explain WWnnnn, explain WWnnnn.
+  ListTransforms ///< --list-transforms.
+};
 enum class OutputFormat { Text, Json };
+/// --color: warpwise's and clang's diagnostics on standard error.
+enum class ColorChoice { Auto, Always, Never };
 
 struct Options {
   Command Cmd = Command::None;
@@ -27,6 +38,14 @@ struct Options {
   /// --header-filter: which non-system headers' kernels are analysed and
   /// rewritten, by their absolute path; "" means the main file only.
   std::string HeaderFilter = ".*";
+  /// help: the command whose options to show (None: the overview).
+  Command HelpTopic = Command::None;
+  std::string ExplainId; ///< --explain: the WWnnnn id asked about.
+  bool Quiet = false;    ///< -q: no remarks or notes on standard error.
+  ColorChoice Color = ColorChoice::Auto;
+  /// The options given, as spelled without their value ("--diff", "-j8",
+  /// "--fmad=false"), for the check that the command reads each one.
+  std::vector<std::string> Given;
 
   /// --config-file: the .warpwise.yaml for every input ("" : the nearest
   /// one above each input).
@@ -80,9 +99,6 @@ struct ParseOutcome {
 
 ParseOutcome parseCommandLine(const std::vector<std::string> &Args,
                               Options &Opts);
-
-/// The full --help text.
-const char *helpText();
 
 } // namespace warpwise
 

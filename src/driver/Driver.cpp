@@ -10,6 +10,7 @@
 
 #include "warpwise/Analysis.h"
 #include "warpwise/Config.h"
+#include "warpwise/Cli.h"
 #include "warpwise/Costs.h"
 #include "warpwise/Diagnostics.h"
 #include "warpwise/Edits.h"
@@ -135,11 +136,7 @@ std::vector<ClaimedRange> producedRegions(clang::ASTContext &Ctx,
   return F.Found;
 }
 
-int usageError(const std::string &Message) {
-  llvm::errs() << "warpwise: error: " << Message
-               << "\nRun 'warpwise --help' for usage.\n";
-  return ExitUsage;
-}
+int usageError(const std::string &Message) { return printUsageError(Message); }
 
 bool looksBinary(llvm::StringRef S) {
   if (S.contains('\0'))
@@ -526,12 +523,11 @@ int runOccupancy(const Options &Opts, const ArchLimits &Arch) {
 static int runSession(const std::vector<std::string> &Args) {
   Options Opts;
   ParseOutcome Parsed = parseCommandLine(Args, Opts);
+  applyColorChoice(Opts);
   if (!Parsed.OK)
     return usageError(Parsed.Error);
-  if (Opts.Cmd == Command::Help) {
-    llvm::outs() << helpText();
-    return ExitOK;
-  }
+  if (std::optional<int> RC = runInfoCommand(Opts))
+    return *RC;
   if (Opts.Cmd == Command::Version) {
     llvm::outs() << "warpwise " << WARPWISE_VERSION << " (built with "
                  << clang::getClangFullVersion() << ")\n";
@@ -542,7 +538,7 @@ static int runSession(const std::vector<std::string> &Args) {
   // above each input. Read once each; the command line wins over them.
   std::map<std::string, ProjectConfig> Configs;
   std::vector<std::string> ConfigOf;
-  {
+  if (Opts.Cmd == Command::Analyze || Opts.Cmd == Command::Rewrite) {
     std::vector<std::string> Places = Opts.Files;
     if (Places.empty())
       Places.push_back("."); // --dump-config alone: the current directory.
@@ -689,6 +685,7 @@ static int runSession(const std::vector<std::string> &Args) {
 
   DiagnosticLog Log;
   Log.setEcho(&llvm::errs());
+  Log.setEchoStyle(Opts.Quiet, Opts.Front.Colors);
   if (Opts.SaveTemps)
     keepTemporaries();
   // Each transformation runs under a CrashRecoveryContext (FileProcessor).
@@ -1175,13 +1172,13 @@ static int runSession(const std::vector<std::string> &Args) {
         if (F.Parsed)
           printFileAnalysis(llvm::outs(), F.Analysis, displayName(F));
     }
-    if (Inputs.size() > 1) {
-      size_t Errors = 0;
-      for (const InputFile &F : Inputs)
-        Errors += !F.Parsed || Log.hasErrorsFor(F.Given);
-      llvm::errs() << "warpwise: " << Inputs.size() << " files analysed, "
-                   << Errors << " with errors\n";
-    }
+    std::vector<FileSummary> Summary;
+    for (const InputFile &F : Inputs)
+      Summary.push_back(
+          {F.Given,
+           !F.Parsed || Log.hasErrorsFor(F.Given) ? "error" : "analyzed",
+           F.Parsed ? &F.Analysis : nullptr, &F.Decisions});
+    printSummary(llvm::errs(), Opts, Summary, Log);
     return Log.hasErrors() ? ExitInputProblem : ExitOK;
   }
 
@@ -1546,24 +1543,15 @@ static int runSession(const std::vector<std::string> &Args) {
       J["diagnostics"].push_back(DiagnosticLog::toJson(D));
     Failed |= !writeOrPrint(Opts.Report, J.dump(2) + "\n");
   }
-  if (Inputs.size() > 1) {
-    size_t Rewritten = 0, Unchanged = 0, Errors = 0, Applied = 0,
-           Declined = 0;
-    for (const InputFile &F : Inputs) {
-      if (!F.Parsed || Log.hasErrorsFor(F.Given))
-        ++Errors;
-      else if (F.Rewritten != F.Contents)
-        ++Rewritten;
-      else
-        ++Unchanged;
-      for (const Decision &D : F.Decisions)
-        ++(D.Applied ? Applied : Declined);
-    }
-    llvm::errs() << "warpwise: " << Inputs.size() << " files: " << Rewritten
-                 << " rewritten, " << Unchanged << " unchanged, " << Errors
-                 << " with errors; " << Applied << " transformations applied, "
-                 << Declined << " declined\n";
-  }
+  std::vector<FileSummary> Summary;
+  for (const InputFile &F : Inputs)
+    Summary.push_back({F.Given,
+                       !F.Parsed || Log.hasErrorsFor(F.Given) ? "error"
+                       : F.Rewritten == F.Contents && F.HeadersRewritten.empty()
+                           ? "unchanged"
+                           : "rewritten",
+                       F.Parsed ? &F.Analysis : nullptr, &F.Decisions});
+  printSummary(llvm::errs(), Opts, Summary, Log);
   if (Failed || blockingErrors("") || HeaderConflicts)
     return ExitInputProblem;
   if (internalErrors())

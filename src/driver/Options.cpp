@@ -7,135 +7,14 @@
 //===----------------------------------------------------------------------===//
 #include "warpwise/Options.h"
 
+#include "warpwise/Cli.h"
+
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/Regex.h"
 
 namespace warpwise {
-
-const char *helpText() {
-  return R"(warpwise - divergence- and register-aware CUDA source rewriter
-
-USAGE
-  warpwise analyze   FILE... [options] [-- <compiler flags>]
-  warpwise rewrite   FILE... [-o OUT | --out-dir DIR | -i] [--diff]
-                     [--export-fixes F.yaml] [--report R.json]
-                     [--transforms LIST] [options] [-- <compiler flags>]
-  warpwise occupancy --arch sm_XX --regs N --threads T [--smem BYTES]
-  warpwise --help | --version
-
-COMMON OPTIONS
-  --arch sm_XX          target architecture (default sm_90); sm_10..sm_121
-  --cuda-path DIR       CUDA toolkit to parse with (default: $CUDA_PATH,
-                        /usr/local/cuda, then the nvcc on PATH)
-  --stub-cuda           parse with warpwise's stub header, not the toolkit's
-  --no-stub-cuda        fail instead of falling back to the stub header
-  --cuda-mode MODE      host | device | auto (default auto: host, or device
-                        when the file uses __CUDA_ARCH__)
-  -p DIR                read compile flags from DIR/compile_commands.json
-                        (without -p and without '--': the nearest
-                        compile_commands.json in the file's directory or a
-                        parent, when it has an entry for the file). nvcc,
-                        gcc and clang command lines are translated with
-                        rules/nvcc-flags.json; -v shows what was dropped
-  --extra-arg ARG       add ARG after the compile command's flags
-  --extra-arg-before ARG  add ARG before them
-  --resource-dir DIR    clang resource directory (default: clang 22's)
-  --arches FILE         architecture table to use instead of the built-in one
-  --costs FILE          cost table (fuse/meld) to use instead of the built-in one
-  --assume-cuda         parse files that do not end in .cu/.cuh as CUDA
-  --header-filter REGEX analyse and rewrite kernels in the non-system headers
-                        whose absolute path matches (default: all of them;
-                        '' for the main file only)
-  --config-file FILE    the settings file for every input (default: the
-                        nearest .warpwise.yaml in the input's directory or
-                        a parent); the command line wins over it
-  --dump-config         print the settings that apply to the first input
-                        (or the current directory) as YAML, and stop
-  --format text|json    output format of analyze and occupancy
-  -v                    print the clang resource dir, CUDA path and version,
-                        the CUDA tools used, and the clang command line of
-                        each file (with the compile flags that were dropped)
-  -j N, --jobs N        process N files in parallel (default 1); the output
-                        is the same as with -j 1
-  --keep-going, -k      rewrite: write the files that succeeded even when
-                        others have errors (the exit code still says so)
-  --save-temps          keep warpwise's temporary directory (stub headers,
-                        candidates compiled with nvcc) and print its path
-
-ANALYZE
-  --block-size N        block size for occupancy when no launch gives one
-  --no-ptxas            do not compile with nvcc for real register counts
-  --cache-dir DIR       cache of nvcc results (analyze's ptxas counts and
-                        rewrite's candidate measurements; default
-                        $XDG_CACHE_HOME/warpwise)
-
-REWRITE
-  -o FILE               write the rewritten file here (one input only; '-'
-                        is standard output); never an input without -i
-  --out-dir DIR         write each rewritten file to DIR/<path below the
-                        input root>, creating directories
-  --in-root DIR         the root of the input tree that --out-dir mirrors
-                        (default: the inputs' deepest common directory)
-  --depfile FILE        write Make rules: each output depends on its input
-                        and on every project header the file read
-  -i                    rewrite the inputs in place
-  --style STYLE         clang-format style for the code warpwise inserts:
-                        file (the nearest .clang-format), LLVM, Google,
-                        ... or {key: value, ...} (default: file, else LLVM)
-  --diff                print a unified diff of the changes
-  --check               write nothing; list the files the rewrite would
-                        change and exit 1 if there is one (0 if none), for CI
-  --export-fixes FILE   write the edits of all files as one
-                        clang-apply-replacements YAML document (offsets into
-                        the original files; not with -i)
-  --report FILE         write a JSON report of analyses and decisions ('-':
-                        standard output)
-  --transforms LIST     comma-separated transformations to consider:
-                        meld, fuse, realloc, fission, split (default: all;
-                        'none' for none)
-  --split-form FORM     force branch splitting in this form: adaptive,
-                        literal or compact ('none' disables splitting);
-                        KERNEL=FORM[,KERNEL=FORM...] forces it for those
-                        kernels only (the planner decides for the others)
-  --meld-form FORM      the form melding may take: auto (the execution
-                        model chooses), merged (guarded, operands
-                        selected) or branch-free (stores made
-                        unconditional where that is proven safe)
-  --force-transforms    apply every legal candidate without the
-                        profitability checks (for exploring; the legality
-                        checks and the uniform-branch rule still hold)
-  --tune                with a GPU: build the original program and each
-                        distinct rewrite (the model's choice, each meld
-                        form, with and without realloc), run them on the
-                        program's own launches (--tune-args), time every
-                        kernel launch with CUDA events, check that each
-                        prints what the original prints, and keep the
-                        fastest; the verdict is cached per source,
-                        options and --arch; without a GPU or a cached
-                        verdict the execution model decides (one input)
-  --tune-args ARGS      the program's arguments for --tune (split at
-                        spaces)
-  --tune-runs N         interleaved rounds of --tune (default 3)
-  --tune-cache FILE     where --tune verdicts are kept (default
-                        tune.json in $XDG_CACHE_HOME/warpwise or
-                        ~/.cache/warpwise)
-  --fmad=false          the program is built with nvcc -fmad=false: fuse
-                        and meld may then select a floating-point product
-                        apart from the add that consumes it (at the default
-                        --fmad=true that would change nvcc's fma contraction
-                        and the results' rounding, so it is not done)
-  Without -o, --out-dir, -i, --diff, --export-fixes or --report, the
-  rewritten source of the one input is printed on standard output.
-  Nothing is written for any file when an input has errors.
-
-EXIT CODES
-  0 done, 1 problems with the input or output files, 2 usage errors,
-  3 a transformation crashed on a file (WW1012): the outputs were written
-  without that transformation's changes to that file
-)";
-}
 
 namespace {
 class ArgReader {
@@ -192,13 +71,52 @@ ParseOutcome parseCommandLine(const std::vector<std::string> &Args,
                  .Case("occupancy", Command::Occupancy)
                  .Cases({"--help", "-h", "help"}, Command::Help)
                  .Case("--version", Command::Version)
+                 .Cases({"--explain", "explain"}, Command::Explain)
+                 .Case("--list-transforms", Command::ListTransforms)
                  .Default(Command::None);
+  if (Opts.Cmd == Command::None &&
+      llvm::StringRef(First).starts_with("--explain=")) {
+    Opts.Cmd = Command::Explain;
+    Opts.ExplainId = llvm::StringRef(First).substr(10).str();
+  }
   if (Opts.Cmd == Command::None) {
-    Result.Error = "unknown command '" + First +
-                   "' (expected analyze, rewrite or occupancy)";
+    Result.Error = llvm::StringRef(First).starts_with("-")
+                       ? unknownOptionMessage(First, Command::None)
+                       : unknownCommandMessage(First);
     return Result;
   }
-  if (Opts.Cmd == Command::Help || Opts.Cmd == Command::Version) {
+  if (Opts.Cmd == Command::Help) {
+    // `help COMMAND`, `--help COMMAND`.
+    if (!R.done()) {
+      std::string Topic = R.next();
+      Opts.HelpTopic = commandNamed(Topic);
+      if (Opts.HelpTopic == Command::None) {
+        Result.Error = unknownCommandMessage(Topic);
+        return Result;
+      }
+    }
+    Result.OK = R.done();
+    if (!Result.OK)
+      Result.Error = "help takes one command";
+    return Result;
+  }
+  if (Opts.Cmd == Command::Explain) {
+    if (Opts.ExplainId.empty() && !R.done())
+      Opts.ExplainId = R.next();
+    if (Opts.ExplainId.empty())
+      Result.Error = "--explain needs a diagnostic id, such as WW3001";
+    else if (!R.done())
+      Result.Error = "--explain takes one diagnostic id";
+    Result.OK = Result.Error.empty();
+    return Result;
+  }
+  if (Opts.Cmd == Command::ListTransforms) {
+    Result.OK = R.done();
+    if (!Result.OK)
+      Result.Error = "--list-transforms takes no arguments";
+    return Result;
+  }
+  if (Opts.Cmd == Command::Version) {
     Result.OK = true;
     return Result;
   }
@@ -208,18 +126,38 @@ ParseOutcome parseCommandLine(const std::vector<std::string> &Args,
     std::string A = R.next();
     llvm::StringRef Arg(A);
     std::string V;
+    bool IsFile = false;
     if (Arg == "--") {
+      Opts.Given.push_back(A);
       DashDash = true;
       while (!R.done())
         Opts.Front.ExtraArgs.push_back(R.next());
       break;
     }
     if (Arg == "--help" || Arg == "-h") {
+      Opts.HelpTopic = Opts.Cmd;
       Opts.Cmd = Command::Help;
       Result.OK = true;
       return Result;
     }
-    if (R.valueOf(Arg, "--arch", V, Err)) {
+    if (Arg == "--list-transforms" && Opts.Cmd == Command::Rewrite) {
+      Opts.Cmd = Command::ListTransforms;
+      Result.OK = true;
+      return Result;
+    }
+    if (Arg == "-q" || Arg == "--quiet") {
+      Opts.Quiet = true;
+    } else if (Arg == "--color" || Arg.starts_with("--color=")) {
+      V = Arg == "--color" ? "always" : Arg.substr(8).str();
+      if (V == "auto")
+        Opts.Color = ColorChoice::Auto;
+      else if (V == "always")
+        Opts.Color = ColorChoice::Always;
+      else if (V == "never")
+        Opts.Color = ColorChoice::Never;
+      else
+        Err = "--color must be auto, always or never, not '" + V + "'";
+    } else if (R.valueOf(Arg, "--arch", V, Err)) {
       Opts.Front.Arch = V;
       Opts.ArchGiven = true;
     } else if (R.valueOf(Arg, "--config-file", V, Err)) {
@@ -403,12 +341,29 @@ ParseOutcome parseCommandLine(const std::vector<std::string> &Args,
       else
         Opts.SharedBytes = N;
     } else if (Arg.starts_with("-") && Arg != "-") {
-      Err = "unknown option '" + A + "'";
+      Err = unknownOptionMessage(A, Opts.Cmd);
     } else {
+      IsFile = true;
       Opts.Files.push_back(A);
     }
     if (!Err.empty())
       return Result;
+    if (!IsFile) {
+      // As spelled, without its value: "--fmad=false" and "-j" for "-j8".
+      llvm::StringRef Name = Arg.starts_with("--fmad=") ? Arg
+                             : Arg.starts_with("-j")    ? llvm::StringRef("-j")
+                                                        : Arg.split('=').first;
+      Opts.Given.push_back(Name.str());
+    }
+  }
+
+  // An option the command does not read would be ignored without a word.
+  Err = checkOptionsApply(Opts);
+  if (!Err.empty())
+    return Result;
+  if (Opts.Quiet && Opts.Front.Verbose) {
+    Err = "-q and -v exclude each other";
+    return Result;
   }
 
   Opts.Front.ExtraArgs.insert(Opts.Front.ExtraArgs.end(), ExtraArgs.begin(),
@@ -473,16 +428,6 @@ ParseOutcome parseCommandLine(const std::vector<std::string> &Args,
         Err = "only one of -o -, --report -, --export-fixes - and --diff can "
               "write to standard output";
     }
-  } else if (Opts.Cmd == Command::Analyze) {
-    // Options of rewrite that analyze would silently ignore.
-    if (!Opts.OutputFile.empty() || !Opts.OutputDir.empty() || Opts.InPlace ||
-        Opts.Diff || !Opts.ExportFixes.empty() || !Opts.Depfile.empty() ||
-        !Opts.InRoot.empty() || Opts.TransformsGiven || Opts.KeepGoing ||
-        Opts.Check || Opts.Tune || Opts.TuneArgsGiven ||
-        !Opts.TuneCache.empty() || !Opts.Style.empty())
-      Err = "-o, --out-dir, --in-root, -i, --diff, --check, --export-fixes, "
-            "--depfile, --transforms, --style, --tune and --keep-going are "
-            "options of 'warpwise rewrite'";
   }
   Result.OK = Err.empty();
   return Result;

@@ -22,8 +22,12 @@ const char *severityName(Severity S) {
 
 void DiagnosticLog::report(Diagnostic D) {
   Diags.push_back(std::move(D));
-  if (Echo)
-    print(*Echo, Diags.back());
+  const Diagnostic &Last = Diags.back();
+  bool Hidden =
+      EchoQuiet && !Last.Raw &&
+      (Last.Level == Severity::Remark || Last.Level == Severity::Note);
+  if (Echo && !Hidden)
+    print(*Echo, Last, EchoColors);
 }
 
 void DiagnosticLog::report(const char *Id, Severity Level, std::string File,
@@ -65,12 +69,17 @@ std::vector<Diagnostic> DiagnosticLog::forFile(const std::string &File) const {
   return Out;
 }
 
-void DiagnosticLog::print(llvm::raw_ostream &OS, const Diagnostic &D) {
+void DiagnosticLog::print(llvm::raw_ostream &OS, const Diagnostic &D,
+                          bool Colors) {
   if (D.Raw) {
     OS << D.Message;
     OS.flush();
     return;
   }
+  // As clang colours its own: the place bold, the level in its colour, the
+  // message bold.
+  if (Colors)
+    OS.changeColor(llvm::raw_ostream::SAVEDCOLOR, /*Bold=*/true);
   if (D.File.empty())
     OS << "warpwise";
   else
@@ -80,8 +89,20 @@ void DiagnosticLog::print(llvm::raw_ostream &OS, const Diagnostic &D) {
     if (D.Column)
       OS << ':' << D.Column;
   }
-  OS << ": " << severityName(D.Level) << ": " << D.Message << " [" << D.Id
-     << "]\n";
+  OS << ": ";
+  if (Colors)
+    OS.changeColor(D.Level == Severity::Error     ? llvm::raw_ostream::RED
+                   : D.Level == Severity::Warning ? llvm::raw_ostream::MAGENTA
+                   : D.Level == Severity::Remark  ? llvm::raw_ostream::BLUE
+                                                  : llvm::raw_ostream::BLACK,
+                   /*Bold=*/true);
+  OS << severityName(D.Level) << ": ";
+  if (Colors)
+    OS.changeColor(llvm::raw_ostream::SAVEDCOLOR, /*Bold=*/true);
+  OS << D.Message << " [" << D.Id << "]";
+  if (Colors)
+    OS.resetColor();
+  OS << "\n";
   OS.flush();
 }
 

@@ -350,8 +350,13 @@ namespace {
 /// and remembers the first error for warpwise's own summary diagnostic.
 class ErrorCollector : public clang::DiagnosticConsumer {
 public:
-  ErrorCollector(bool Verbose)
-      : Stream(Printed), Printer(Stream, DiagOpts), Verbose(Verbose) {}
+  ErrorCollector(bool Verbose, bool Colors)
+      : Stream(Printed), Printer(Stream, DiagOpts), Verbose(Verbose) {
+    // --color: clang's messages are coloured as warpwise's are; the
+    // string they are printed to goes to standard error as it is.
+    DiagOpts.ShowColors = Colors;
+    Stream.enable_colors(Colors);
+  }
 
   void BeginSourceFile(const clang::LangOptions &LO,
                        const clang::Preprocessor *PP) override {
@@ -501,7 +506,7 @@ bool Frontend::parse(const std::string &File, const std::string &Display,
   Tool.mapVirtualFile(File, Contents);
   for (const auto &[Path, Text] : Overlays)
     Tool.mapVirtualFile(Path, Text);
-  ErrorCollector Errors(Opts.Verbose);
+  ErrorCollector Errors(Opts.Verbose, Opts.Colors);
   Tool.setDiagnosticConsumer(&Errors);
   Tool.setPrintErrorMessage(false); // Our WW1004 summary says it better.
   bool Called = false;
