@@ -531,6 +531,11 @@ bool Frontend::parse(const std::string &File, const std::string &Display,
             ? "if the build finds that file, give warpwise its include "
               "directories: -p BUILD_DIR (a compile_commands.json) or "
               "'-- -I DIR'"
+        : First.contains("undeclared identifier 'cuda") ||
+                First.contains("in 'cudaDeviceProp'")
+            ? "the CUDA toolkit it is parsed with no longer has that API, so "
+              "its nvcc cannot build the file either: --cuda-path the "
+              "toolkit the build uses, or update the call"
         : First.contains("undeclared identifier") ||
                 First.contains("unknown type name") ||
                 First.contains("no member named")

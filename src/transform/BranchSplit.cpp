@@ -1051,10 +1051,11 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
       Site.Length = SM.getFileOffset(Semi) - Site.Begin;
       std::string Config = Site.configAsWritten();
       std::string Text =
-          "{ " + Site.Temps + Site.Callee + "_ww_then" + Site.TemplateArgs +
+          "{ // warpwise " + Tag + ": split launch\n" + Site.Temps +
+          Site.Callee + "_ww_then" + Site.TemplateArgs +
           "<<<" + Config + ">>>(" + Site.Args + "); " + Site.Callee +
           "_ww_else" + Site.TemplateArgs + "<<<" + Config + ">>>(" + Site.Args +
-          "); } /* warpwise " + Tag + ": split launch */";
+          "); }";
       LaunchEdits.push_back(
           tooling::Replacement(TC.File, Site.Begin, Site.Length, Text));
       Sites.push_back(std::move(Site));
@@ -1308,7 +1309,8 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
         std::string Bytes =
             "((size_t)" + G + ".x * " + B + ".x + 1) * sizeof(int)";
         std::string Text =
-            "{ " + L.Temps + "dim3 const " + G + "(" + L.Config[0] +
+            "{ // warpwise " + Tag + ": split launch, compact form\n" +
+            L.Temps + "dim3 const " + G + "(" + L.Config[0] +
             "); dim3 const " + B + "(" + L.Config[1] + "); int " + Dev +
             " = 0; cudaGetDevice(&" + Dev + "); cudaMemPool_t const " + Pool +
             " = ww_list_pool(" + Dev + "); int *" + Lst + " = 0; if (" + Pool +
@@ -1318,7 +1320,7 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
             ", 0, sizeof(int), " + St + "); " + L.Callee + "_ww_light" +
             L.TemplateArgs + Launch + L.Callee + "_ww_heavy" + L.TemplateArgs +
             Launch + "cudaFreeAsync(" + Lst + ", " + St +
-            "); } /* warpwise " + Tag + ": split launch, compact form */";
+            "); }";
         C.CompactLaunches.push_back(
             tooling::Replacement(TC.File, L.Begin, L.Length, Text));
       }

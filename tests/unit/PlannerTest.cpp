@@ -294,7 +294,7 @@ TEST_CASE("fission of a template kernel needs a step gained by every "
   std::vector<unsigned> Sizes;
   FakeFeedback Mixed({{"_Z1kILi64EEvPKfS1_PfS2_i", 24, 20, 100, 110},
                       {"_Z1kILi256EEvPKfS1_PfS2_i", 40, 32, 100, 110}},
-                     "split into");
+                     "@decision@");
   auto D = planWith(TemplateLoops, Mixed, Changes, &Sizes, "fission");
   CHECK(Sizes == std::vector<unsigned>{64, 256});
   REQUIRE(D.size() == 1);
@@ -306,7 +306,7 @@ TEST_CASE("fission of a template kernel needs a step gained by every "
 
   FakeFeedback Both({{"_Z1kILi64EEvPKfS1_PfS2_i", 40, 32, 100, 110},
                      {"_Z1kILi256EEvPKfS1_PfS2_i", 40, 32, 100, 110}},
-                    "split into");
+                    "@decision@");
   std::vector<Change> Applied;
   auto E = planWith(TemplateLoops, Both, Applied, &Sizes, "fission");
   REQUIRE(E.size() == 1);

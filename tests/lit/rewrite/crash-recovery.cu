@@ -12,7 +12,7 @@
 // RUN: FileCheck %s --check-prefix=REPORT --input-file %t.2.json
 // Without the hook both apply and the exit code is 0.
 // RUN: %warpwise rewrite %s --transforms fuse,fission --force-transforms -o %t.3.cu 2> %t.3.err
-// RUN: grep -c "^ *// warpwise: " %t.3.cu | FileCheck %s --check-prefix=BOTH
+// RUN: grep -c "^ *// warpwise WW400[0-9] [a-z]*\.k\.[0-9]*: " %t.3.cu | FileCheck %s --check-prefix=BOTH
 
 __global__ void k(const float *__restrict__ a, const float *__restrict__ b,
                   float *__restrict__ s, float *__restrict__ q,

@@ -31,20 +31,24 @@
 // The fused kernels and the forced ones are rewritten; the disabled ones are
 // not.
 // CODE-LABEL: __global__ void applied(
-// CODE:       // warpwise: fused
+// CODE:       // warpwise WW4001 fuse.applied.{{[0-9]+}}: fused the two sides of a
 // CODE-LABEL: __global__ void disabled_branch(
-// CODE-NOT:   warpwise: fused
+// CODE-NOT:   warpwise WW4001
 // CODE-LABEL: __global__ void disabled_kernel(
-// CODE-NOT:   warpwise: fused
+// CODE-NOT:   warpwise WW4001
 // CODE-LABEL: __global__ void disabled_region(
-// CODE-NOT:   warpwise: fused
+// CODE-NOT:   warpwise WW4001
 // CODE-LABEL: __global__ void other_transform(
-// CODE:       // warpwise: fused
+// CODE:       // warpwise WW4001 fuse.other_transform.{{[0-9]+}}: fused the two sides
 // CODE-LABEL: __global__ void forced(
-// CODE:       // warpwise: fused
+// CODE:       // warpwise WW4001 fuse.forced.{{[0-9]+}}: fused the two sides of a divergent
+// CODE-NEXT:  // if-else; forced: profitability was not checked
 // CODE-LABEL: __global__ void unforced(
-// CODE-NOT:   warpwise: fused
-// CODE:       pick_ww_then<<<n / 256, 256>>>(m, in, out, n); pick_ww_else<<<n / 256, 256>>>(m, in, out, n);
+// CODE-NOT:   warpwise WW4001
+// CODE:       { // warpwise WW4003 split.pick.{{[0-9]+}}: split launch
+// CODE-NEXT:    pick_ww_then<<<n / 256, 256>>>(m, in, out, n);
+// CODE-NEXT:    pick_ww_else<<<n / 256, 256>>>(m, in, out, n);
+// CODE-NEXT:  }
 
 #include <cuda_runtime.h>
 

@@ -83,8 +83,9 @@ int main() {
 }
 
 // CHECK-LABEL: __global__ void macro_statements(
-// CHECK:      // warpwise: the loop at line {{[0-9]+}} split into 2 loops with no dependence between them [WW4002]
-// CHECK-NEXT: for (int r = 0; r < rows; ++r) {
+// CHECK:      // warpwise WW4002 fission.macro_statements.{{[0-9]+}}: a loop split into 2 loops with
+// CHECK-NOT:  {{^ *[^ /]}}
+// CHECK:      for (int r = 0; r < rows; ++r) {
 // CHECK-NEXT:   const int o = r * 64 + i;
 // CHECK-NEXT:   ACC(v, a[o]);
 // CHECK-NEXT: }
@@ -95,8 +96,9 @@ int main() {
 // CHECK-NEXT: }
 // CHECK-NEXT: sq[i] = w;
 // CHECK-LABEL: __global__ void before_fused(
-// CHECK:      // warpwise: the loop at line {{[0-9]+}} split into 2 loops with no dependence between them [WW4002]
-// CHECK-NEXT: for (int r = 0; r < rows; ++r) {
+// CHECK:      // warpwise WW4002 fission.before_fused.{{[0-9]+}}: a loop split into 2 loops with no
+// CHECK-NOT:  {{^ *[^ /]}}
+// CHECK:      for (int r = 0; r < rows; ++r) {
 // CHECK-NEXT:   s0 += a[r * 64 + i];
 // CHECK-NEXT: }
 // CHECK-NEXT: for (int r = 0; r < rows; ++r) {
@@ -104,7 +106,7 @@ int main() {
 // CHECK-NEXT: }
 // CHECK-NEXT: float x;
 // CHECK-NEXT: {
-// CHECK-NEXT:   // warpwise: fused the two sides of the divergent if-else at line {{[0-9]+}} [WW4001]
+// CHECK-NEXT:   // warpwise WW4001 fuse.before_fused.{{[0-9]+}}: fused the two sides of a divergent
 // CHECK:      sum[i] = s0;
 // CHECK-NEXT: sq[i] = q0;
 // CHECK-NEXT: out[i] = x;

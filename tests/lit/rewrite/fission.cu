@@ -33,7 +33,8 @@ __global__ void reduce2(const float *__restrict__ a, const float *__restrict__ b
   sq[i] = q0 + q1;
 }
 
-// CHECK:      // warpwise: the loop at line {{[0-9]+}} split into 2 loops with no dependence between them [WW4002]
+// CHECK:      // warpwise WW4002 fission.reduce2.{{[0-9]+}}: a loop split into 2 loops with no
+// CHECK-NEXT: // dependence between them; forced: profitability was not checked
 // CHECK-NEXT: #pragma unroll 1
 // CHECK-NEXT: for (int r = 0; r < rows; r += 2) {
 // CHECK-NEXT:   const int o = r * n + i;

@@ -36,8 +36,9 @@ __global__ void diamond(const float *in, float *out, int n, float scale) {
   out[tid] = acc;
 }
 
-// CHECK:        // warpwise: fused the two sides of the divergent if-else at line {{[0-9]+}} [WW4001]
-// CHECK-NEXT:   const bool ww_cond_[[L:[0-9]+]] = tid & 1;
+// CHECK:        // warpwise WW4001 fuse.diamond.{{[0-9]+}}: fused the two sides of a divergent
+// CHECK-NOT:    {{^ *[^ /]}}
+// CHECK:        const bool ww_cond_[[L:[0-9]+]] = tid & 1;
 // CHECK-NEXT:   float a = v * v;
 // CHECK-NEXT:   float b = a * (ww_cond_[[L]] ? v : 2.5f);
 // CHECK-NEXT:   float c = b * (ww_cond_[[L]] ? 1.5f : v);

@@ -33,7 +33,8 @@ __global__ void strips(float *rows, float *cols, int n) {
 
 // CHECK:      const bool ww_cond_[[L:[0-9]+]] = t < 16;
 // CHECK-NEXT: for (int i = (ww_cond_[[L]] ? 1 : 0); i < (ww_cond_[[L]] ? 8 : n); ++i) {
-// CHECK-NEXT:   float s = (ww_cond_[[L]] ? row : col)[(ww_cond_[[L]] ? i : (t % 8)) * 8 + (ww_cond_[[L]] ? t % 8 : i)];
+// CHECK-NEXT:   float s = (ww_cond_[[L]] ? row : col)[(ww_cond_[[L]] ? i : (t % 8)) * 8 +
+// CHECK-NEXT:             (ww_cond_[[L]] ? t % 8 : i)];
 // CHECK-NEXT:   if (ww_cond_[[L]]) {
 // CHECK-NEXT:     row[i * 8 + t % 8] = s * 0.5f;
 // CHECK-NEXT:   }

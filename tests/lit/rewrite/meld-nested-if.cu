@@ -45,7 +45,8 @@ __global__ void exchange(int *data, unsigned size, unsigned stride) {
   data[tid] = tile[tid];
 }
 
-// CHECK:      // warpwise: melded the two sides of the divergent if-else at line {{[0-9]+}} [WW4001]
+// CHECK:      // warpwise WW4001 meld.exchange.{{[0-9]+}}: melded the two sides of a divergent
+// CHECK-NEXT: // if-else; forced: profitability was not checked
 // CHECK-NEXT: const bool ww_cond_[[L:[0-9]+]] = (tid & size) == 0;
 // CHECK-NEXT: if ((ww_cond_[[L]] ? b < a : b > a)) {
 // CHECK-NEXT:   tile[tid] = b;
@@ -60,9 +61,10 @@ __global__ void exchange(int *data, unsigned size, unsigned stride) {
 // PLAIN: meld: if-else at line {{[0-9]+}} is divergent; similarity 0.73 {{.*}}; model: `exchange` is bound by memory traffic, not issue (2 global accesses outside loops: {{[0-9]+}} slot-equivalents per warp against {{[0-9]+}} issue slots), so issue saved there does not shorten it; declined [WW3001]
 // PLAIN-NOT: model: `exchange` is bound
 
-// BF:      // warpwise: made the divergent branch at line [[L:[0-9]+]] branch-free [WW4001]
-// BF-NEXT: // (each location stored once; a path that stored nothing writes back what it read)
-// BF-NEXT: const bool ww_c[[L]]_0 = (tid & size) == 0;
+// BF:      // warpwise WW4001 meld.exchange.{{[0-9]+}}: made a divergent if-else branch-free;
+// BF-NEXT: // forced: profitability was not checked (each location stored once; a
+// BF-NEXT: // path that stored nothing writes back what it read)
+// BF-NEXT: const bool ww_c[[L:[0-9]+]]_0 = (tid & size) == 0;
 // BF-NEXT: const bool ww_c[[L]]_1 = b < a;
 // BF-NEXT: const bool ww_c[[L]]_2 = b > a;
 // BF-NEXT: tile[tid] = (ww_c[[L]]_0 ? (ww_c[[L]]_1 ? b : a) : (ww_c[[L]]_2 ? b : a));

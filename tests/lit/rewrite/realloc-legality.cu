@@ -33,7 +33,8 @@ __global__ void packed(float *data) {
 }
 // CHECK: [[@LINE-12]]:7: remark: realloc: the partner guard `ixj > tid` at line [[@LINE-12]]: each pair is worked on by one thread as before, in the same barrier interval (a __syncthreads() follows, and nothing since the last one touches memory); the work names the thread only through `tid` and `ixj`, and the distance is the same in every thread; applied because of --force-transforms (profitability was not checked) [WW4001]
 // CODE: const unsigned ww_stride22 = (ixj) ^ tid;
-// CODE-NEXT: const bool ww_packed22 = ww_stride22 != 0u && (ww_stride22 & (ww_stride22 - 1u)) == 0u;
+// CODE-NEXT: const bool ww_packed22 =
+// CODE-NEXT: ww_stride22 != 0u && (ww_stride22 & (ww_stride22 - 1u)) == 0u;
 // CODE-NEXT: const unsigned ww_first22 =
 // CODE-NEXT: ww_packed22 ? 2u * tid - (tid & (ww_stride22 - 1u)) : tid;
 // CODE-NEXT: if (ww_packed22 ? ww_first22 < blockDim.x : (ixj > tid)) {

@@ -57,7 +57,8 @@ int main() {
   return 0;
 }
 
-// CHECK:      // warpwise: melded the two sides of the divergent if-else at line {{[0-9]+}} [WW4001]
+// CHECK:      // warpwise WW4001 meld.k.{{[0-9]+}}: melded the two sides of a divergent if-else;
+// CHECK-NEXT: // forced: profitability was not checked
 // CHECK-NEXT: const bool ww_cond_[[L:[0-9]+]] = threadIdx.x % 2;
 // CHECK-NEXT: for (int r = 0; r < rows; ++r) {
 // CHECK-NEXT:   if (ww_cond_[[L]]) {

@@ -72,8 +72,10 @@ int main() {
 // REMARK-NOT: WW1013
 
 // CHECK:      static __global__ void pick(
-// CHECK:      melded the two sides of the divergent if-else at line 33 [WW4001]
+// CHECK:      // warpwise WW4001 meld.pick.{{[0-9]+}}: melded the two sides of a divergent if-else;
+// CHECK-NEXT: // forced: profitability was not checked
+// CHECK-NEXT: const bool ww_cond_33 = m[i] == 0;
 // CHECK:      static __global__ void pick_ww_then(
-// CHECK:      fused the two sides of the divergent if-else at line {{[0-9]+}} [WW4001]
+// CHECK:      // warpwise WW4001 fuse.pick_ww_then.{{[0-9]+}}: fused the two sides of a divergent
 // CHECK:      static __global__ void pick_ww_else(
 // CHECK:      pick_ww_then<<<2, 32>>>(d_m, d_in, d_out, 64);

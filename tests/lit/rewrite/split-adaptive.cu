@@ -129,9 +129,12 @@ void run(int n, int nx, int ny, cudaStream_t s) {
 // CHECK:          d.path = original - cost >= 0.05 * warps ? best : 0u;
 
 // CHECK:      __global__ void heavy_else(
-// CHECK:      __global__ void heavy_else_ww_adaptive(const int *mask, const float *in, float *out,
-// CHECK-NEXT:                            int n, unsigned long long *__restrict__ ww_counts,
-// CHECK-NEXT:     int *__restrict__ ww_list) {
+// CHECK:      // warpwise WW4003 split.heavy_else.[[HE:[0-9]+]]: split `heavy_else` (adaptive form);
+// CHECK:      {{^}}__global__ void{{$}}
+// CHECK-NEXT: heavy_else_ww_adaptive(const int *mask, const float *in, float *out, int n,
+// CHECK-NEXT:                        unsigned long long *__restrict__ ww_counts,
+// CHECK-NEXT:                        int *__restrict__ ww_list) {
+// CHECK-NEXT:   // warpwise WW4003 split.heavy_else.[[HE]]: `heavy_else` with the heavy (else) side
 // CHECK:        bool ww_live = false, ww_heavy = false;
 // CHECK-NEXT:   do {
 // CHECK-NEXT:     int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -140,8 +143,7 @@ void run(int n, int nx, int ny, cudaStream_t s) {
 // CHECK-NEXT:     ww_live = true;
 // CHECK-NEXT:     ww_heavy = !(mask[i] == 0);
 // CHECK-NEXT:   } while (0);
-// CHECK:        const bool ww_mixed =
-// CHECK-NEXT:       ww_heavy_votes != 0u && ww_heavy_votes != ww_live_votes;
+// CHECK:        const bool ww_mixed = ww_heavy_votes != 0u && ww_heavy_votes != ww_live_votes;
 // CHECK-NEXT:   const bool ww_listed_here = ww_mixed && ww_heavy;
 // CHECK-NEXT:   if (__syncthreads_or(ww_heavy)) {
 // CHECK:          if (ww_listed_here) {
@@ -154,6 +156,7 @@ void run(int n, int nx, int ny, cudaStream_t s) {
 // CHECK-NEXT:   if (mask[i] == 0) {
 
 // CHECK:      __global__ void heavy_else_ww_light(
+// CHECK:        // warpwise WW4003 split.heavy_else.[[HE]]: the light (then) side of `heavy_else`;
 // CHECK:        const bool ww_listed_here = ww_heavy;
 // CHECK:          if (ww_listed_here) {
 // CHECK:        int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -166,6 +169,7 @@ void run(int n, int nx, int ny, cudaStream_t s) {
 // CHECK-NEXT: }
 
 // CHECK:      __global__ void heavy_else_ww_heavy(
+// CHECK:        // warpwise WW4003 split.heavy_else.[[HE]]: the heavy (else) side of `heavy_else`
 // CHECK:          int i = ww_block.x * blockDim.x + ww_thread.x;
 // CHECK-NEXT:     if (i >= n)
 // CHECK-NEXT:     continue;
@@ -184,7 +188,7 @@ void run(int n, int nx, int ny, cudaStream_t s) {
 // CHECK-NEXT:     int y = ww_block.y;
 // CHECK:            v[k] = in[(node + k * 131) % (nx * ww_grid.y)];
 
-// CHECK:        { // warpwise: split launch, adaptive form [WW4003]
+// CHECK:        { // warpwise WW4003 split.heavy_else.[[HE]]: split launch, adaptive form
 // CHECK-NEXT:     dim3 const ww_grid_[[A:[0-9]+_0]]((n + 255) / 256);
 // CHECK-NEXT:     dim3 const ww_block_[[A]](256);
 // CHECK-NEXT:     static ww_adaptive_site ww_site_[[A]];
@@ -198,13 +202,16 @@ void run(int n, int nx, int ny, cudaStream_t s) {
 // CHECK-NEXT:         heavy_else_ww_light<<<ww_grid_[[A]], ww_block_[[A]], 0, s>>>(
 // CHECK-NEXT:             m, in, out, n, ww_plan_[[A]].counts, ww_plan_[[A]].list);
 // CHECK-NEXT:       heavy_else_ww_heavy<<<ww_plan_[[A]].heavy_blocks, ww_block_[[A]], 0, s>>>(
-// CHECK-NEXT:           m, in, out, n, ww_plan_[[A]].counts, ww_plan_[[A]].list, ww_plan_[[A]].stats, ww_grid_[[A]], ww_plan_[[A]].threads, ww_plan_[[A]].path);
+// CHECK-NEXT:           m, in, out, n, ww_plan_[[A]].counts, ww_plan_[[A]].list,
+// CHECK-NEXT:           ww_plan_[[A]].stats, ww_grid_[[A]], ww_plan_[[A]].threads,
+// CHECK-NEXT:           ww_plan_[[A]].path);
 // CHECK-NEXT:     } else {
 // CHECK-NEXT:       heavy_else<<<ww_grid_[[A]], ww_block_[[A]], 0, s>>>(m, in, out, n);
 // CHECK-NEXT:     }
 // CHECK-NEXT:     ww_adaptive_end(ww_plan_[[A]]);
 // CHECK-NEXT:   }
-// CHECK:          dim3 const ww_grid_{{[0-9]+_0}}(dim3((nx + 127) / 128, ny));
+// CHECK-NEXT:   { // warpwise WW4003 split.rows.{{[0-9]+}}: split launch, adaptive form
+// CHECK-NEXT:     dim3 const ww_grid_{{[0-9]+_0}}(dim3((nx + 127) / 128, ny));
 // CHECK:        early_out<<<n / 256, 256>>>(m, in, out, n);
 // CHECK-NEXT:   by_index<<<n / 256, 256>>>(in, out, n);
 

@@ -77,8 +77,14 @@ void run(const int *m, const float *in, float *out, int n, cudaStream_t st) {
 // CHECK-NEXT:   return device >= 0 && device < pools.count ? pools.pool[device] : 0;
 // CHECK-NEXT: }
 // CHECK-NOT:  ww_list_pool(int device)
-// CHECK:      __global__ void heavy_tail_ww_light({{.*}}
-// CHECK-NEXT: {{.*}}float *__restrict__ out, int n, int *__restrict__ ww_list, int *__restrict__ ww_count) {
+// CHECK:      // warpwise WW4003 split.heavy_tail.[[H:[0-9]+]]: split `heavy_tail` (compact form);
+// CHECK:      __global__ void heavy_tail_ww_light(const int *__restrict__ mask,
+// CHECK-NEXT:   const float *__restrict__ in,
+// CHECK-NEXT:   float *__restrict__ out, int n,
+// CHECK-NEXT:   int *__restrict__ ww_list,
+// CHECK-NEXT:   int *__restrict__ ww_count) {
+// CHECK-NEXT:   // warpwise WW4003 split.heavy_tail.[[H]]: the light side of `heavy_tail`, which
+// CHECK-NEXT:   // also lists the threads of the heavy side
 // CHECK:        bool ww_heavy = false;
 // CHECK-NEXT:   do {
 // CHECK-NEXT:     int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -95,12 +101,36 @@ void run(const int *m, const float *in, float *out, int n, cudaStream_t st) {
 // CHECK-NEXT:   }
 // CHECK-NEXT: }
 // CHECK:      __global__ void heavy_tail_ww_heavy(
+// CHECK:        // warpwise WW4003 split.heavy_tail.[[H]]: the heavy side of `heavy_tail`, run
+// CHECK-NEXT:   // over the threads the light kernel listed
 // CHECK:        if (ww_slot >= (unsigned)*ww_count)
 // CHECK-NEXT:     return;
 // CHECK-NEXT:   const unsigned ww_id = ww_list[ww_slot];
 // CHECK-NEXT:   const unsigned ww_block = ww_id / blockDim.x;
 // CHECK-NEXT:   const unsigned ww_thread = ww_id % blockDim.x;
 // CHECK-NEXT:   int i = ww_block * blockDim.x + ww_thread;
-// CHECK:      { dim3 const ww_grid_[[L:[0-9]+]]_0((n + 255) / 256); dim3 const ww_block_[[L]]_0(256); int ww_dev_[[L]]_0 = 0; cudaGetDevice(&ww_dev_[[L]]_0); cudaMemPool_t const ww_pool_[[L]]_0 = ww_list_pool(ww_dev_[[L]]_0); int *ww_list_[[L]]_0 = 0; if (ww_pool_[[L]]_0) cudaMallocFromPoolAsync((void **)&ww_list_[[L]]_0, ((size_t)ww_grid_[[L]]_0.x * ww_block_[[L]]_0.x + 1) * sizeof(int), ww_pool_[[L]]_0, st); else cudaMallocAsync((void **)&ww_list_[[L]]_0, ((size_t)ww_grid_[[L]]_0.x * ww_block_[[L]]_0.x + 1) * sizeof(int), st); cudaMemsetAsync(ww_list_[[L]]_0, 0, sizeof(int), st); heavy_tail_ww_light<<<ww_grid_[[L]]_0, ww_block_[[L]]_0, 0, st>>>(m, in, out, n, ww_list_[[L]]_0 + 1, ww_list_[[L]]_0); heavy_tail_ww_heavy<<<ww_grid_[[L]]_0, ww_block_[[L]]_0, 0, st>>>(m, in, out, n, ww_list_[[L]]_0 + 1, ww_list_[[L]]_0); cudaFreeAsync(ww_list_[[L]]_0, st); } /* warpwise: split launch, compact form [WW4003] */
+// CHECK:      { // warpwise WW4003 split.heavy_tail.[[H]]: split launch, compact form
+// CHECK-NEXT:   dim3 const ww_grid_[[L:[0-9]+]]_0((n + 255) / 256);
+// CHECK-NEXT:   dim3 const ww_block_[[L]]_0(256);
+// CHECK-NEXT:   int ww_dev_[[L]]_0 = 0;
+// CHECK-NEXT:   cudaGetDevice(&ww_dev_[[L]]_0);
+// CHECK-NEXT:   cudaMemPool_t const ww_pool_[[L]]_0 = ww_list_pool(ww_dev_[[L]]_0);
+// CHECK-NEXT:   int *ww_list_[[L]]_0 = 0;
+// CHECK-NEXT:   if (ww_pool_[[L]]_0)
+// CHECK-NEXT:     cudaMallocFromPoolAsync((void **)&ww_list_[[L]]_0,
+// CHECK-NEXT:                             ((size_t)ww_grid_[[L]]_0.x * ww_block_[[L]]_0.x + 1) *
+// CHECK-NEXT:                                 sizeof(int),
+// CHECK-NEXT:                             ww_pool_[[L]]_0, st);
+// CHECK-NEXT:   else
+// CHECK-NEXT:     cudaMallocAsync(
+// CHECK-NEXT:         (void **)&ww_list_[[L]]_0,
+// CHECK-NEXT:         ((size_t)ww_grid_[[L]]_0.x * ww_block_[[L]]_0.x + 1) * sizeof(int), st);
+// CHECK-NEXT:   cudaMemsetAsync(ww_list_[[L]]_0, 0, sizeof(int), st);
+// CHECK-NEXT:   heavy_tail_ww_light<<<ww_grid_[[L]]_0, ww_block_[[L]]_0, 0, st>>>(
+// CHECK-NEXT:       m, in, out, n, ww_list_[[L]]_0 + 1, ww_list_[[L]]_0);
+// CHECK-NEXT:   heavy_tail_ww_heavy<<<ww_grid_[[L]]_0, ww_block_[[L]]_0, 0, st>>>(
+// CHECK-NEXT:       m, in, out, n, ww_list_[[L]]_0 + 1, ww_list_[[L]]_0);
+// CHECK-NEXT:   cudaFreeAsync(ww_list_[[L]]_0, st);
+// CHECK-NEXT: }
 
 // TWO-D: the compact form does not apply: the launch at line {{[0-9]+}} does not show a one-dimensional block whose size is a multiple of 32; not split [WW3003]

@@ -44,16 +44,30 @@ void run(const int *m, const float *in, float *out, int n, unsigned g,
   tail<<<g++, 256>>>(m, in, out, n);
 }
 
-// ADAPTIVE:      { // warpwise: split launch, adaptive form [WW4003]
+// ADAPTIVE:      { // warpwise WW4003 split.tail.{{[0-9]+}}: split launch, adaptive form
 // ADAPTIVE-NEXT:   dim3 const ww_grid_value_[[A:[0-9]+_0]] = next_grid();
 // ADAPTIVE-NEXT:   dim3 const ww_grid_[[A]](ww_grid_value_[[A]]);
 // ADAPTIVE-NEXT:   dim3 const ww_block_[[A]](256);
 // ADAPTIVE-NEXT:   static ww_adaptive_site ww_site_[[A]];
 // ADAPTIVE:        tail<<<ww_grid_[[A]], ww_block_[[A]], 0, 0>>>(m, in, out, n);
-// ADAPTIVE:      { // warpwise: split launch, adaptive form [WW4003]
+// ADAPTIVE:      { // warpwise WW4003 split.tail.{{[0-9]+}}: split launch, adaptive form
 // ADAPTIVE-NEXT:   dim3 const ww_grid_value_[[B:[0-9]+_1]] = g++;
 // ADAPTIVE-NEXT:   dim3 const ww_grid_[[B]](ww_grid_value_[[B]]);
-// COMPACT: { dim3 const ww_grid_value_[[A:[0-9]+_0]] = next_grid(); dim3 const ww_grid_[[A]](ww_grid_value_[[A]]); dim3 const ww_block_[[A]](256);
-// COMPACT: { dim3 const ww_grid_value_[[B:[0-9]+_1]] = g++; dim3 const ww_grid_[[B]](ww_grid_value_[[B]]); dim3 const ww_block_[[B]](256);
-// LITERAL: { dim3 const ww_grid_value_[[A:[0-9]+_0]] = next_grid(); tail_ww_then<<<ww_grid_value_[[A]], 256>>>(m, in, out, n); tail_ww_else<<<ww_grid_value_[[A]], 256>>>(m, in, out, n); } /* warpwise: split launch [WW4003] */
-// LITERAL: { dim3 const ww_grid_value_[[B:[0-9]+_1]] = g++; tail_ww_then<<<ww_grid_value_[[B]], 256>>>(m, in, out, n); tail_ww_else<<<ww_grid_value_[[B]], 256>>>(m, in, out, n); } /* warpwise: split launch [WW4003] */
+// COMPACT:      { // warpwise WW4003 split.tail.{{[0-9]+}}: split launch, compact form
+// COMPACT-NEXT:   dim3 const ww_grid_value_[[A:[0-9]+_0]] = next_grid();
+// COMPACT-NEXT:   dim3 const ww_grid_[[A]](ww_grid_value_[[A]]);
+// COMPACT-NEXT:   dim3 const ww_block_[[A]](256);
+// COMPACT:      { // warpwise WW4003 split.tail.{{[0-9]+}}: split launch, compact form
+// COMPACT-NEXT:   dim3 const ww_grid_value_[[B:[0-9]+_1]] = g++;
+// COMPACT-NEXT:   dim3 const ww_grid_[[B]](ww_grid_value_[[B]]);
+// COMPACT-NEXT:   dim3 const ww_block_[[B]](256);
+// LITERAL:      { // warpwise WW4003 split.tail.{{[0-9]+}}: split launch
+// LITERAL-NEXT:   dim3 const ww_grid_value_[[A:[0-9]+_0]] = next_grid();
+// LITERAL-NEXT:   tail_ww_then<<<ww_grid_value_[[A]], 256>>>(m, in, out, n);
+// LITERAL-NEXT:   tail_ww_else<<<ww_grid_value_[[A]], 256>>>(m, in, out, n);
+// LITERAL-NEXT: }
+// LITERAL-NEXT: { // warpwise WW4003 split.tail.{{[0-9]+}}: split launch
+// LITERAL-NEXT:   dim3 const ww_grid_value_[[B:[0-9]+_1]] = g++;
+// LITERAL-NEXT:   tail_ww_then<<<ww_grid_value_[[B]], 256>>>(m, in, out, n);
+// LITERAL-NEXT:   tail_ww_else<<<ww_grid_value_[[B]], 256>>>(m, in, out, n);
+// LITERAL-NEXT: }

@@ -47,7 +47,9 @@ void run(const int *m, const float *in, float *out, int n, cudaStream_t s,
   pick<<<n / 256, 256>>>(m, in, out, n);
 }
 
-// CHECK:      // warpwise: the then-side of `pick` (if-else at line {{[0-9]+}}), split into a kernel of its own [WW4003]
+// CHECK:      // warpwise WW4003 split.pick.[[N:[0-9]+]]: split `pick` (literal form);
+// CHECK:      // warpwise WW4003 split.pick.[[N]]: the then-side of `pick`, split into a kernel of
+// CHECK-NEXT: // its own
 // CHECK-NEXT: __global__ void pick_ww_then(
 // CHECK:        float x = in[i];
 // CHECK-NEXT:   if (!(mask[i] == 0))
@@ -56,13 +58,20 @@ void run(const int *m, const float *in, float *out, int n, cudaStream_t s,
 // CHECK-NEXT:     out[i] = x + 1.0f;
 // CHECK-NEXT:   }
 // CHECK-NEXT: }
-// CHECK:      // warpwise: the else-side of `pick` (if-else at line {{[0-9]+}}), split into a kernel of its own [WW4003]
+// CHECK:      // warpwise WW4003 split.pick.[[N]]: the else-side of `pick`, split into a kernel of
+// CHECK-NEXT: // its own
 // CHECK-NEXT: __global__ void pick_ww_else(
 // CHECK:        if (mask[i] == 0)
 // CHECK-NEXT:     return;
-// CHECK:      if (go)
-// CHECK-NEXT:   { int const ww_arg3_{{[0-9]+}}_0 = next_n(&calls) + n; pick_ww_then<<<n / 256, 256, 0, s>>>(m, in, out, ww_arg3_{{[0-9]+}}_0); pick_ww_else<<<n / 256, 256, 0, s>>>(m, in, out, ww_arg3_{{[0-9]+}}_0); } /* warpwise: split launch [WW4003] */
-// CHECK-NEXT: { pick_ww_then<<<n / 256, 256>>>(m, in, out, n); pick_ww_else<<<n / 256, 256>>>(m, in, out, n); } /* warpwise: split launch [WW4003] */
+// CHECK:      if (go) { // warpwise WW4003 split.pick.[[N]]: split launch
+// CHECK-NEXT:   int const ww_arg3_{{[0-9]+}}_0 = next_n(&calls) + n;
+// CHECK-NEXT:   pick_ww_then<<<n / 256, 256, 0, s>>>(m, in, out, ww_arg3_{{[0-9]+}}_0);
+// CHECK-NEXT:   pick_ww_else<<<n / 256, 256, 0, s>>>(m, in, out, ww_arg3_{{[0-9]+}}_0);
+// CHECK-NEXT: }
+// CHECK-NEXT: { // warpwise WW4003 split.pick.[[N]]: split launch
+// CHECK-NEXT:   pick_ww_then<<<n / 256, 256>>>(m, in, out, n);
+// CHECK-NEXT:   pick_ww_else<<<n / 256, 256>>>(m, in, out, n);
+// CHECK-NEXT: }
 
 // SM90: split: if-else at line {{[0-9]+}} of `pick` is divergent {{.*}}; the light (then) side alone needs {{[0-9]+}} registers (100.0% occupancy), the heavy side {{[0-9]+}} (100.0%) on sm_90 at 256 threads: the heavy side costs no occupancy step more than the light one, so taking it out of mixed warps frees little; not split (the literal form was not considered: {{.*}}CF'09 formula {{.*}}, but it measured 0.72x-0.99x on H100; the compact form is legal here, but it is applied only on request (--split-form compact)) [WW3003]
 // SM13: split: {{.*}}occupancy on sm_13 100.0% -> 100.0% and 100.0% {{.*}}predicts 1.00x {{.*}}below the 1.05x that rules/split.json asks; not split [WW3003]

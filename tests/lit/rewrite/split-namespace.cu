@@ -5,7 +5,8 @@
 // the comment on it), where every launch can name them.
 // REQUIRES: nvcc
 // RUN: %warpwise rewrite %s --transforms split --split-form literal -o %t.lit.cu 2> %t.lit.err
-// RUN: FileCheck %s --check-prefix=LITERAL --input-file %t.lit.cu
+// RUN: sed '/^\/\/ [A-Z-]*:/d' %t.lit.cu > %t.lit.code
+// RUN: FileCheck %s --check-prefix=LITERAL --input-file %t.lit.code
 // RUN: %nvcc -arch=sm_90 -c %t.lit.cu -o %t.lit.o
 // RUN: %warpwise rewrite %s --transforms split --split-form compact -o %t.cmp.cu 2> %t.cmp.err
 // RUN: sed '/^\/\/ [A-Z-]*:/d' %t.cmp.cu > %t.cmp.code
@@ -32,17 +33,34 @@ void run(const int *m, float *o, int n) {
   ::lab::pick<<<n / 256, 256>>>(m, o);
 }
 
-// LITERAL: __global__ void pick_ww_then(
-// LITERAL: __global__ void pick_ww_else(
-// LITERAL: } // namespace lab
-// LITERAL: { lab::pick_ww_then<<<n / 256, 256>>>(m, o); lab::pick_ww_else<<<n / 256, 256>>>(m, o); } /* warpwise: split launch [WW4003] */
-// LITERAL: { ::lab::pick_ww_then<<<n / 256, 256>>>(m, o); ::lab::pick_ww_else<<<n / 256, 256>>>(m, o); } /* warpwise: split launch [WW4003] */
+// LITERAL:      // The lab's kernels.
+// LITERAL-NEXT: namespace lab {
+// LITERAL:      // warpwise WW4003 split.pick.[[N:[0-9]+]]: split `pick` (literal form);
+// LITERAL:      __global__ void pick_ww_then(
+// LITERAL:      __global__ void pick_ww_else(
+// LITERAL:      } // namespace lab
+// LITERAL:      { // warpwise WW4003 split.pick.[[N]]: split launch
+// LITERAL-NEXT: {{^ *}}lab::pick_ww_then<<<n / 256, 256>>>(m, o);
+// LITERAL-NEXT: {{^ *}}lab::pick_ww_else<<<n / 256, 256>>>(m, o);
+// LITERAL-NEXT: }
+// LITERAL-NEXT: { // warpwise WW4003 split.pick.[[N]]: split launch
+// LITERAL-NEXT: {{^ *}}::lab::pick_ww_then<<<n / 256, 256>>>(m, o);
+// LITERAL-NEXT: {{^ *}}::lab::pick_ww_else<<<n / 256, 256>>>(m, o);
+// LITERAL-NEXT: }
 
 // COMPACT:      static cudaMemPool_t ww_list_pool(int device) {
 // COMPACT:      // The lab's kernels.
 // COMPACT-NEXT: namespace lab {
-// COMPACT:      lab::pick_ww_light<<<{{.*}}lab::pick_ww_heavy<<<
-// COMPACT:      ::lab::pick_ww_light<<<{{.*}}::lab::pick_ww_heavy<<<
+// COMPACT:      { // warpwise WW4003 split.pick.[[N:[0-9]+]]: split launch, compact form
+// COMPACT:      {{^ *}}lab::pick_ww_light<<<ww_grid_[[L:[0-9]+_[0-9]+]], ww_block_[[L]], 0, 0>>>(
+// COMPACT-NEXT:     m, o, ww_list_[[L]] + 1, ww_list_[[L]]);
+// COMPACT-NEXT: {{^ *}}lab::pick_ww_heavy<<<ww_grid_[[L]], ww_block_[[L]], 0, 0>>>(
+// COMPACT-NEXT:     m, o, ww_list_[[L]] + 1, ww_list_[[L]]);
+// COMPACT:      { // warpwise WW4003 split.pick.[[N]]: split launch, compact form
+// COMPACT:      {{^ *}}::lab::pick_ww_light<<<ww_grid_[[M:[0-9]+_[0-9]+]], ww_block_[[M]], 0, 0>>>(
+// COMPACT-NEXT:     m, o, ww_list_[[M]] + 1, ww_list_[[M]]);
+// COMPACT-NEXT: {{^ *}}::lab::pick_ww_heavy<<<ww_grid_[[M]], ww_block_[[M]], 0, 0>>>(
+// COMPACT-NEXT:     m, o, ww_list_[[M]] + 1, ww_list_[[M]]);
 
 // ADAPTIVE:      static inline ww_adaptive_plan ww_adaptive_begin(ww_adaptive_site &site,
 // ADAPTIVE:      // The lab's kernels.
@@ -50,9 +68,11 @@ void run(const int *m, float *o, int n) {
 // ADAPTIVE:      __global__ void pick_ww_adaptive(
 // ADAPTIVE:      __global__ void pick_ww_heavy(
 // ADAPTIVE:      } // namespace lab
+// ADAPTIVE:      { // warpwise WW4003 split.pick.[[N:[0-9]+]]: split launch, adaptive form
 // ADAPTIVE:      lab::pick_ww_adaptive<<<ww_grid_[[A:[0-9]+_0]], ww_block_[[A]], 0, 0>>>(
 // ADAPTIVE:      lab::pick_ww_heavy<<<ww_plan_[[A]].heavy_blocks, ww_block_[[A]], 0, 0>>>(
 // ADAPTIVE:      lab::pick<<<ww_grid_[[A]], ww_block_[[A]], 0, 0>>>(m, o);
+// ADAPTIVE:      { // warpwise WW4003 split.pick.[[N]]: split launch, adaptive form
 // ADAPTIVE:      ::lab::pick_ww_adaptive<<<
 // ADAPTIVE:      ::lab::pick_ww_heavy<<<
 // ADAPTIVE:      ::lab::pick<<<

@@ -78,43 +78,78 @@ void run(const int *m, const float *in, float *out, const double *ind,
   deduce(m, out, n);
 }
 
-// LITERAL:      // warpwise: the then-side of `pick` (if-else at line 40), split into a kernel of its own [WW4003]
+// LITERAL:      // warpwise WW4003 split.pick.[[P:[0-9]+]]: split `pick` (literal form);
+// LITERAL:      // warpwise WW4003 split.pick.[[P]]: the then-side of `pick`, split into a kernel of
+// LITERAL-NEXT: // its own
 // LITERAL-NEXT: template <int W, typename T>
-// LITERAL-NEXT: __global__ void pick_ww_then(const int *__restrict__ mask, const T *__restrict__ in,
-// LITERAL:      // warpwise: the else-side of `pick` (if-else at line 40), split into a kernel of its own [WW4003]
+// LITERAL-NEXT: __global__ void pick_ww_then(const int *__restrict__ mask,
+// LITERAL-NEXT:                              const T *__restrict__ in, T *__restrict__ out,
+// LITERAL:      // warpwise WW4003 split.pick.[[P]]: the else-side of `pick`, split into a kernel of
+// LITERAL-NEXT: // its own
 // LITERAL-NEXT: template <int W, typename T>
 // LITERAL-NEXT: __global__ void pick_ww_else(
-// LITERAL:      { pick_ww_then<W, T><<<n / 256, 256>>>(m, in, out, T(1)); pick_ww_else<W, T><<<n / 256, 256>>>(m, in, out, T(1)); } /* warpwise: split launch [WW4003] */
-// LITERAL:      // warpwise: the then-side of `deduced` (if-else at line 60), split into a kernel of its own [WW4003]
+// LITERAL:      { // warpwise WW4003 split.pick.[[P]]: split launch
+// LITERAL-NEXT:   pick_ww_then<W, T><<<n / 256, 256>>>(m, in, out, T(1));
+// LITERAL-NEXT:   pick_ww_else<W, T><<<n / 256, 256>>>(m, in, out, T(1));
+// LITERAL-NEXT: }
+// LITERAL:      // warpwise WW4003 split.deduced.[[D:[0-9]+]]: the then-side of `deduced`, split into a
+// LITERAL-NEXT: // kernel of its own
 // LITERAL-NEXT: template <typename T>
 // LITERAL-NEXT: __global__ void deduced_ww_then(
-// LITERAL:      { deduced_ww_then<<<n / 256, 256>>>(m, out); deduced_ww_else<<<n / 256, 256>>>(m, out); } /* warpwise: split launch [WW4003] */
-// LITERAL:      { float const ww_arg3_{{[0-9_]+}} = next_bias(&b); pick_ww_then<2><<<n / 256, 256>>>(m, in, out, ww_arg3_{{[0-9_]+}}); pick_ww_else<2><<<n / 256, 256>>>(m, in, out, ww_arg3_{{[0-9_]+}}); } /* warpwise: split launch [WW4003] */
-// LITERAL-NEXT: { pick_ww_then<4, double><<<n / 256, 256>>>(m, ind, outd, 0.0); pick_ww_else<4, double><<<n / 256, 256>>>(m, ind, outd, 0.0); } /* warpwise: split launch [WW4003] */
+// LITERAL:      { // warpwise WW4003 split.deduced.[[D]]: split launch
+// LITERAL-NEXT:   deduced_ww_then<<<n / 256, 256>>>(m, out);
+// LITERAL-NEXT:   deduced_ww_else<<<n / 256, 256>>>(m, out);
+// LITERAL-NEXT: }
+// LITERAL:      { // warpwise WW4003 split.pick.[[P]]: split launch
+// LITERAL-NEXT:   float const ww_arg3_{{[0-9_]+}} = next_bias(&b);
+// LITERAL-NEXT:   pick_ww_then<2><<<n / 256, 256>>>(m, in, out, ww_arg3_{{[0-9_]+}});
+// LITERAL-NEXT:   pick_ww_else<2><<<n / 256, 256>>>(m, in, out, ww_arg3_{{[0-9_]+}});
+// LITERAL-NEXT: }
+// LITERAL-NEXT: { // warpwise WW4003 split.pick.[[P]]: split launch
+// LITERAL-NEXT:   pick_ww_then<4, double><<<n / 256, 256>>>(m, ind, outd, 0.0);
+// LITERAL-NEXT:   pick_ww_else<4, double><<<n / 256, 256>>>(m, ind, outd, 0.0);
+// LITERAL-NEXT: }
 
 // COMPACT:      __global__ void pick(
+// COMPACT:      // warpwise WW4003 split.pick.[[P:[0-9]+]]: split `pick` (compact form);
 // COMPACT:      template <int W, typename T>
-// COMPACT-NEXT: __global__ void pick_ww_light(const int *__restrict__ mask, const T *__restrict__ in,
-// COMPACT-NEXT:                      T *__restrict__ out, T bias, int *__restrict__ ww_list, int *__restrict__ ww_count) {
-// COMPACT:      pick_ww_light<W, T><<<ww_grid_{{[0-9_]+}}, ww_block_{{[0-9_]+}}, 0, 0>>>(m, in, out, T(1), ww_list_{{[0-9_]+}} + 1, ww_list_{{[0-9_]+}}); pick_ww_heavy<W, T><<<
-// COMPACT:      pick_ww_light<2><<<{{.*}}pick_ww_heavy<2><<<
-// COMPACT:      pick_ww_light<4, double><<<{{.*}}pick_ww_heavy<4, double><<<
+// COMPACT-NEXT: __global__ void pick_ww_light(const int *__restrict__ mask,
+// COMPACT-NEXT:                               const T *__restrict__ in, T *__restrict__ out,
+// COMPACT-NEXT:                               T bias, int *__restrict__ ww_list,
+// COMPACT-NEXT:                               int *__restrict__ ww_count) {
+// COMPACT:      { // warpwise WW4003 split.pick.[[P]]: split launch, compact form
+// COMPACT:        pick_ww_light<W, T><<<ww_grid_{{[0-9_]+}}, ww_block_{{[0-9_]+}}, 0, 0>>>(
+// COMPACT-NEXT:       m, in, out, T(1), ww_list_{{[0-9_]+}} + 1, ww_list_{{[0-9_]+}});
+// COMPACT-NEXT:   pick_ww_heavy<W, T><<<
+// COMPACT:      { // warpwise WW4003 split.pick.[[P]]: split launch, compact form
+// COMPACT:        pick_ww_light<2><<<
+// COMPACT:        pick_ww_heavy<2><<<
+// COMPACT:      { // warpwise WW4003 split.pick.[[P]]: split launch, compact form
+// COMPACT:        pick_ww_light<4, double><<<
+// COMPACT:        pick_ww_heavy<4, double><<<
 
 // ADAPTIVE:      __global__ void pick(
+// ADAPTIVE:      // warpwise WW4003 split.pick.[[P:[0-9]+]]: split `pick` (adaptive form);
 // ADAPTIVE:      template <int W, typename T>
-// ADAPTIVE-NEXT: __global__ void pick_ww_adaptive(const int *__restrict__ mask, const T *__restrict__ in,
+// ADAPTIVE-NEXT: __global__ void pick_ww_adaptive(const int *__restrict__ mask,
+// ADAPTIVE-NEXT:                                  const T *__restrict__ in, T *__restrict__ out,
+// ADAPTIVE:      { // warpwise WW4003 split.pick.[[P]]: split launch, adaptive form
 // ADAPTIVE:      pick_ww_adaptive<W, T><<<ww_grid_{{[0-9_]+}}, ww_block_{{[0-9_]+}}, 0, 0>>>(
 // ADAPTIVE:      pick_ww_heavy<W, T><<<ww_plan_{{[0-9_]+}}.heavy_blocks,
 // ADAPTIVE:      pick<W, T><<<ww_grid_{{[0-9_]+}}, ww_block_{{[0-9_]+}}, 0, 0>>>(m, in, out, T(1));
+// ADAPTIVE:      { // warpwise WW4003 split.deduced.{{[0-9]+}}: split launch, adaptive form
 // ADAPTIVE:      deduced_ww_adaptive<<<
 // ADAPTIVE:      deduced_ww_heavy<<<
-// ADAPTIVE:      float const ww_arg3_[[P:[0-9_]+]] = next_bias(&b);
+// ADAPTIVE:      { // warpwise WW4003 split.pick.[[P]]: split launch, adaptive form
+// ADAPTIVE-NEXT:   float const ww_arg3_[[T:[0-9_]+]] = next_bias(&b);
 // ADAPTIVE:      pick_ww_adaptive<2><<<{{.*}}>>>(
-// ADAPTIVE-NEXT:     m, in, out, ww_arg3_[[P]], ww_plan_{{[0-9_]+}}.counts, ww_plan_{{[0-9_]+}}.list);
+// ADAPTIVE-NEXT:     m, in, out, ww_arg3_[[T]], ww_plan_{{[0-9_]+}}.counts, ww_plan_{{[0-9_]+}}.list);
 // ADAPTIVE:      pick_ww_heavy<2><<<
-// ADAPTIVE:      pick<2><<<{{.*}}>>>(m, in, out, ww_arg3_[[P]]);
+// ADAPTIVE:      pick<2><<<{{.*}}>>>(m, in, out, ww_arg3_[[T]]);
+// ADAPTIVE:      { // warpwise WW4003 split.pick.[[P]]: split launch, adaptive form
 // ADAPTIVE:      pick_ww_adaptive<4, double><<<
-// ADAPTIVE:      pick_ww_heavy<4, double><<<
+// ADAPTIVE:      pick_ww_heavy<4, double>
+// ADAPTIVE-NEXT:     <<<ww_plan_{{[0-9_]+}}.heavy_blocks,
 // ADAPTIVE-ERR: split: if-else at line 60 of `deduced` {{.*}}adaptive split applied because it was forced (--split-form adaptive); at run time the host picks per launch {{.*}}[WW4003]
 
 // ADAPTIVE-03: split: if-else at line 40 of `pick` {{.*}}; the adaptive form does not apply: its host code needs C++11 (std::mutex), and this file is parsed as an earlier standard; not split [WW3003]
