@@ -97,8 +97,7 @@ public:
                unsigned CandidateLine);
 
   /// The problems found in each file parsed so far, by file.
-  const std::map<std::string, std::vector<DirectiveProblem>> &
-  problems() const {
+  const std::map<std::string, std::vector<DirectiveProblem>> &problems() const {
     return Problems;
   }
 

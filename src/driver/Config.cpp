@@ -16,7 +16,8 @@ namespace warpwise {
 std::string findConfig(llvm::StringRef Dir) {
   llvm::SmallString<256> At(Dir);
   llvm::sys::fs::make_absolute(At);
-  for (llvm::StringRef D = At; !D.empty(); D = llvm::sys::path::parent_path(D)) {
+  for (llvm::StringRef D = At; !D.empty();
+       D = llvm::sys::path::parent_path(D)) {
     llvm::SmallString<256> Candidate(D);
     llvm::sys::path::append(Candidate, ConfigFileName);
     if (llvm::sys::fs::is_regular_file(Candidate))
@@ -111,8 +112,7 @@ public:
     return D;
   }
 
-  void kernel(const std::string &Name, llvm::yaml::Node *N,
-              KernelSettings &K) {
+  void kernel(const std::string &Name, llvm::yaml::Node *N, KernelSettings &K) {
     auto *M = llvm::dyn_cast_or_null<llvm::yaml::MappingNode>(N);
     if (!M) {
       fail(N, "the settings of kernel '" + Name +
@@ -145,8 +145,10 @@ public:
           K.Force[T.trim().str()] = Form.trim().str();
         }
       } else {
-        fail(KV.getKey(), "unknown key '" + *Key + "' in the settings of "
-                          "kernel '" + Name + "' (Disable, Force)");
+        fail(KV.getKey(), "unknown key '" + *Key +
+                              "' in the settings of "
+                              "kernel '" +
+                              Name + "' (Disable, Force)");
         return;
       }
     }

@@ -242,16 +242,18 @@ void computeKernelOccupancy(FileAnalysis &A, const ArchLimits &Arch,
 
 class FileProcessor : public ASTHandler {
 public:
-  FileProcessor(InputFile &F, const ArchLimits &Arch, const CostTable &Costs,
+  /// \p S: the file's settings (its configuration file under the command
+  /// line): costs, forms and the kernels' Disable/Force.
+  FileProcessor(InputFile &F, const FileSettings &S, const ArchLimits &Arch,
                 CompileFeedback *Feedback,
                 const std::vector<std::string> &Transforms,
-                std::optional<unsigned> BlockSize, bool Force,
-                std::string SplitForm, bool FmadFalse, DiagnosticLog &Log,
-                std::string HeaderFilter = AllProjectHeaders)
-      : F(F), Arch(Arch), Costs(Costs), Feedback(Feedback),
+                std::optional<unsigned> BlockSize, bool Force, bool FmadFalse,
+                DiagnosticLog &Log, std::string HeaderFilter = AllProjectHeaders)
+      : F(F), Arch(Arch), Costs(*S.Costs), Feedback(Feedback),
         Transforms(Transforms), BlockSize(BlockSize), Force(Force),
-        SplitForm(std::move(SplitForm)), FmadFalse(FmadFalse), Log(Log),
-        HeaderFilter(std::move(HeaderFilter)) {}
+        SplitForm(S.SplitForm), FmadFalse(FmadFalse), Log(Log),
+        HeaderFilter(std::move(HeaderFilter)), MeldForm(S.MeldForm),
+        Kernels(&S.Kernels), ConfigPath(S.ConfigPath) {}
 
   void handleTranslationUnit(clang::ASTContext &Ctx,
                              const std::string &File) override {
@@ -364,11 +366,13 @@ private:
   DiagnosticLog &Log;
   std::string HeaderFilter;
 
-public:
-  std::string MeldForm = "auto"; ///< --meld-form.
+  std::string MeldForm; ///< --meld-form, or the configuration's.
   /// The configuration's kernel settings and its path, for steering.
-  const std::map<std::string, KernelSettings> *Kernels = nullptr;
+  const std::map<std::string, KernelSettings> *Kernels;
   std::string ConfigPath;
+
+public:
+  /// Malformed directives are reported by the first pass only.
   bool ReportDirectiveProblems = true;
 };
 
@@ -880,13 +884,9 @@ static int runSession(const std::vector<std::string> &Args) {
       Next.ExcludedHeaders = F.ExcludedHeaders;
       Next.DecisionIds = F.DecisionIds;
       DiagnosticLog PassLog;
-      const FileSettings &S = *F.Settings;
-      FileProcessor P(Next, *Arch, *S.Costs, FeedbackPtr, activeFor(F),
-                      Opts.BlockSize, Opts.ForceTransforms, S.SplitForm,
-                      Opts.FmadFalse, PassLog, Opts.HeaderFilter);
-      P.MeldForm = S.MeldForm;
-      P.Kernels = &S.Kernels;
-      P.ConfigPath = S.ConfigPath;
+      FileProcessor P(Next, *F.Settings, *Arch, FeedbackPtr, activeFor(F),
+                      Opts.BlockSize, Opts.ForceTransforms, Opts.FmadFalse,
+                      PassLog, Opts.HeaderFilter);
       P.ReportDirectiveProblems = false; // The first pass said them.
       bool Parsed = Front.parse(F.Absolute, F.Given, Next.Contents, P, PassLog,
                                 Overlays);
@@ -987,13 +987,9 @@ static int runSession(const std::vector<std::string> &Args) {
     TranslatedFlags Flags = Front.compileFlags(F.Absolute);
     if (FeedbackPtr)
       Feedback.setFileFlags(F.Absolute, Flags.Nvcc);
-    const FileSettings &S = *F.Settings;
-    FileProcessor Processor(F, *Arch, *S.Costs, FeedbackPtr, activeFor(F),
-                            Opts.BlockSize, Opts.ForceTransforms, S.SplitForm,
+    FileProcessor Processor(F, *F.Settings, *Arch, FeedbackPtr, activeFor(F),
+                            Opts.BlockSize, Opts.ForceTransforms,
                             Opts.FmadFalse, FileLog, Opts.HeaderFilter);
-    Processor.MeldForm = S.MeldForm;
-    Processor.Kernels = &S.Kernels;
-    Processor.ConfigPath = S.ConfigPath;
     F.Parsed = Front.parse(F.Absolute, F.Given, F.Contents, Processor, FileLog);
     if (!F.Parsed)
       return;

@@ -13,8 +13,7 @@ llvm::Error checkStyle(const std::string &Style) {
   auto S = clang::format::getStyle(Style, "warpwise.cu", "LLVM");
   if (!S)
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "--style: " +
-                                       llvm::toString(S.takeError()));
+                                   "--style: " + llvm::toString(S.takeError()));
   return llvm::Error::success();
 }
 
@@ -73,18 +72,17 @@ formatEdits(const clang::tooling::Replacements &Edits, llvm::StringRef Original,
       if (F.getOffset() < P.Begin - P.Pre ||
           F.getOffset() + F.getLength() > P.End)
         continue;
-      llvm::consumeError(P.Inside.add(clang::tooling::Replacement(
-          Path, F.getOffset() - (P.Begin - P.Pre), F.getLength(),
-          F.getReplacementText())));
+      llvm::consumeError(P.Inside.add(
+          clang::tooling::Replacement(Path, F.getOffset() - (P.Begin - P.Pre),
+                                      F.getLength(), F.getReplacementText())));
       break;
     }
   clang::tooling::Replacements Out;
   for (const Piece &P : Pieces) {
     // Unchanged whitespace before an edit stays outside it.
     unsigned Pre = P.Inside.empty() ? 0 : P.Pre;
-    std::string Text = (Code.substr(P.Begin - Pre, Pre) +
-                        P.Edit->getReplacementText())
-                           .str();
+    std::string Text =
+        (Code.substr(P.Begin - Pre, Pre) + P.Edit->getReplacementText()).str();
     auto Formatted = clang::tooling::applyAllReplacements(Text, P.Inside);
     if (!Formatted)
       return Formatted.takeError();

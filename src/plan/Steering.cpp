@@ -105,16 +105,16 @@ DirectiveIndex DirectiveIndex::parse(llvm::StringRef Text,
     if (!P)
       continue;
     auto Problem = [&](std::string Message) {
-      Problems.push_back({LineNo, P->Column,
-                          "`" + P->Text + "`: " + std::move(Message)});
+      Problems.push_back(
+          {LineNo, P->Column, "`" + P->Text + "`: " + std::move(Message)});
     };
     // Check the names, and keep the known ones.
     std::map<std::string, std::string> Names;
     bool Bad = false;
     for (const auto &[Name, Form] : P->List) {
       if (!llvm::is_contained(Known, Name)) {
-        Problem("unknown transformation '" + Name + "' (available: " +
-                joined(Known) + "); ignored");
+        Problem("unknown transformation '" + Name +
+                "' (available: " + joined(Known) + "); ignored");
         Bad = true;
         continue;
       }
@@ -167,9 +167,8 @@ DirectiveIndex DirectiveIndex::parse(llvm::StringRef Text,
       std::vector<std::string> List;
       for (const auto &[N, F] : Names)
         List.push_back(N);
-      auto It = std::find_if(Open.rbegin(), Open.rend(), [&](const Region &R) {
-        return R.Names == List;
-      });
+      auto It = std::find_if(Open.rbegin(), Open.rend(),
+                             [&](const Region &R) { return R.Names == List; });
       if (It == Open.rend()) {
         Problem("no warpwise-disable" +
                 (List.empty() ? std::string() : "(" + joined(List) + ")") +
@@ -214,9 +213,9 @@ Steer DirectiveIndex::lookup(llvm::StringRef Transform, unsigned KernelBegin,
   for (int Pass = 0; Pass < 2; ++Pass) {
     std::optional<Steer> Found;
     for (const LineDirective &D : Lines) {
-      bool Here = Pass == 0 ? CandidateLine && D.Line + 1 == CandidateLine
-                            : D.Line + 1 >= KernelBegin &&
-                                  D.Line + 1 <= KernelName;
+      bool Here = Pass == 0
+                      ? CandidateLine && D.Line + 1 == CandidateLine
+                      : D.Line + 1 >= KernelBegin && D.Line + 1 <= KernelName;
       if (!Here || !Covers(D))
         continue;
       Steer S = Verdict(D);
@@ -247,13 +246,12 @@ Steer SteeringRules::lookup(llvm::StringRef Transform, llvm::StringRef Kernel,
   auto It = ByFile.find(File);
   if (It == ByFile.end()) {
     std::vector<DirectiveProblem> Found;
-    It = ByFile.emplace(File, DirectiveIndex::parse(Text, Active, Found))
-             .first;
+    It = ByFile.emplace(File, DirectiveIndex::parse(Text, Active, Found)).first;
     if (!Found.empty())
       Problems[File] = std::move(Found);
   }
-  Steer S = It->second.lookup(Transform, KernelBegin, KernelName,
-                              CandidateLine);
+  Steer S =
+      It->second.lookup(Transform, KernelBegin, KernelName, CandidateLine);
   if (S.K != Steer::Free || !Kernels)
     return S;
   auto K = Kernels->find(Kernel.str());

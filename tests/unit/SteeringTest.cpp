@@ -1,6 +1,6 @@
 //===- SteeringTest.cpp - Directives, formatting and tool messages --------===//
-#include "warpwise/Format.h"
 #include "warpwise/Steering.h"
+#include "warpwise/Format.h"
 #include "warpwise/TempFiles.h"
 
 #include "clang/Tooling/Core/Replacement.h"
@@ -13,8 +13,8 @@ static const std::vector<std::string> All = {"meld", "fuse", "realloc",
 
 TEST_CASE("directives cover the next line, the kernel, or a region",
           "[steering]") {
-  const char *Text = "// warpwise-disable-next-line\n" // 1
-                     "__global__ void k() {\n"         // 2
+  const char *Text = "// warpwise-disable-next-line\n"         // 1
+                     "__global__ void k() {\n"                 // 2
                      "  // warpwise-force(meld=branch-free)\n" // 3
                      "  if (a) {} else {}\n"                   // 4
                      "  // warpwise-disable(split)\n"          // 5
@@ -110,9 +110,10 @@ TEST_CASE("formatting touches the inserted code only", "[format]") {
   CHECK(*Out == "int  keep ;\nvoid f() {\n  int x = 1;\n  int y = 2;\n}\n");
   // Text inserted before a user's line, and a replacement followed by a
   // user's directive: their lines keep their bytes, long or oddly indented.
-  std::string User = "void g(int aaaaaaaaaaaaaaaaaaaaaa, int bbbbbbbbbbbbbbbbbbbbbbbb, "
-                     "int cccccccccccccccccccc);\n"
-                     "void f() {\n  launch();\n  #ifdef X\n  y();\n  #endif\n}\n";
+  std::string User =
+      "void g(int aaaaaaaaaaaaaaaaaaaaaa, int bbbbbbbbbbbbbbbbbbbbbbbb, "
+      "int cccccccccccccccccccc);\n"
+      "void f() {\n  launch();\n  #ifdef X\n  y();\n  #endif\n}\n";
   clang::tooling::Replacements Around;
   llvm::cantFail(Around.add(
       clang::tooling::Replacement("f.cu", 0, 0, "int   inserted ;\n\n")));
