@@ -51,6 +51,15 @@ struct LoopInfo {
   RegionPressure Body;
 };
 
+/// A local variable of a kernel and the divergence analysis's verdict on the
+/// values it holds (the join over every assignment).
+struct VariableInfo {
+  std::string Name;
+  unsigned Line = 0, Column = 0; ///< Of its declaration.
+  Uniformity Level = Uniformity::Uniform;
+  std::string Reason;
+};
+
 struct LaunchInfo {
   unsigned Line = 0, Column = 0;
   std::string Kernel;
@@ -109,6 +118,8 @@ struct KernelInfo {
   std::string OccupancyRegisterSource; ///< "ptxas" or "estimate".
   std::vector<BranchInfo> Branches;
   std::vector<LoopInfo> Loops;
+  /// Its local variables (scalars and arrays), in declaration order.
+  std::vector<VariableInfo> Variables;
 };
 
 /// A __device__ function, analysed in every context it is called from; its

@@ -27,6 +27,11 @@ struct KernelStats {
   std::string Mangled; ///< Of an instantiation; empty in a total.
   unsigned Registers = 0;
   unsigned SpillBytes = 0;
+  /// Local memory per thread: ptxas's stack frame (arrays indexed at run
+  /// time, spills, calls' frames).
+  unsigned StackBytes = 0;
+  /// Static shared memory per block, as ptxas allocated it.
+  unsigned long SharedBytes = 0;
   unsigned Instructions = 0; ///< SASS instructions, NOPs excluded.
   unsigned Branches = 0;     ///< BRA/BRX/JMP.
   unsigned Predicated = 0;   ///< Instructions under a predicate (@P).

@@ -1096,6 +1096,24 @@ std::string explain(const Cause *C, Uniformity L) {
 
 void FunctionRun::collect(FunctionVerdicts &Out) const {
   std::string Fn = FD->getNameAsString();
+  std::vector<std::pair<const VarDecl *, Val>> Locals;
+  for (const auto &[Var, V] : Vars)
+    if (!isa<ParmVarDecl>(Var))
+      Locals.push_back({Var, V});
+  std::sort(Locals.begin(), Locals.end(), [&](const auto &A, const auto &B) {
+    return P.SM.isBeforeInTranslationUnit(A.first->getLocation(),
+                                          B.first->getLocation());
+  });
+  for (const auto &[Var, V] : Locals) {
+    VariableInfo I;
+    I.Name = Var->getNameAsString();
+    I.Line = P.line(Var->getLocation());
+    I.Column = P.column(Var->getLocation());
+    I.Level = HasGoto && V.L != Uniformity::Uniform ? Uniformity::Divergent
+                                                     : V.L;
+    I.Reason = explain(V.Why, V.L);
+    Out.Variables.push_back(std::move(I));
+  }
   for (const Stmt *S : Order) {
     auto CIt = CondVals.find(S);
     Val C = CIt == CondVals.end() ? Val() : CIt->second;

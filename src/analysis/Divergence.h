@@ -52,6 +52,8 @@ struct FunctionVerdicts {
   const clang::FunctionDecl *FD = nullptr;
   std::vector<BranchRecord> Branches;
   std::vector<LoopRecord> Loops;
+  /// Local variables, in declaration order.
+  std::vector<VariableInfo> Variables;
   unsigned Contexts = 0;
 };
 

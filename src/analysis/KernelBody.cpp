@@ -52,6 +52,7 @@ void analyzeKernelBody(ASTContext &Ctx, const FunctionDecl *FD,
   K.Registers = Regs.whole();
   FunctionVerdicts V = DA.analyzeKernel(FD, Shape);
   withPressure(Regs, V, K.Branches, K.Loops);
+  K.Variables = V.Variables;
   SharedCollector SC(Ctx);
   SC.TraverseStmt(FD->getBody());
   K.StaticShared = SC.Bytes;

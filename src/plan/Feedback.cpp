@@ -181,6 +181,8 @@ static nlohmann::json statsToJson(const KernelStats &S) {
   nlohmann::json J = {{"mangled", S.Mangled},
                       {"registers", S.Registers},
                       {"spill_bytes", S.SpillBytes},
+                      {"stack_bytes", S.StackBytes},
+                      {"shared_bytes", S.SharedBytes},
                       {"instructions", S.Instructions},
                       {"branches", S.Branches},
                       {"predicated", S.Predicated}};
@@ -195,6 +197,8 @@ static KernelStats statsFromJson(const nlohmann::json &J) {
   S.Mangled = J.value("mangled", "");
   S.Registers = J.value("registers", 0u);
   S.SpillBytes = J.value("spill_bytes", 0u);
+  S.StackBytes = J.value("stack_bytes", 0u);
+  S.SharedBytes = J.value("shared_bytes", 0ul);
   S.Instructions = J.value("instructions", 0u);
   S.Branches = J.value("branches", 0u);
   S.Predicated = J.value("predicated", 0u);
@@ -220,6 +224,9 @@ CompileFeedback::measure(const std::string &Source,
     UseFlags = It != FileFlags.end() ? It->second : Flags;
   }
   llvm::SHA256 Hash;
+  // The entry's format: entries written before stack and shared bytes were
+  // recorded must not answer for them.
+  Hash.update("stats-v2");
   Hash.update(Source);
   Hash.update(Arch);
   Hash.update(OriginalPath);
@@ -358,10 +365,14 @@ CompileFeedback::measure(const std::string &Source,
     if (R != Regs.end()) {
       S.Registers = R->second.Registers;
       S.SpillBytes = R->second.SpillStores + R->second.SpillLoads;
+      S.StackBytes = R->second.StackBytes;
+      S.SharedBytes = R->second.SharedBytes;
     }
     KernelStats &Total = Out[kernelBaseName(Mangled)];
     Total.Registers = std::max(Total.Registers, S.Registers);
     Total.SpillBytes = std::max(Total.SpillBytes, S.SpillBytes);
+    Total.StackBytes = std::max(Total.StackBytes, S.StackBytes);
+    Total.SharedBytes = std::max(Total.SharedBytes, S.SharedBytes);
     Total.Instructions += S.Instructions;
     Total.Branches += S.Branches;
     Total.Predicated += S.Predicated;

@@ -6,6 +6,7 @@
 #include "ControlFlowMeld.h"
 #include "LoopFission.h"
 #include "ThreadRealloc.h"
+#include "VariableSharing.h"
 
 namespace warpwise {
 
@@ -20,8 +21,11 @@ void crashForTesting() {
 // In the order they run: an outer branch melded first claims its range, so
 // fusion leaves the branches inside it alone; thread reallocation packs a
 // partner guard around a branch melded before it, keeping that edit.
+// Variable sharing goes last: it edits only a kernel's top-level
+// declarations and fill loops, and leaves a kernel whose fill an earlier
+// rewrite edited alone.
 std::vector<std::string> availableTransforms() {
-  return {"meld", "fuse", "realloc", "fission", "split"};
+  return {"meld", "fuse", "realloc", "fission", "split", "share"};
 }
 
 std::unique_ptr<Transform> createTransform(const std::string &Name) {
@@ -35,6 +39,8 @@ std::unique_ptr<Transform> createTransform(const std::string &Name) {
     return std::make_unique<ThreadReallocation>();
   if (Name == "split")
     return std::make_unique<BranchSplit>();
+  if (Name == "share")
+    return std::make_unique<VariableSharing>();
   return nullptr;
 }
 

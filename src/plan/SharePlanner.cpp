@@ -1,0 +1,147 @@
+//===- SharePlanner.cpp - Deciding variable sharing -----------------------===//
+//
+// A shared copy of a block-uniform value trades a private register (or, for
+// a table indexed at run time, the thread's local memory) for a shared-memory
+// load at each use, a barrier and the block's shared bytes. What it frees
+// shows in ptxas's numbers: the stack frame (local memory per thread) and the
+// registers, which matter where they cross an occupancy step. Those are the
+// two grounds for applying it; the shared memory it takes must not cost an
+// occupancy step at any launch block size, and it must not add spills.
+//
+//===----------------------------------------------------------------------===//
+#include "SharePlanner.h"
+#include "PlanText.h"
+
+#include "warpwise/Feedback.h"
+#include "warpwise/Occupancy.h"
+#include "warpwise/Ptxas.h"
+
+#include "clang/AST/Decl.h"
+
+#include <algorithm>
+
+namespace warpwise {
+
+Decision planShare(TransformContext &TC, const ShareCandidate &C,
+                   const char *Transform) {
+  Decision D;
+  D.Transform = Transform;
+  D.Kernel = C.FD->getNameAsString();
+  D.Line = C.Line;
+  D.Form = "internal";
+  std::string Head = C.Where + ": " + C.Proof;
+  std::string Tail = C.Left.empty() ? "" : "; " + C.Left;
+  if (TC.Force) {
+    D.Applied = true;
+    D.Reason = Head + Tail + "; applied because of " + TC.ForcedBy +
+               " (profitability was not checked)";
+    return D;
+  }
+  const KernelInfo *Own = nullptr;
+  for (const KernelInfo &KI : TC.Analysis.Kernels)
+    if (KI.Name == D.Kernel)
+      Own = &KI;
+  if (!Own) {
+    D.Reason = Head + Tail + "; the kernel was not analysed; declined";
+    return D;
+  }
+  if (!TC.Feedback || !TC.Feedback->available()) {
+    D.Reason = Head + Tail +
+               "; declined because whether it pays is measured with ptxas "
+               "and cuobjdump, and " +
+               feedbackUnavailable(TC.Feedback);
+    return D;
+  }
+  std::string NvArch = PtxasRunner::nvccArchFor(TC.Arch);
+  std::string Error;
+  std::vector<clang::tooling::Replacement> With = TC.Applied;
+  With.insert(With.end(), C.Edits.begin(), C.Edits.end());
+  auto Before = TC.measure(TC.Applied, NvArch, Error);
+  auto After = Before ? TC.measure(With, NvArch, Error) : std::nullopt;
+  if (!Before || !After) {
+    D.Reason = Head + ": nvcc failed on the " +
+               std::string(Before ? "candidate" : "original") + " (" + Error +
+               "); not rewritten";
+    return D;
+  }
+  auto B = Before->find(Own->Name), A = After->find(Own->Name);
+  if (B == Before->end() || A == After->end()) {
+    D.Reason =
+        Head + "; `" + Own->Name + "` is missing from nvcc's output; declined";
+    return D;
+  }
+  unsigned long Dynamic = 0;
+  for (const LaunchInfo &L : TC.Analysis.Launches)
+    if (L.Kernel == Own->Name && L.DynamicShared)
+      Dynamic = std::max(Dynamic, *L.DynamicShared);
+
+  std::vector<KernelStats> InstB = compiledInstances(B->second),
+                           InstA = compiledInstances(A->second);
+  std::string Measured, Gains;
+  bool Gained = false;
+  for (const KernelStats &IB : InstB) {
+    const KernelStats *IA = sameInstance(InstA, IB);
+    std::string What = InstB.size() > 1 ? "`" + instanceName(IB.Mangled) + "`"
+                                        : "`" + Own->Name + "`";
+    if (!IA) {
+      D.Reason = Head + "; " + What +
+                 " is missing from nvcc's output for the candidate; declined";
+      return D;
+    }
+    std::string Numbers = What + " registers " + std::to_string(IB.Registers) +
+                          " -> " + std::to_string(IA->Registers) +
+                          ", local memory " + std::to_string(IB.StackBytes) +
+                          " -> " + std::to_string(IA->StackBytes) +
+                          " bytes per thread, shared memory " +
+                          std::to_string(IB.SharedBytes) + " -> " +
+                          std::to_string(IA->SharedBytes) + " bytes per block";
+    if (IA->SpillBytes > IB.SpillBytes) {
+      D.Reason = Head + Tail + "; " + Numbers + "; but it would spill (" +
+                 std::to_string(IB.SpillBytes) + " -> " +
+                 std::to_string(IA->SpillBytes) + " bytes); declined";
+      return D;
+    }
+    std::string Occupancies;
+    for (unsigned Threads : blockSizesFor(TC.Analysis, *Own, IB.Mangled)) {
+      OccupancyResult OB = computeOccupancy(
+          TC.Arch, {IB.Registers, Threads, IB.SharedBytes + Dynamic});
+      OccupancyResult OA = computeOccupancy(
+          TC.Arch, {IA->Registers, Threads, IA->SharedBytes + Dynamic});
+      std::string Step = "occupancy " + formatPercent(OB.Percent) + " -> " +
+                         formatPercent(OA.Percent) + " at " +
+                         std::to_string(Threads) + " threads on " +
+                         TC.Arch.smName();
+      if (OA.Percent < OB.Percent) {
+        D.Reason = Head + Tail + "; " + Numbers + "; but " + Step +
+                   " (the shared copy or the registers cost a step); declined";
+        return D;
+      }
+      if (OA.Percent > OB.Percent) {
+        Gained = true;
+        Gains += std::string(Gains.empty() ? "" : ", ") + Step;
+      }
+      if (Occupancies.empty())
+        Occupancies = Step;
+    }
+    if (IA->StackBytes < IB.StackBytes) {
+      Gained = true;
+      Gains += std::string(Gains.empty() ? "" : ", ") + What +
+               " local memory " + std::to_string(IB.StackBytes) + " -> " +
+               std::to_string(IA->StackBytes) + " bytes per thread";
+    }
+    Measured += std::string(Measured.empty() ? "" : "; ") + Numbers +
+                (Occupancies.empty() ? "" : ", " + Occupancies);
+  }
+  if (!Gained) {
+    D.Reason = Head + Tail + "; " + Measured +
+               "; declined: no local memory is removed and no occupancy step "
+               "is gained";
+    return D;
+  }
+  D.Applied = true;
+  D.Measured = Measured;
+  D.Reason = Head + Tail + "; " + Measured + "; applied for " + Gains;
+  return D;
+}
+
+} // namespace warpwise

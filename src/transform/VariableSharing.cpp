@@ -1,0 +1,1180 @@
+//===- VariableSharing.cpp - Block-uniform values in shared memory --------===//
+//
+// Candidates are local scalars and constant-size arrays declared at the top
+// level of a kernel's body whose every write is a *fill statement*: a
+// top-level statement that computes only from kernel parameters the kernel
+// never assigns, blockIdx/blockDim/gridDim, constants, `__constant__` data,
+// loads through the kernel's pointer parameters at block-uniform addresses,
+// pure functions and other candidates, and that stores nothing but
+// candidates and its own locals. The divergence analysis must agree that
+// each candidate is at most block-uniform.
+//
+// Legality of the rewrite:
+//  - every thread of the block reaches the barrier: the fill runs before the
+//    first top-level statement that may return (or exit) for some threads of
+//    a block and not others. A fill that loads memory is not moved above such
+//    a return, since a block whose threads all return would load what the
+//    original never loads (an address past an array's end, say);
+//  - statements the fill moves above are pure, or the fill loads nothing;
+//  - no candidate is read before its fill is complete, none escapes (its
+//    address taken, an array passed to a function), and nothing else in the
+//    kernel writes it after the fill;
+//  - the shared copies fit the architecture's static shared memory.
+// The names keep their meaning through references to the shared copies, so
+// the code after the fill is not edited.
+//
+//===----------------------------------------------------------------------===//
+#include "VariableSharing.h"
+
+#include "../analysis/MemoryAccess.h"
+#include "../plan/SharePlanner.h"
+#include "Candidates.h"
+#include "SideEffects.h"
+
+#include "warpwise/AstQueries.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Attr.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Lex/Lexer.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+
+namespace warpwise {
+
+using namespace clang;
+
+namespace {
+
+const Expr *strip(const Expr *E) { return E ? E->IgnoreParenImpCasts() : E; }
+
+/// The variable at the root of `a[i][j]` (through array-to-pointer decays),
+/// or null.
+const VarDecl *subscriptRoot(const Expr *E) {
+  E = strip(E);
+  while (auto *A = dyn_cast<ArraySubscriptExpr>(E))
+    E = strip(A->getBase());
+  if (auto *Ref = dyn_cast<DeclRefExpr>(E))
+    return dyn_cast<VarDecl>(Ref->getDecl());
+  return nullptr;
+}
+
+bool isBlockBuiltin(const Expr *E, bool &IsBuiltin) {
+  std::string Object, Component;
+  IsBuiltin = builtinVariable(E, Object, Component);
+  return IsBuiltin &&
+         (Object == "blockIdx" || Object == "blockDim" || Object == "gridDim");
+}
+
+/// A scalar of arithmetic type, or a constant-size array of them.
+bool eligibleType(QualType T) {
+  if (T->isDependentType() || T.isVolatileQualified() || T->isReferenceType())
+    return false;
+  while (const auto *A = dyn_cast<ConstantArrayType>(T.getTypePtr()))
+    T = A->getElementType();
+  return !T->isDependentType() && T->isArithmeticType() &&
+         !T.isVolatileQualified();
+}
+
+/// How one statement uses the candidates.
+struct Uses {
+  std::set<const VarDecl *> Reads, Writes, Escapes, InLoop, RunTimeIndexed;
+};
+
+/// Classifies references to \p Cands in \p S.
+class UseScanner {
+public:
+  UseScanner(const std::set<const VarDecl *> &Cands, Uses &U)
+      : Cands(Cands), U(U) {}
+
+  void stmt(const Stmt *S, bool InLoop) {
+    if (!S)
+      return;
+    if (isa<ForStmt>(S) || isa<WhileStmt>(S) || isa<DoStmt>(S) ||
+        isa<CXXForRangeStmt>(S))
+      InLoop = true;
+    if (auto *E = dyn_cast<Expr>(S)) {
+      expr(E, InLoop);
+      return;
+    }
+    for (const Stmt *Child : S->children())
+      stmt(Child, InLoop);
+  }
+
+private:
+  bool cand(const VarDecl *V) const { return V && Cands.count(V); }
+
+  void read(const VarDecl *V, bool InLoop) {
+    U.Reads.insert(V);
+    if (InLoop)
+      U.InLoop.insert(V);
+  }
+
+  /// \p E is assigned (and read too when \p AlsoRead).
+  void target(const Expr *E, bool InLoop, bool AlsoRead) {
+    E = strip(E);
+    if (auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+      if (auto *V = dyn_cast<VarDecl>(Ref->getDecl()); cand(V)) {
+        U.Writes.insert(V);
+        if (AlsoRead)
+          read(V, InLoop);
+      }
+      return;
+    }
+    if (auto *A = dyn_cast<ArraySubscriptExpr>(E)) {
+      const VarDecl *Root = subscriptRoot(A);
+      indices(A, InLoop);
+      if (cand(Root)) {
+        U.Writes.insert(Root);
+        if (AlsoRead)
+          read(Root, InLoop);
+        return;
+      }
+      expr(A->getBase(), InLoop);
+      return;
+    }
+    expr(E, InLoop);
+  }
+
+  void indices(const ArraySubscriptExpr *A, bool InLoop) {
+    const Expr *E = A;
+    while (auto *Sub = dyn_cast<ArraySubscriptExpr>(strip(E))) {
+      expr(Sub->getIdx(), InLoop);
+      E = Sub->getBase();
+    }
+  }
+
+  void expr(const Expr *E, bool InLoop) {
+    if (!E)
+      return;
+    E = E->IgnoreParens();
+    if (auto *B = dyn_cast<BinaryOperator>(E)) {
+      if (B->isAssignmentOp()) {
+        target(B->getLHS(), InLoop, B->isCompoundAssignmentOp());
+        expr(B->getRHS(), InLoop);
+        return;
+      }
+    }
+    if (auto *Un = dyn_cast<UnaryOperator>(E)) {
+      if (Un->isIncrementDecrementOp()) {
+        target(Un->getSubExpr(), InLoop, true);
+        return;
+      }
+      if (Un->getOpcode() == UO_AddrOf) {
+        const Expr *Sub = strip(Un->getSubExpr());
+        const VarDecl *Root =
+            isa<DeclRefExpr>(Sub) || isa<ArraySubscriptExpr>(Sub)
+                ? subscriptRoot(Sub)
+                : nullptr;
+        if (cand(Root))
+          U.Escapes.insert(Root);
+        else
+          expr(Sub, InLoop);
+        return;
+      }
+    }
+    if (auto *A = dyn_cast<ArraySubscriptExpr>(E)) {
+      const VarDecl *Root = subscriptRoot(A);
+      if (cand(Root)) {
+        read(Root, InLoop);
+        const Expr *Idx = A->getIdx();
+        if (!Idx->isValueDependent() && !Idx->isIntegerConstantExpr(*Ctx))
+          U.RunTimeIndexed.insert(Root);
+        indices(A, InLoop);
+        return;
+      }
+    }
+    if (auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+      if (auto *V = dyn_cast<VarDecl>(Ref->getDecl()); cand(V)) {
+        if (V->getType()->isArrayType())
+          U.Escapes.insert(V); // Decayed: passed or stored as a pointer.
+        else
+          read(V, InLoop);
+      }
+      return;
+    }
+    if (auto *Call = dyn_cast<CallExpr>(E)) {
+      const FunctionDecl *Callee = Call->getDirectCallee();
+      for (unsigned I = 0; I < Call->getNumArgs(); ++I) {
+        const Expr *Arg = Call->getArg(I);
+        bool ByRef = !Callee || I >= Callee->getNumParams() ||
+                     (Callee->getParamDecl(I)->getType()->isReferenceType() &&
+                      !Callee->getParamDecl(I)
+                           ->getType()
+                           ->getPointeeType()
+                           .isConstQualified());
+        const VarDecl *V = referencedVar(Arg);
+        if (ByRef && cand(V) && !V->getType()->isArrayType()) {
+          U.Escapes.insert(V);
+          continue;
+        }
+        expr(Arg, InLoop);
+      }
+      if (auto *Member = dyn_cast<CXXMemberCallExpr>(Call))
+        expr(Member->getImplicitObjectArgument(), InLoop);
+      return;
+    }
+    for (const Stmt *Child : E->children())
+      if (auto *CE = dyn_cast_or_null<Expr>(Child))
+        expr(CE, InLoop);
+      else
+        stmt(Child, InLoop);
+  }
+
+  const std::set<const VarDecl *> &Cands;
+  Uses &U;
+
+public:
+  const ASTContext *Ctx = nullptr;
+};
+
+/// Whether a fill statement computes only block-uniform values and stores
+/// only into candidates and its own locals.
+class SliceCheck {
+public:
+  SliceCheck(const FunctionDecl *FD, const std::set<const VarDecl *> &Cands,
+             const std::set<const VarDecl *> &WrittenParams)
+      : FD(FD), Cands(Cands), WrittenParams(WrittenParams) {}
+
+  bool Loads = false;       ///< Reads memory (through a pointer, constant).
+  bool ReadsTables = false; ///< Reads a candidate array.
+  std::set<const VarDecl *> ReadCands;
+  std::string Why; ///< The first thing that is not block-uniform or pure.
+
+  bool stmt(const Stmt *S) {
+    if (!S)
+      return true;
+    if (auto *E = dyn_cast<Expr>(S))
+      return expr(E);
+    if (auto *DS = dyn_cast<DeclStmt>(S)) {
+      for (const Decl *D : DS->decls()) {
+        auto *V = dyn_cast<VarDecl>(D);
+        if (!V)
+          continue;
+        if (V->isStaticLocal() || V->hasAttr<CUDASharedAttr>())
+          return fail("the `static`/`__shared__` `" + V->getNameAsString() +
+                      "`");
+        if (!Cands.count(V))
+          Locals.insert(V);
+        if (V->hasInit() && !expr(V->getInit()))
+          return false;
+      }
+      return true;
+    }
+    if (isa<NullStmt>(S) || isa<BreakStmt>(S) || isa<ContinueStmt>(S))
+      return true;
+    if (isa<ReturnStmt>(S) || isa<GotoStmt>(S) || isa<AsmStmt>(S) ||
+        isa<SwitchStmt>(S) || isa<LabelStmt>(S))
+      return fail(std::string("a `") + S->getStmtClassName() + "`");
+    if (isa<CompoundStmt>(S) || isa<ForStmt>(S) || isa<WhileStmt>(S) ||
+        isa<DoStmt>(S) || isa<IfStmt>(S)) {
+      for (const Stmt *Child : S->children())
+        if (!stmt(Child))
+          return false;
+      return true;
+    }
+    return fail(std::string("a `") + S->getStmtClassName() + "`");
+  }
+
+  bool expr(const Expr *E) {
+    if (!E)
+      return true;
+    E = E->IgnoreParens();
+    bool IsBuiltin;
+    if (isBlockBuiltin(E, IsBuiltin))
+      return true;
+    if (IsBuiltin)
+      return fail("`threadIdx`");
+    if (isa<IntegerLiteral>(E) || isa<FloatingLiteral>(E) ||
+        isa<CharacterLiteral>(E) || isa<CXXBoolLiteralExpr>(E) ||
+        isa<UnaryExprOrTypeTraitExpr>(E) || isa<ImplicitValueInitExpr>(E))
+      return true;
+    if (auto *Ref = dyn_cast<DeclRefExpr>(E))
+      return ref(Ref);
+    if (auto *A = dyn_cast<ArraySubscriptExpr>(E)) {
+      const Expr *Cur = A;
+      while (auto *Sub = dyn_cast<ArraySubscriptExpr>(strip(Cur))) {
+        if (!expr(Sub->getIdx()))
+          return false;
+        Cur = Sub->getBase();
+      }
+      const VarDecl *Root = subscriptRoot(A);
+      if (Root && Cands.count(Root)) {
+        ReadCands.insert(Root);
+        ReadsTables = true;
+        return true;
+      }
+      if (Root && Locals.count(Root))
+        return true;
+      return load(Cur);
+    }
+    if (auto *B = dyn_cast<BinaryOperator>(E)) {
+      if (B->isAssignmentOp() && !store(B->getLHS()))
+        return false;
+      if (B->isAssignmentOp() && !B->isCompoundAssignmentOp())
+        return expr(B->getRHS()) && indicesOf(B->getLHS());
+      return expr(B->getLHS()) && expr(B->getRHS());
+    }
+    if (auto *U = dyn_cast<UnaryOperator>(E)) {
+      if (U->isIncrementDecrementOp())
+        return store(U->getSubExpr()) && expr(U->getSubExpr());
+      if (U->getOpcode() == UO_AddrOf)
+        return fail("an address taken (`&`)");
+      if (U->getOpcode() == UO_Deref)
+        return load(U->getSubExpr());
+      return expr(U->getSubExpr());
+    }
+    if (auto *C = dyn_cast<ConditionalOperator>(E))
+      return expr(C->getCond()) && expr(C->getTrueExpr()) &&
+             expr(C->getFalseExpr());
+    if (auto *Cast = dyn_cast<CastExpr>(E))
+      return expr(Cast->getSubExpr());
+    if (auto *M = dyn_cast<MemberExpr>(E)) {
+      if (M->isArrow())
+        return load(M->getBase());
+      return expr(M->getBase());
+    }
+    if (auto *Call = dyn_cast<CallExpr>(E)) {
+      const FunctionDecl *Callee = Call->getDirectCallee();
+      if (isa<CUDAKernelCallExpr>(Call) || !Callee || !isPureCallee(Callee))
+        return fail("a call to `" +
+                    (Callee ? Callee->getNameAsString() : std::string("?")) +
+                    "`, which may have side effects");
+      const CallSummary &Sum = summarizeFunction(Callee);
+      if (Sum.Unknown || Sum.UnknownRead || !Sum.GlobalReads.empty() ||
+          std::find(Sum.ReadsParam.begin(), Sum.ReadsParam.end(), true) !=
+              Sum.ReadsParam.end())
+        Loads = true;
+      for (const Expr *Arg : Call->arguments())
+        if (!expr(Arg))
+          return false;
+      return true;
+    }
+    if (auto *IL = dyn_cast<InitListExpr>(E)) {
+      for (const Expr *Init : IL->inits())
+        if (!expr(Init))
+          return false;
+      return true;
+    }
+    if (auto *Ctor = dyn_cast<CXXConstructExpr>(E)) {
+      if (!Ctor->getConstructor() || !Ctor->getConstructor()->isTrivial())
+        return fail("a constructor call");
+      for (const Expr *Arg : Ctor->arguments())
+        if (!expr(Arg))
+          return false;
+      return true;
+    }
+    if (auto *Temp = dyn_cast<MaterializeTemporaryExpr>(E))
+      return expr(Temp->getSubExpr());
+    if (auto *Cleanup = dyn_cast<ExprWithCleanups>(E))
+      return expr(Cleanup->getSubExpr());
+    return fail(std::string("a `") + E->getStmtClassName() + "`");
+  }
+
+private:
+  bool fail(std::string Reason) {
+    if (Why.empty())
+      Why = std::move(Reason);
+    return false;
+  }
+
+  bool ref(const DeclRefExpr *Ref) {
+    const ValueDecl *D = Ref->getDecl();
+    if (isa<EnumConstantDecl>(D) || isa<FunctionDecl>(D))
+      return true;
+    auto *V = dyn_cast<VarDecl>(D);
+    if (!V)
+      return fail("`" + D->getNameAsString() + "`");
+    if (auto *P = dyn_cast<ParmVarDecl>(V)) {
+      if (P->getDeclContext() != FD)
+        return fail("`" + V->getNameAsString() + "`");
+      if (WrittenParams.count(P))
+        return fail("the parameter `" + P->getNameAsString() +
+                    "`, which the kernel assigns");
+      if (P->getType()->isReferenceType())
+        return load(Ref);
+      return true;
+    }
+    if (Cands.count(V)) {
+      ReadCands.insert(V);
+      if (V->getType()->isArrayType())
+        return fail("`" + V->getNameAsString() +
+                    "` used as a pointer (passed or stored)");
+      return true;
+    }
+    if (Locals.count(V))
+      return true;
+    if (V->hasLocalStorage())
+      return fail("`" + V->getNameAsString() +
+                  "`, which is not one of the shared values");
+    if (V->getName() == "warpSize")
+      return true;
+    if (V->hasAttr<CUDASharedAttr>())
+      return fail("the `__shared__` `" + V->getNameAsString() + "`");
+    if (V->hasAttr<CUDAConstantAttr>()) {
+      Loads = true;
+      return true;
+    }
+    if (V->getType().isConstQualified() && V->hasInit())
+      return true;
+    return fail("the global `" + V->getNameAsString() +
+                "`, which the kernel may write");
+  }
+
+  /// A load through \p Address, an expression of the kernel's pointer
+  /// parameters: block-uniform when the address is.
+  bool load(const Expr *Address) {
+    Address = strip(Address);
+    if (auto *Ref = dyn_cast<DeclRefExpr>(Address)) {
+      auto *V = dyn_cast<VarDecl>(Ref->getDecl());
+      if (V && V->hasAttr<CUDAConstantAttr>()) {
+        Loads = true;
+        return true;
+      }
+    }
+    if (!expr(Address))
+      return false;
+    Loads = true;
+    return true;
+  }
+
+  /// \p Target is assigned: a candidate, an element of one, or a local of the
+  /// statement.
+  bool store(const Expr *Target) {
+    const Expr *T = strip(Target);
+    const VarDecl *Root = isa<DeclRefExpr>(T) || isa<ArraySubscriptExpr>(T)
+                              ? subscriptRoot(T)
+                              : nullptr;
+    if (Root && (Cands.count(Root) || Locals.count(Root)))
+      return true;
+    std::string What =
+        Root ? "`" + Root->getNameAsString() + "`" : std::string("memory");
+    return fail("a store to " + What);
+  }
+
+  bool indicesOf(const Expr *Target) {
+    const Expr *T = strip(Target);
+    while (auto *Sub = dyn_cast<ArraySubscriptExpr>(T)) {
+      if (!expr(Sub->getIdx()))
+        return false;
+      T = strip(Sub->getBase());
+    }
+    return true;
+  }
+
+  const FunctionDecl *FD;
+  const std::set<const VarDecl *> &Cands;
+  const std::set<const VarDecl *> &WrittenParams;
+  std::set<const VarDecl *> Locals;
+};
+
+/// `for (int k = A; k < B; ++k) body` whose body writes only `t[k]` of
+/// candidate tables and reads none: its iterations can be spread over the
+/// block's threads.
+struct SpreadLoop {
+  const VarDecl *Index = nullptr;
+  const Expr *Start = nullptr;
+};
+
+std::optional<SpreadLoop> spreadable(const ForStmt *For,
+                                     const std::set<const VarDecl *> &Tables) {
+  auto *Init = dyn_cast_or_null<DeclStmt>(For->getInit());
+  if (!Init || !Init->isSingleDecl())
+    return std::nullopt;
+  auto *K = dyn_cast<VarDecl>(Init->getSingleDecl());
+  if (!K || !K->hasInit() || !K->getType()->isIntegerType())
+    return std::nullopt;
+  auto *Cond = dyn_cast_or_null<BinaryOperator>(strip(For->getCond()));
+  if (!Cond || (Cond->getOpcode() != BO_LT && Cond->getOpcode() != BO_LE) ||
+      referencedVar(Cond->getLHS()) != K)
+    return std::nullopt;
+  const Expr *Inc = strip(For->getInc());
+  bool Step1 = false;
+  if (auto *U = dyn_cast_or_null<UnaryOperator>(Inc))
+    Step1 = U->isIncrementOp() && referencedVar(U->getSubExpr()) == K;
+  if (auto *B = dyn_cast_or_null<BinaryOperator>(Inc))
+    if (B->getOpcode() == BO_AddAssign && referencedVar(B->getLHS()) == K)
+      if (auto *One = dyn_cast<IntegerLiteral>(strip(B->getRHS())))
+        Step1 = One->getValue() == 1;
+  if (!Step1)
+    return std::nullopt;
+  // The body: stores only `t[k]` (one subscript, k itself), never k, and
+  // reads no table.
+  bool OK = true;
+  std::function<void(const Stmt *)> Walk = [&](const Stmt *S) {
+    if (!S || !OK)
+      return;
+    if (auto *B = dyn_cast<BinaryOperator>(S); B && B->isAssignmentOp()) {
+      const Expr *L = strip(B->getLHS());
+      auto *Sub = dyn_cast<ArraySubscriptExpr>(L);
+      if (Sub && Tables.count(subscriptRoot(Sub))) {
+        if (B->isCompoundAssignmentOp() ||
+            isa<ArraySubscriptExpr>(strip(Sub->getBase())) ||
+            referencedVar(Sub->getIdx()) != K)
+          OK = false;
+        Walk(B->getRHS());
+        return;
+      }
+      if (referencedVar(L) == K)
+        OK = false;
+    }
+    if (auto *U = dyn_cast<UnaryOperator>(S); U && U->isIncrementDecrementOp())
+      if (referencedVar(U->getSubExpr()) == K ||
+          Tables.count(subscriptRoot(U->getSubExpr())))
+        OK = false;
+    if (auto *A = dyn_cast<ArraySubscriptExpr>(S))
+      if (Tables.count(subscriptRoot(A)))
+        OK = false; // A read of a table (stores were handled above).
+    for (const Stmt *Child : S->children())
+      Walk(Child);
+  };
+  Walk(For->getBody());
+  if (!OK)
+    return std::nullopt;
+  return SpreadLoop{K, K->getInit()};
+}
+
+std::string textOf(ASTContext &Ctx, SourceRange R) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  CharSourceRange Range = CharSourceRange::getTokenRange(
+      SM.getExpansionRange(R.getBegin()).getBegin(),
+      SM.getExpansionRange(R.getEnd()).getEnd());
+  return Lexer::getSourceText(Range, SM, Ctx.getLangOpts()).str();
+}
+
+/// The offset just past \p S, its `;` included.
+unsigned endOf(ASTContext &Ctx, const Stmt *S) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  SourceLocation Last = SM.getExpansionRange(S->getEndLoc()).getEnd();
+  SourceLocation After =
+      Lexer::getLocForEndOfToken(Last, 0, SM, Ctx.getLangOpts());
+  unsigned End = SM.getFileOffset(After);
+  if (!isa<DeclStmt>(S) && !isa<CompoundStmt>(S)) {
+    SourceLocation Semi = Lexer::findLocationAfterToken(
+        Last, tok::semi, SM, Ctx.getLangOpts(), false);
+    if (Semi.isValid())
+      End = SM.getFileOffset(Semi);
+  }
+  return End;
+}
+
+/// The statement's text with its `;`.
+std::string stmtText(ASTContext &Ctx, llvm::StringRef Text, const Stmt *S) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  unsigned Begin =
+      SM.getFileOffset(SM.getExpansionRange(S->getBeginLoc()).getBegin());
+  return Text.slice(Begin, endOf(Ctx, S)).str();
+}
+
+/// The type of \p V written for a declaration of \p Name (`float (&w)[32]`
+/// with \p Ref, `float ww_shared_w[32]` without).
+std::string declare(ASTContext &Ctx, QualType T, const std::string &Name,
+                    bool Ref) {
+  std::string Dims;
+  while (const auto *A = dyn_cast<ConstantArrayType>(T.getTypePtr())) {
+    Dims += "[" + std::to_string(A->getSize().getZExtValue()) + "]";
+    T = A->getElementType();
+  }
+  std::string Elem =
+      T.getUnqualifiedType().getAsString(Ctx.getPrintingPolicy());
+  if (!Ref)
+    return Elem + " " + Name + Dims;
+  if (Dims.empty())
+    return "const " + Elem + " &" + Name;
+  return Elem + " (&" + Name + ")" + Dims;
+}
+
+unsigned long bytesOf(ASTContext &Ctx, QualType T) {
+  return Ctx.getTypeSizeInChars(T).getQuantity();
+}
+
+/// Whether \p S may return (or leave the kernel) for some threads of a block
+/// and not others; \p Line is set to where.
+bool divergentExit(const Stmt *Top, const Stmt *S, const KernelInfo *K,
+                   const SourceManager &SM, unsigned &Line) {
+  if (!S)
+    return false;
+  if (isa<ReturnStmt>(S) || isa<AsmStmt>(S)) {
+    std::vector<const Stmt *> Path = pathTo(Top, S);
+    bool Uniform = K != nullptr;
+    for (const Stmt *P : Path) {
+      if (isa<ForStmt>(P) || isa<WhileStmt>(P) || isa<DoStmt>(P) ||
+          isa<SwitchStmt>(P) || isa<CXXForRangeStmt>(P) || isa<AsmStmt>(P))
+        Uniform = false;
+      if (auto *If = dyn_cast<IfStmt>(P)) {
+        bool Found = false;
+        if (K)
+          for (const BranchInfo &B : K->Branches)
+            if (B.Line == SM.getExpansionLineNumber(If->getBeginLoc()) &&
+                B.Column == SM.getExpansionColumnNumber(If->getBeginLoc()) &&
+                B.Level <= Uniformity::BlockUniform)
+              Found = true;
+        Uniform = Uniform && Found;
+      }
+    }
+    if (!Uniform) {
+      Line = SM.getExpansionLineNumber(S->getBeginLoc());
+      return true;
+    }
+    return false;
+  }
+  if (auto *Call = dyn_cast<CallExpr>(S))
+    if (const FunctionDecl *F = Call->getDirectCallee())
+      if (F->getName() == "__trap" || F->getName() == "exit") {
+        Line = SM.getExpansionLineNumber(S->getBeginLoc());
+        return true;
+      }
+  for (const Stmt *Child : S->children())
+    if (divergentExit(Top, Child, K, SM, Line))
+      return true;
+  return false;
+}
+
+/// [start of \p S's line, start of the next line) when \p S has its lines to
+/// itself; std::nullopt otherwise.
+std::optional<std::pair<unsigned, unsigned>>
+wholeLines(ASTContext &Ctx, llvm::StringRef Text, const Stmt *S) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  SourceLocation B = SM.getExpansionRange(S->getBeginLoc()).getBegin();
+  unsigned Begin = SM.getFileOffset(B), End = endOf(Ctx, S);
+  unsigned LineStart = Begin;
+  while (LineStart > 0 && Text[LineStart - 1] != '\n') {
+    char C = Text[LineStart - 1];
+    if (C != ' ' && C != '\t')
+      return std::nullopt;
+    --LineStart;
+  }
+  unsigned LineEnd = End;
+  while (LineEnd < Text.size() && Text[LineEnd] != '\n') {
+    char C = Text[LineEnd];
+    if (C != ' ' && C != '\t' && C != '\r')
+      return std::nullopt;
+    ++LineEnd;
+  }
+  if (LineEnd < Text.size())
+    ++LineEnd;
+  return std::make_pair(LineStart, LineEnd);
+}
+
+struct Candidate {
+  const VarDecl *Var = nullptr;
+  unsigned DeclIndex = 0;
+  std::vector<unsigned> Fills; ///< Top-level statements that write it.
+  std::string Rejected;
+  bool Loads = false;
+};
+
+} // namespace
+
+void VariableSharing::run(TransformContext &TC,
+                          std::vector<Decision> &Decisions,
+                          std::vector<Change> &Changes) {
+  ASTContext &Ctx = TC.Ctx;
+  const SourceManager &SM = Ctx.getSourceManager();
+  for (const FunctionDecl *FD : deviceCodeDefinitions(Ctx, false, TC.Scope)) {
+    auto *Body = dyn_cast_or_null<CompoundStmt>(FD->getBody());
+    if (!Body || !FD->hasAttr<CUDAGlobalAttr>())
+      continue;
+    std::vector<const Stmt *> Top(Body->body_begin(), Body->body_end());
+    const KernelInfo *Own = nullptr;
+    for (const KernelInfo &K : TC.Analysis.Kernels)
+      if (K.Name == FD->getNameAsString() &&
+          K.Line == SM.getExpansionLineNumber(FD->getLocation()))
+        Own = &K;
+
+    // 1. Candidates: top-level locals of eligible type.
+    std::map<const VarDecl *, Candidate> Cands;
+    std::vector<const VarDecl *> Order;
+    for (unsigned I = 0; I < Top.size(); ++I)
+      if (auto *DS = dyn_cast<DeclStmt>(Top[I]))
+        for (const Decl *D : DS->decls())
+          if (auto *V = dyn_cast<VarDecl>(D))
+            // An array declared with others would need its own alias.
+            if (!(V->getType()->isArrayType() && !DS->isSingleDecl()) &&
+                V->hasLocalStorage() && !V->isStaticLocal() &&
+                eligibleType(V->getType()) &&
+                (V->getType()->isArrayType() ? !V->hasInit() : V->hasInit())) {
+              Cands[V] = {V, I, {}, "", false};
+              Order.push_back(V);
+            }
+    // A scalar whose initializer is a thread's own value (the thread's
+    // index, what it loaded) was never a shared value: it is not mentioned.
+    std::set<const VarDecl *> WrittenParams;
+    for (const VarDecl *V : writtenVariables(Body))
+      if (isa<ParmVarDecl>(V))
+        WrittenParams.insert(V);
+    for (bool Dropped = true; Dropped;) {
+      Dropped = false;
+      std::set<const VarDecl *> Now(Order.begin(), Order.end());
+      for (const VarDecl *V : Order) {
+        if (V->getType()->isArrayType())
+          continue;
+        SliceCheck Check(FD, Now, WrittenParams);
+        if (!Check.expr(V->getInit())) {
+          Cands.erase(V);
+          Order.erase(std::find(Order.begin(), Order.end(), V));
+          Dropped = true;
+          break;
+        }
+      }
+    }
+    if (Cands.empty())
+      continue;
+    std::set<const VarDecl *> All(Order.begin(), Order.end());
+
+    // 2. How each top-level statement uses them.
+    std::vector<Uses> StmtUses(Top.size());
+    for (unsigned I = 0; I < Top.size(); ++I) {
+      UseScanner Scan(All, StmtUses[I]);
+      Scan.Ctx = &Ctx;
+      Scan.stmt(Top[I], false);
+    }
+    for (auto &[V, C] : Cands) {
+      C.Fills.push_back(C.DeclIndex);
+      for (unsigned I = 0; I < Top.size(); ++I)
+        if (I != C.DeclIndex &&
+            (StmtUses[I].Writes.count(V) || StmtUses[I].Escapes.count(V)))
+          C.Fills.push_back(I);
+      std::sort(C.Fills.begin(), C.Fills.end());
+    }
+    auto Line = [&](unsigned I) {
+      return SM.getExpansionLineNumber(Top[I]->getBeginLoc());
+    };
+    auto Name = [](const VarDecl *V) {
+      return "`" + V->getNameAsString() + "`";
+    };
+
+    // 3. Reject, to a fixpoint, what is not a block-uniform fill.
+    for (bool Changed = true; Changed;) {
+      Changed = false;
+      std::set<const VarDecl *> Live;
+      for (auto &[V, C] : Cands)
+        if (C.Rejected.empty())
+          Live.insert(V);
+      auto Reject = [&](Candidate &C, std::string Why) {
+        if (!C.Rejected.empty())
+          return;
+        C.Rejected = std::move(Why);
+        Changed = true;
+      };
+      for (const VarDecl *V : Order) {
+        Candidate &C = Cands[V];
+        if (!C.Rejected.empty())
+          continue;
+        if (Own)
+          for (const VariableInfo &VI : Own->Variables)
+            if (VI.Line == SM.getExpansionLineNumber(V->getLocation()) &&
+                VI.Column == SM.getExpansionColumnNumber(V->getLocation()) &&
+                VI.Level > Uniformity::BlockUniform)
+              Reject(C, "it is " + std::string(uniformityName(VI.Level)) +
+                            (VI.Reason.empty() ? "" : ": " + VI.Reason) +
+                            " (divergence analysis)");
+        if (!C.Rejected.empty())
+          continue;
+        C.Loads = false;
+        for (unsigned I : C.Fills) {
+          if (StmtUses[I].Escapes.count(V)) {
+            Reject(C, "its address is taken or it is passed by reference at "
+                      "line " +
+                          std::to_string(Line(I)));
+            break;
+          }
+          if (Top[I]->getBeginLoc().isMacroID() ||
+              Top[I]->getEndLoc().isMacroID()) {
+            Reject(C, "its fill at line " + std::to_string(Line(I)) +
+                          " is in a macro expansion");
+            break;
+          }
+          SliceCheck Check(FD, Live, WrittenParams);
+          if (!Check.stmt(Top[I])) {
+            bool Divergent = Check.Why == "`threadIdx`";
+            Reject(C, std::string(Divergent ? "it is assigned a thread's own "
+                                              "value"
+                                            : "its fill") +
+                          " at line " + std::to_string(Line(I)) +
+                          (Divergent ? "" : " has " + Check.Why) +
+                          (Divergent ? " (divergent definition)" : ""));
+            break;
+          }
+          C.Loads = C.Loads || Check.Loads;
+          for (const VarDecl *W : StmtUses[I].Writes)
+            if (W != V && !Cands[W].Rejected.empty())
+              Reject(C, "it is filled together with " + Name(W) +
+                            ", which stays private (line " +
+                            std::to_string(Line(I)) + ")");
+          if (auto *DS = dyn_cast<DeclStmt>(Top[I]))
+            for (const Decl *D : DS->decls())
+              if (auto *W = dyn_cast<VarDecl>(D); W && W != V)
+                if (!Cands.count(W) || !Cands[W].Rejected.empty())
+                  Reject(C, "it is declared together with " + Name(W) +
+                                ", which stays private");
+        }
+        if (!C.Rejected.empty())
+          continue;
+        unsigned LastFill = C.Fills.back();
+        std::set<unsigned> FillSet(C.Fills.begin(), C.Fills.end());
+        for (unsigned I = 0; I < LastFill; ++I)
+          if (!FillSet.count(I) && StmtUses[I].Reads.count(V)) {
+            Reject(C, "it is read at line " + std::to_string(Line(I)) +
+                          " before its fill is complete (line " +
+                          std::to_string(Line(LastFill)) + ")");
+            break;
+          }
+      }
+    }
+
+    // 4. The values worth sharing: tables indexed at run time and values
+    // read in a loop, after the fill; and the candidates their fills need.
+    std::set<unsigned> LiveFills;
+    for (auto &[V, C] : Cands)
+      if (C.Rejected.empty())
+        LiveFills.insert(C.Fills.begin(), C.Fills.end());
+    std::set<const VarDecl *> Worth, WorthRejected;
+    for (const VarDecl *V : Order) {
+      const Candidate &C = Cands[V];
+      std::set<unsigned> Own(C.Fills.begin(), C.Fills.end());
+      bool Pays = false;
+      for (unsigned I = 0; I < Top.size(); ++I) {
+        if (Own.count(I) || LiveFills.count(I))
+          continue;
+        if (StmtUses[I].RunTimeIndexed.count(V) || StmtUses[I].InLoop.count(V))
+          Pays = true;
+      }
+      if (Pays && C.Rejected.empty())
+        Worth.insert(V);
+      // A table is mentioned when it starts as one: its first fill is
+      // block-uniform (a per-thread workspace is not).
+      if (Pays && !C.Rejected.empty() && V->getType()->isArrayType() &&
+          C.Fills.size() > 1) {
+        SliceCheck Check(FD, All, WrittenParams);
+        if (Check.stmt(Top[C.Fills[1]]))
+          WorthRejected.insert(V);
+      } else if (Pays && !C.Rejected.empty()) {
+        WorthRejected.insert(V);
+      }
+    }
+    if (Worth.empty() && WorthRejected.empty())
+      continue;
+
+    Decision D;
+    D.Transform = name();
+    D.Kernel = FD->getNameAsString();
+    D.File = TC.decisionFileOf(FD->getLocation());
+    TC.CurrentKernel = D.Kernel;
+    if (TC.DebugCrash)
+      crashForTesting();
+    std::string Left;
+    for (const VarDecl *V : Order)
+      if (WorthRejected.count(V))
+        Left += std::string(Left.empty() ? "" : "; ") + Name(V) +
+                " stays private: " + Cands[V].Rejected;
+    unsigned Column = 1;
+    auto Report = [&](unsigned Line, const char *Code) {
+      TC.Log.report(Code, Severity::Remark, TC.displayOf(FD->getLocation()),
+                    Line, Column, std::string(name()) + ": " + D.Reason);
+      Decisions.push_back(D);
+    };
+    std::string Kernel = "`" + D.Kernel + "`";
+
+    // The closure: what the worthwhile values' fills read or write.
+    std::set<const VarDecl *> Shared = Worth;
+    for (bool Grew = true; Grew;) {
+      Grew = false;
+      for (const VarDecl *V : std::set<const VarDecl *>(Shared))
+        for (unsigned I : Cands[V].Fills) {
+          SliceCheck Check(FD, All, WrittenParams);
+          Check.stmt(Top[I]);
+          std::set<const VarDecl *> Touched = Check.ReadCands;
+          Touched.insert(StmtUses[I].Writes.begin(), StmtUses[I].Writes.end());
+          if (auto *DS = dyn_cast<DeclStmt>(Top[I]))
+            for (const Decl *Dl : DS->decls())
+              if (auto *W = dyn_cast<VarDecl>(Dl))
+                Touched.insert(W);
+          for (const VarDecl *W : Touched)
+            if (Cands.count(W) && Cands[W].Rejected.empty() &&
+                Shared.insert(W).second)
+              Grew = true;
+        }
+    }
+    std::set<unsigned> Fills;
+    bool Loads = false;
+    for (const VarDecl *V : Shared) {
+      Fills.insert(Cands[V].Fills.begin(), Cands[V].Fills.end());
+      Loads = Loads || Cands[V].Loads;
+    }
+    unsigned First = Fills.empty() ? 0 : *Fills.begin();
+    D.Line = Fills.empty() ? SM.getExpansionLineNumber(FD->getLocation())
+                           : Line(First);
+    Column =
+        Fills.empty()
+            ? SM.getExpansionColumnNumber(FD->getLocation())
+            : SM.getExpansionColumnNumber(
+                  SM.getExpansionRange(Top[First]->getBeginLoc()).getBegin());
+    Steer Steering = TC.steer(name(), FD, Top[First]->getBeginLoc());
+    if (Steering.disabled()) {
+      D.Reason =
+          Kernel + ": disabled by " + Steering.Source + "; not considered";
+      Report(D.Line, "WW3004");
+      continue;
+    }
+    SteerScope Steered(TC, Steering, name());
+    if (Worth.empty()) {
+      D.Reason = Kernel + ": no block-uniform value is shared; " + Left;
+      Report(D.Line, "WW3004");
+      continue;
+    }
+
+    // 5. Where the fill runs: before the first statement that may return
+    // for some threads of a block.
+    unsigned At = First;
+    unsigned ExitLine = 0;
+    for (unsigned I = 0; I < First; ++I)
+      if (divergentExit(Top[I], Top[I], Own, SM, ExitLine)) {
+        At = I;
+        break;
+      }
+    std::string Refusal;
+    if (At < First && Loads)
+      Refusal = "its fill loads memory, and the return at line " +
+                std::to_string(ExitLine) +
+                " comes first: moved above it, the fill would load in blocks "
+                "whose threads all return, what the original never loads "
+                "(early return before the fill)";
+    if (Refusal.empty() && Loads)
+      for (unsigned I = At; I < *Fills.rbegin() && Refusal.empty(); ++I)
+        if (!Fills.count(I) && hasEffects(Top[I]))
+          Refusal = "its fill loads memory, and the statement at line " +
+                    std::to_string(Line(I)) +
+                    ", which it would move above, has side effects";
+    // A name the fill moves above must not be one a statement there already
+    // uses for something else (a global the local shadows).
+    for (unsigned I = At; I < *Fills.rbegin() && Refusal.empty(); ++I) {
+      if (Fills.count(I))
+        continue;
+      for (const DeclRefExpr *Ref : statementsIn<DeclRefExpr>(Top[I]))
+        for (const VarDecl *V : Shared)
+          if (Ref->getDecl() != V &&
+              Ref->getDecl()->getDeclName() == V->getDeclName())
+            Refusal = Name(V) + " would shadow the other " + Name(V) +
+                      " used at line " + std::to_string(Line(I));
+    }
+    unsigned long NewShared = 0;
+    std::vector<const VarDecl *> Published;
+    for (const VarDecl *V : Order) {
+      if (!Shared.count(V))
+        continue;
+      bool ReadAfter = false;
+      for (unsigned I = 0; I < Top.size(); ++I)
+        if (!Fills.count(I) && (StmtUses[I].Reads.count(V)))
+          ReadAfter = true;
+      if (ReadAfter || V->getType()->isArrayType()) {
+        Published.push_back(V);
+        NewShared += bytesOf(Ctx, V->getType());
+      }
+    }
+    unsigned long Static = Own ? Own->StaticShared : 0;
+    if (Refusal.empty() && TC.Arch.SharedPerBlock &&
+        Static + NewShared > TC.Arch.SharedPerBlock)
+      Refusal = "the shared copies need " + std::to_string(NewShared) +
+                " bytes per block, and with the kernel's " +
+                std::to_string(Static) + " bytes that exceeds the " +
+                std::to_string(TC.Arch.SharedPerBlock) +
+                " bytes of static shared memory a block may have on " +
+                TC.Arch.smName() + " (shared budget)";
+    // Every statement the rewrite touches has its lines to itself.
+    const std::string InFile = TC.fileOf(Body->getBeginLoc());
+    llvm::StringRef Text = TC.textOf(Body->getBeginLoc());
+    std::map<unsigned, std::pair<unsigned, unsigned>> Lines;
+    for (unsigned I : Fills) {
+      auto L = wholeLines(Ctx, Text, Top[I]);
+      if (!L && Refusal.empty())
+        Refusal = "the statement at line " + std::to_string(Line(I)) +
+                  " shares its line with other code";
+      if (L)
+        Lines[I] = *L;
+    }
+    auto AtLines = wholeLines(Ctx, Text, Top[At]);
+    if (!AtLines && Refusal.empty())
+      Refusal = "the statement at line " + std::to_string(Line(At)) +
+                " shares its line with other code";
+    if (Refusal.empty())
+      for (auto &[I, L] : Lines)
+        if (TC.claimed(InFile, L.first, L.second))
+          Refusal = "an earlier rewrite edited the statement at line " +
+                    std::to_string(Line(I));
+    std::string Names;
+    for (const VarDecl *V : Published)
+      Names += std::string(Names.empty() ? "" : ", ") + Name(V);
+    std::string Where =
+        Kernel + " (" + Names + ", filled at line" +
+        (Fills.size() > 1 ? "s " : " ") + std::to_string(Line(First)) +
+        (Fills.size() > 1 ? "-" + std::to_string(Line(*Fills.rbegin())) : "") +
+        ")";
+    if (!Refusal.empty()) {
+      D.Reason = Where + ": not shared: " + Refusal +
+                 (Left.empty() ? "" : "; " + Left);
+      Report(D.Line, "WW3004");
+      continue;
+    }
+
+    // 6. The edits.
+    std::set<const VarDecl *> Tables;
+    for (const VarDecl *V : Shared)
+      if (V->getType()->isArrayType())
+        Tables.insert(V);
+    bool Spread = true;
+    std::map<unsigned, SpreadLoop> Loops;
+    for (unsigned I : Fills) {
+      if (isa<DeclStmt>(Top[I]))
+        continue;
+      auto *For = dyn_cast<ForStmt>(Top[I]);
+      std::optional<SpreadLoop> L =
+          For ? spreadable(For, Tables) : std::nullopt;
+      if (!L) {
+        Spread = false;
+        break;
+      }
+      Loops[I] = *L;
+    }
+    for (const VarDecl *V : Shared)
+      if (!V->getType()->isArrayType() && Cands[V].Fills.size() > 1)
+        Spread = false; // A scalar accumulated: one thread computes it.
+    bool OneDim = false;
+    for (const LaunchInfo &L : TC.Analysis.Launches)
+      if (L.Kernel == D.Kernel) {
+        std::vector<std::array<unsigned, 3>> Dims = L.knownBlockDims();
+        OneDim = !Dims.empty();
+        for (auto &Dm : Dims)
+          OneDim = OneDim && Dm[1] == 1 && Dm[2] == 1;
+        if (!OneDim)
+          break;
+      }
+    std::string Tid = OneDim ? "threadIdx.x"
+                             : "(threadIdx.z * blockDim.y + threadIdx.y) * "
+                               "blockDim.x + threadIdx.x";
+    std::string Threads =
+        OneDim ? "blockDim.x" : "blockDim.x * blockDim.y * blockDim.z";
+    std::string Leader =
+        OneDim ? "threadIdx.x == 0"
+               : "threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0";
+    std::map<const VarDecl *, std::string> SharedName;
+    for (const VarDecl *V : Published) {
+      std::string N = "ww_shared_" + V->getNameAsString();
+      std::string Unique = N;
+      for (unsigned K = 2; Text.contains(Unique); ++K)
+        Unique = N + "_" + std::to_string(K);
+      SharedName[V] = Unique;
+    }
+    SourceLocation AtLoc =
+        SM.getExpansionRange(Top[At]->getBeginLoc()).getBegin();
+    std::string In(SM.getExpansionColumnNumber(AtLoc) - 1, ' ');
+    std::string In2 = In + "  ", In3 = In + "    ";
+    std::string Block = In + DecisionMark + "\n";
+    for (const VarDecl *V : Published)
+      Block += In + "__shared__ " +
+               declare(Ctx, V->getType(), SharedName[V], false) + ";\n";
+    std::string FillText;
+    std::string Inner = Spread ? In2 : In3;
+    for (unsigned I : Fills) {
+      std::string S;
+      if (auto *DS = dyn_cast<DeclStmt>(Top[I])) {
+        const VarDecl *V = dyn_cast<VarDecl>(DS->getSingleDecl());
+        if (DS->isSingleDecl() && V && V->getType()->isArrayType())
+          S = declare(Ctx, V->getType(), V->getNameAsString(), true) + " = " +
+              SharedName[V] + ";";
+      }
+      if (S.empty() && Loops.count(I)) {
+        auto *For = cast<ForStmt>(Top[I]);
+        const SpreadLoop &L = Loops[I];
+        std::string K = L.Index->getNameAsString();
+        std::string Start = textOf(Ctx, L.Start->getSourceRange());
+        S = "for (" + L.Index->getType().getAsString(Ctx.getPrintingPolicy()) +
+            " " + K + " = " + (Start == "0" ? "" : "(" + Start + ") + ") + Tid +
+            "; " + textOf(Ctx, For->getCond()->getSourceRange()) + "; " + K +
+            " += " + Threads + ")\n" + Inner + "  " +
+            stmtText(Ctx, Text, For->getBody());
+      }
+      if (S.empty())
+        S = stmtText(Ctx, Text, Top[I]);
+      FillText += Inner + S + "\n";
+    }
+    std::string Publish;
+    for (const VarDecl *V : Published)
+      if (!V->getType()->isArrayType())
+        Publish += In3 + SharedName[V] + " = " + V->getNameAsString() + ";\n";
+    if (Spread) {
+      Block += In + "{\n" + FillText;
+      if (!Publish.empty())
+        Block += In2 + "if (" + Leader + ") {\n" + Publish + In2 + "}\n";
+      Block += In + "}\n";
+    } else {
+      Block += In + "if (" + Leader + ") {\n" + FillText + Publish + In + "}\n";
+    }
+    Block += In + "__syncthreads();\n";
+    for (const VarDecl *V : Published)
+      Block += In + declare(Ctx, V->getType(), V->getNameAsString(), true) +
+               " = " + SharedName[V] + ";\n";
+
+    ShareCandidate C;
+    C.FD = FD;
+    C.Line = D.Line;
+    C.Where = Where;
+    C.NewShared = NewShared;
+    C.Left = Left;
+    C.Proof = std::string("block-uniform (divergence analysis), computed from "
+                          "kernel parameters, blockIdx/blockDim/gridDim and "
+                          "constants") +
+              (Loads ? " and uniform loads" : "") + ", written nowhere else" +
+              (At < First ? "; the fill moves above the return at line " +
+                                std::to_string(ExitLine) +
+                                " (it neither loads nor stores memory)"
+                          : "") +
+              "; " +
+              (Spread ? "filled by the block's threads together"
+                      : "filled by one thread") +
+              ", published by one barrier that every thread reaches; " +
+              std::to_string(NewShared) + " bytes of shared memory per block";
+    // The block goes before the statement at At; fill statements leave.
+    unsigned AtStart = AtLines->first;
+    bool Merged = false;
+    for (auto &[I, L] : Lines) {
+      if (L.first == AtStart) {
+        C.Edits.emplace_back(InFile, L.first, L.second - L.first, Block);
+        Merged = true;
+      } else {
+        C.Edits.emplace_back(InFile, L.first, L.second - L.first, "");
+      }
+    }
+    if (!Merged)
+      C.Edits.emplace_back(InFile, AtStart, 0, Block);
+    std::sort(C.Edits.begin(), C.Edits.end(),
+              [](const tooling::Replacement &A, const tooling::Replacement &B) {
+                return A.getOffset() < B.getOffset();
+              });
+    D = planShare(TC, C, name());
+    D.File = TC.decisionFileOf(FD->getLocation());
+    if (D.Applied) {
+      TC.takeDecisionId(D, "WW4004", Text);
+      std::string What = "the block-uniform " + Names +
+                         (Published.size() > 1 ? " are" : " is") +
+                         " computed once per block into shared memory "
+                         "(internal variable sharing)";
+      for (tooling::Replacement &R : C.Edits) {
+        std::string T = R.getReplacementText().str();
+        if (fillDecisionMark(T, TC.decisionComment(D, What)))
+          R = tooling::Replacement(R.getFilePath(), R.getOffset(),
+                                   R.getLength(), T);
+      }
+      Changes.push_back({"variable sharing in `" + D.Kernel + "`", C.Edits});
+      TC.Claimed.push_back({InFile, AtStart, Lines.rbegin()->second.second});
+    }
+    Report(D.Line, D.Applied ? "WW4004" : "WW3004");
+  }
+}
+
+} // namespace warpwise
