@@ -1112,6 +1112,9 @@ void FunctionRun::collect(FunctionVerdicts &Out) const {
     I.Level = HasGoto && V.L != Uniformity::Uniform ? Uniformity::Divergent
                                                      : V.L;
     I.Reason = explain(V.Why, V.L);
+    // explain() speaks of branch conditions.
+    if (llvm::StringRef(I.Reason).starts_with("the condition "))
+      I.Reason = "its value " + I.Reason.substr(strlen("the condition "));
     Out.Variables.push_back(std::move(I));
   }
   for (const Stmt *S : Order) {

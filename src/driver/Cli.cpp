@@ -38,7 +38,7 @@ COMMANDS
   analyze               divergence, register pressure and occupancy of each
                         kernel
   rewrite               rewrite the kernels where it is legal and pays
-                        (fuse, meld, realloc, fission, split)
+                        (fuse, meld, realloc, fission, split, share)
   occupancy             the occupancy of one launch configuration
   explain WWnnnn        what a diagnostic means and what you can do (also
                         --explain WWnnnn)
@@ -132,7 +132,7 @@ REWRITE
                         others have errors (the exit code still says so)
   --costs FILE          cost table (fuse/meld) to use instead of the built-in one
   --transforms LIST     comma-separated transformations to consider:
-                        meld, fuse, realloc, fission, split (default: all;
+                        meld, fuse, realloc, fission, split, share (default: all;
                         'none' for none)
   --list-transforms     list the transformations, their forms and the
                         diagnostics they report, and exit
@@ -391,6 +391,10 @@ const TransformDoc TransformDocs[] = {
      "adaptive, literal, compact (--split-form)",
      "WW4003 applied, WW3003 declined, WW2006 launched elsewhere, WW1019 "
      "unknown kernel in --split-form"},
+    {"share",
+     "variable sharing: block-uniform scalars and tables every thread "
+     "computes are computed once per block into shared memory",
+     "internal", "WW4004 applied, WW3004 declined"},
 };
 
 void listTransforms(llvm::raw_ostream &OS) {

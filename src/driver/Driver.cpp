@@ -926,7 +926,8 @@ static int runSession(const std::vector<std::string> &Args) {
         return;
       }
       for (const Diagnostic &D : PassLog.all()) {
-        bool Applied = D.Id == "WW4001" || D.Id == "WW4002" || D.Id == "WW4003";
+        bool Applied = D.Id == "WW4001" || D.Id == "WW4002" ||
+                       D.Id == "WW4003" || D.Id == "WW4004";
         // The main file's, and a project header's (by its display name).
         bool Ours = D.File == F.Given ||
                     (!D.File.empty() &&

@@ -101,6 +101,7 @@ static std::string decisionCode(const Decision &D) {
     return D.Code;
   const char *Kind = D.Transform == "fission" ? "2"
                      : D.Transform == "split" ? "3"
+                     : D.Transform == "share" ? "4"
                                               : "1";
   return std::string(D.Applied ? "WW400" : "WW300") + Kind;
 }

@@ -245,6 +245,9 @@ public:
   bool ReadsTables = false; ///< Reads a candidate array.
   std::set<const VarDecl *> ReadCands;
   std::string Why; ///< The first thing that is not block-uniform or pure.
+  /// It failed on a thread's own value (threadIdx, a private local), not
+  /// on an effect.
+  bool ThreadValue = false;
 
   bool stmt(const Stmt *S) {
     if (!S)
@@ -288,8 +291,10 @@ public:
     bool IsBuiltin;
     if (isBlockBuiltin(E, IsBuiltin))
       return true;
-    if (IsBuiltin)
+    if (IsBuiltin) {
+      ThreadValue = true;
       return fail("`threadIdx`");
+    }
     if (isa<IntegerLiteral>(E) || isa<FloatingLiteral>(E) ||
         isa<CharacterLiteral>(E) || isa<CXXBoolLiteralExpr>(E) ||
         isa<UnaryExprOrTypeTraitExpr>(E) || isa<ImplicitValueInitExpr>(E))
@@ -409,9 +414,11 @@ private:
     }
     if (Locals.count(V))
       return true;
-    if (V->hasLocalStorage())
+    if (V->hasLocalStorage()) {
+      ThreadValue = true;
       return fail("`" + V->getNameAsString() +
                   "`, which is not one of the shared values");
+    }
     if (V->getName() == "warpSize")
       return true;
     if (V->hasAttr<CUDASharedAttr>())
@@ -852,7 +859,7 @@ void VariableSharing::run(TransformContext &TC,
       if (Pays && !C.Rejected.empty() && V->getType()->isArrayType() &&
           C.Fills.size() > 1) {
         SliceCheck Check(FD, All, WrittenParams);
-        if (Check.stmt(Top[C.Fills[1]]))
+        if (Check.stmt(Top[C.Fills[1]]) || !Check.ThreadValue)
           WorthRejected.insert(V);
       } else if (Pays && !C.Rejected.empty()) {
         WorthRejected.insert(V);
