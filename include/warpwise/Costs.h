@@ -51,6 +51,10 @@ struct CostTable {
   /// the code around it and no case below MaxPredictedLoss.
   double MinPredictedGain = 1.02;
   double MaxPredictedLoss = 0.99;
+  /// External variable sharing pays for its new parameters when the
+  /// kernel's SASS shrinks by at least this share (the slice each thread no
+  /// longer computes).
+  double ExternalMinInstructionSaving = 0.01;
 
   /// Where the numbers come from, as decisions cite them.
   std::string Source = "rules/costs.json";

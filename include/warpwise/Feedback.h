@@ -60,6 +60,8 @@ public:
   /// the constructor's).
   void setFileFlags(const std::string &OriginalPath,
                     std::vector<std::string> Flags);
+  /// The nvcc flags \p OriginalPath is compiled with.
+  std::vector<std::string> flagsFor(const std::string &OriginalPath);
 
   /// Results are also kept in \p Dir (sass-<key>.json), for later runs;
   /// empty: in memory only.

@@ -118,6 +118,13 @@ llvm::Expected<CostTable> CostTable::load(const std::string &OverridePath,
     GetM("min_predicted_gain", T.MinPredictedGain);
     GetM("max_predicted_loss", T.MaxPredictedLoss);
   }
+  if (J.contains("share") && J["share"].is_object()) {
+    nlohmann::json &Sh = J["share"];
+    if (Sh.contains("external_min_instruction_saving") &&
+        Sh["external_min_instruction_saving"].is_number())
+      T.ExternalMinInstructionSaving =
+          Sh["external_min_instruction_saving"].get<double>();
+  }
   return T;
 }
 

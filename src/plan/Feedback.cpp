@@ -87,6 +87,13 @@ CompileFeedback::CompileFeedback(const CudaToolkit &T,
 
 void CompileFeedback::setCacheDir(std::string Dir) { CacheDir = std::move(Dir); }
 
+std::vector<std::string>
+CompileFeedback::flagsFor(const std::string &OriginalPath) {
+  std::lock_guard<std::mutex> Lock(Mutex);
+  auto It = FileFlags.find(OriginalPath);
+  return It != FileFlags.end() ? It->second : Flags;
+}
+
 void CompileFeedback::setFileFlags(const std::string &OriginalPath,
                                    std::vector<std::string> F) {
   std::lock_guard<std::mutex> Lock(Mutex);

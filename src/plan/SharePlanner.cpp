@@ -12,6 +12,7 @@
 #include "SharePlanner.h"
 #include "PlanText.h"
 
+#include "warpwise/Costs.h"
 #include "warpwise/Feedback.h"
 #include "warpwise/Occupancy.h"
 #include "warpwise/Ptxas.h"
@@ -28,7 +29,7 @@ Decision planShare(TransformContext &TC, const ShareCandidate &C,
   D.Transform = Transform;
   D.Kernel = C.FD->getNameAsString();
   D.Line = C.Line;
-  D.Form = "internal";
+  D.Form = C.External ? "external" : "internal";
   std::string Head = C.Where + ": " + C.Proof;
   std::string Tail = C.Left.empty() ? "" : "; " + C.Left;
   if (TC.Force) {
@@ -81,6 +82,10 @@ Decision planShare(TransformContext &TC, const ShareCandidate &C,
   bool Gained = false;
   for (const KernelStats &IB : InstB) {
     const KernelStats *IA = sameInstance(InstA, IB);
+    // External sharing changes the parameters, so the mangled name: the
+    // kernel (not a template) is its only instance.
+    if (!IA && C.External && InstB.size() == 1 && InstA.size() == 1)
+      IA = &InstA.front();
     std::string What = InstB.size() > 1 ? "`" + instanceName(IB.Mangled) + "`"
                                         : "`" + Own->Name + "`";
     if (!IA) {
@@ -132,10 +137,32 @@ Decision planShare(TransformContext &TC, const ShareCandidate &C,
     Measured += std::string(Measured.empty() ? "" : "; ") + Numbers +
                 (Occupancies.empty() ? "" : ", " + Occupancies);
   }
+  std::string Sass = "SASS instructions " +
+                     std::to_string(B->second.Instructions) + " -> " +
+                     std::to_string(A->second.Instructions);
+  if (C.External) {
+    Measured += "; " + Sass;
+    double Saved =
+        B->second.Instructions
+            ? 1.0 - double(A->second.Instructions) / B->second.Instructions
+            : 0.0;
+    if (Saved >= TC.Costs.ExternalMinInstructionSaving && Saved > 0) {
+      Gained = true;
+      Gains += std::string(Gains.empty() ? "" : ", ") + Sass +
+               " (work every thread did, done once by the host)";
+    }
+  }
   if (!Gained) {
-    D.Reason = Head + Tail + "; " + Measured +
-               "; declined: no local memory is removed and no occupancy step "
-               "is gained";
+    D.Reason =
+        Head + Tail + "; " + Measured +
+        (C.External
+             ? "; declined: fewer than " +
+                   formatPercent(100 * TC.Costs.ExternalMinInstructionSaving) +
+                   " of the instructions are saved (" + TC.Costs.Source +
+                   ") and no occupancy step is "
+                   "gained"
+             : "; declined: no local memory is removed and no "
+               "occupancy step is gained");
     return D;
   }
   D.Applied = true;

@@ -21,12 +21,16 @@ struct ShareCandidate {
   std::string Proof;           ///< What the legality checks established.
   std::string Left;            ///< The values left private, and why ("" none).
   unsigned long NewShared = 0; ///< Bytes of shared memory per block added.
+  /// External sharing: the host computes the values and passes them; the
+  /// work every thread no longer does counts as a gain.
+  bool External = false;
   std::vector<clang::tooling::Replacement> Edits;
 };
 
 /// Sharing pays when ptxas shows local memory removed or an occupancy step
-/// gained (fewer registers), at every launch block size, without an
-/// occupancy step lost to the shared memory it takes or new spills.
+/// gained (fewer registers), or, external sharing, fewer SASS instructions
+/// (work each thread did that the host now does once), without an occupancy
+/// step lost at any launch block size or new spills.
 Decision planShare(TransformContext &TC, const ShareCandidate &C,
                    const char *Transform);
 
