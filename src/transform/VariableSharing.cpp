@@ -55,15 +55,37 @@ namespace {
 
 const Expr *strip(const Expr *E) { return E ? E->IgnoreParenImpCasts() : E; }
 
-/// The variable at the root of `a[i][j]` (through array-to-pointer decays),
-/// or null.
+/// The variable whose storage the lvalue \p E designates: `w` for `w`,
+/// `w[i][j]` and `s.f` (through array-to-pointer decays, not through a
+/// pointer's value: `p[i]` is not `p`'s storage), or null.
 const VarDecl *subscriptRoot(const Expr *E) {
-  E = strip(E);
-  while (auto *A = dyn_cast<ArraySubscriptExpr>(E))
-    E = strip(A->getBase());
-  if (auto *Ref = dyn_cast<DeclRefExpr>(E))
-    return dyn_cast<VarDecl>(Ref->getDecl());
-  return nullptr;
+  while (true) {
+    E = E->IgnoreParens();
+    if (auto *Cast = dyn_cast<ImplicitCastExpr>(E)) {
+      if (Cast->getCastKind() != CK_ArrayToPointerDecay &&
+          Cast->getCastKind() != CK_NoOp)
+        return nullptr;
+      E = Cast->getSubExpr();
+    } else if (auto *A = dyn_cast<ArraySubscriptExpr>(E)) {
+      E = A->getBase();
+    } else if (auto *M = dyn_cast<MemberExpr>(E)) {
+      if (M->isArrow())
+        return nullptr;
+      E = M->getBase();
+    } else if (auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+      return dyn_cast<VarDecl>(Ref->getDecl());
+    } else {
+      return nullptr;
+    }
+  }
+}
+
+/// Whether \p E names storage (a variable, an element, a member) rather
+/// than computing a value.
+bool designatesStorage(const Expr *E) {
+  E = E->IgnoreParens();
+  return isa<DeclRefExpr>(E) || isa<ArraySubscriptExpr>(E) ||
+         (isa<MemberExpr>(E) && !cast<MemberExpr>(E)->isArrow());
 }
 
 bool isBlockBuiltin(const Expr *E, bool &IsBuiltin) {
@@ -88,11 +110,16 @@ struct Uses {
   std::set<const VarDecl *> Reads, Writes, Escapes, InLoop, RunTimeIndexed;
 };
 
-/// Classifies references to \p Cands in \p S.
+/// Classifies references to \p Cands in \p S by what consumes them: a read
+/// (an lvalue-to-rvalue conversion), a write (an assignment's or an
+/// increment's operand), or an escape (anything else: bound to a reference,
+/// its address taken, an array or a row decayed to a pointer, a member
+/// call), which the rewrite cannot follow.
 class UseScanner {
 public:
-  UseScanner(const std::set<const VarDecl *> &Cands, Uses &U)
-      : Cands(Cands), U(U) {}
+  UseScanner(const ASTContext &Ctx, const std::set<const VarDecl *> &Cands,
+             Uses &U)
+      : Ctx(Ctx), Cands(Cands), U(U) {}
 
   void stmt(const Stmt *S, bool InLoop) {
     if (!S)
@@ -117,37 +144,38 @@ private:
       U.InLoop.insert(V);
   }
 
-  /// \p E is assigned (and read too when \p AlsoRead).
-  void target(const Expr *E, bool InLoop, bool AlsoRead) {
-    E = strip(E);
-    if (auto *Ref = dyn_cast<DeclRefExpr>(E)) {
-      if (auto *V = dyn_cast<VarDecl>(Ref->getDecl()); cand(V)) {
-        U.Writes.insert(V);
-        if (AlsoRead)
-          read(V, InLoop);
-      }
-      return;
-    }
-    if (auto *A = dyn_cast<ArraySubscriptExpr>(E)) {
-      const VarDecl *Root = subscriptRoot(A);
-      indices(A, InLoop);
-      if (cand(Root)) {
-        U.Writes.insert(Root);
-        if (AlsoRead)
-          read(Root, InLoop);
+  /// The index expressions of a storage designator, read.
+  void indices(const Expr *E, bool InLoop) {
+    while (true) {
+      E = E->IgnoreParens();
+      if (auto *Cast = dyn_cast<ImplicitCastExpr>(E)) {
+        E = Cast->getSubExpr();
+      } else if (auto *A = dyn_cast<ArraySubscriptExpr>(E)) {
+        expr(A->getIdx(), InLoop);
+        E = A->getBase();
+      } else if (auto *M = dyn_cast<MemberExpr>(E)) {
+        E = M->getBase();
+      } else {
         return;
       }
-      expr(A->getBase(), InLoop);
-      return;
     }
-    expr(E, InLoop);
   }
 
-  void indices(const ArraySubscriptExpr *A, bool InLoop) {
-    const Expr *E = A;
-    while (auto *Sub = dyn_cast<ArraySubscriptExpr>(strip(E))) {
-      expr(Sub->getIdx(), InLoop);
-      E = Sub->getBase();
+  bool runTimeIndexed(const Expr *E) const {
+    while (true) {
+      E = E->IgnoreParens();
+      if (auto *Cast = dyn_cast<ImplicitCastExpr>(E)) {
+        E = Cast->getSubExpr();
+      } else if (auto *A = dyn_cast<ArraySubscriptExpr>(E)) {
+        const Expr *Idx = A->getIdx();
+        if (Idx->isValueDependent() || !Idx->isIntegerConstantExpr(Ctx))
+          return true;
+        E = A->getBase();
+      } else if (auto *M = dyn_cast<MemberExpr>(E)) {
+        E = M->getBase();
+      } else {
+        return false;
+      }
     }
   }
 
@@ -155,70 +183,45 @@ private:
     if (!E)
       return;
     E = E->IgnoreParens();
-    if (auto *B = dyn_cast<BinaryOperator>(E)) {
-      if (B->isAssignmentOp()) {
-        target(B->getLHS(), InLoop, B->isCompoundAssignmentOp());
-        expr(B->getRHS(), InLoop);
-        return;
-      }
+    if (auto *Cast = dyn_cast<ImplicitCastExpr>(E);
+        Cast && Cast->getCastKind() == CK_LValueToRValue &&
+        cand(subscriptRoot(Cast->getSubExpr()))) {
+      const VarDecl *Root = subscriptRoot(Cast->getSubExpr());
+      read(Root, InLoop);
+      if (runTimeIndexed(Cast->getSubExpr()))
+        U.RunTimeIndexed.insert(Root);
+      indices(Cast->getSubExpr(), InLoop);
+      return;
     }
-    if (auto *Un = dyn_cast<UnaryOperator>(E)) {
-      if (Un->isIncrementDecrementOp()) {
-        target(Un->getSubExpr(), InLoop, true);
-        return;
+    if (auto *B = dyn_cast<BinaryOperator>(E); B && B->isAssignmentOp()) {
+      const VarDecl *Root = subscriptRoot(B->getLHS());
+      if (cand(Root) && designatesStorage(B->getLHS())) {
+        U.Writes.insert(Root);
+        if (B->isCompoundAssignmentOp())
+          read(Root, InLoop);
+        indices(B->getLHS(), InLoop);
+      } else {
+        expr(B->getLHS(), InLoop);
       }
-      if (Un->getOpcode() == UO_AddrOf) {
-        const Expr *Sub = strip(Un->getSubExpr());
-        const VarDecl *Root =
-            isa<DeclRefExpr>(Sub) || isa<ArraySubscriptExpr>(Sub)
-                ? subscriptRoot(Sub)
-                : nullptr;
-        if (cand(Root))
-          U.Escapes.insert(Root);
-        else
-          expr(Sub, InLoop);
-        return;
-      }
+      expr(B->getRHS(), InLoop);
+      return;
     }
-    if (auto *A = dyn_cast<ArraySubscriptExpr>(E)) {
-      const VarDecl *Root = subscriptRoot(A);
-      if (cand(Root)) {
+    if (auto *Un = dyn_cast<UnaryOperator>(E);
+        Un && Un->isIncrementDecrementOp()) {
+      const VarDecl *Root = subscriptRoot(Un->getSubExpr());
+      if (cand(Root) && designatesStorage(Un->getSubExpr())) {
+        U.Writes.insert(Root);
         read(Root, InLoop);
-        const Expr *Idx = A->getIdx();
-        if (!Idx->isValueDependent() && !Idx->isIntegerConstantExpr(*Ctx))
-          U.RunTimeIndexed.insert(Root);
-        indices(A, InLoop);
-        return;
-      }
-    }
-    if (auto *Ref = dyn_cast<DeclRefExpr>(E)) {
-      if (auto *V = dyn_cast<VarDecl>(Ref->getDecl()); cand(V)) {
-        if (V->getType()->isArrayType())
-          U.Escapes.insert(V); // Decayed: passed or stored as a pointer.
-        else
-          read(V, InLoop);
+        indices(Un->getSubExpr(), InLoop);
+      } else {
+        expr(Un->getSubExpr(), InLoop);
       }
       return;
     }
-    if (auto *Call = dyn_cast<CallExpr>(E)) {
-      const FunctionDecl *Callee = Call->getDirectCallee();
-      for (unsigned I = 0; I < Call->getNumArgs(); ++I) {
-        const Expr *Arg = Call->getArg(I);
-        bool ByRef = !Callee || I >= Callee->getNumParams() ||
-                     (Callee->getParamDecl(I)->getType()->isReferenceType() &&
-                      !Callee->getParamDecl(I)
-                           ->getType()
-                           ->getPointeeType()
-                           .isConstQualified());
-        const VarDecl *V = referencedVar(Arg);
-        if (ByRef && cand(V) && !V->getType()->isArrayType()) {
-          U.Escapes.insert(V);
-          continue;
-        }
-        expr(Arg, InLoop);
-      }
-      if (auto *Member = dyn_cast<CXXMemberCallExpr>(Call))
-        expr(Member->getImplicitObjectArgument(), InLoop);
+    if (designatesStorage(E) && cand(subscriptRoot(E))) {
+      // Consumed as storage by something other than a read or a write.
+      U.Escapes.insert(subscriptRoot(E));
+      indices(E, InLoop);
       return;
     }
     for (const Stmt *Child : E->children())
@@ -228,11 +231,9 @@ private:
         stmt(Child, InLoop);
   }
 
+  const ASTContext &Ctx;
   const std::set<const VarDecl *> &Cands;
   Uses &U;
-
-public:
-  const ASTContext *Ctx = nullptr;
 };
 
 /// Whether a fill statement computes only block-uniform values and stores
@@ -407,6 +408,9 @@ private:
         return load(Ref);
       return true;
     }
+    if (V->isStaticLocal() && !Cands.count(V))
+      return fail("the `static` `" + V->getNameAsString() +
+                  "` of the kernel, which the fill would move above");
     if (Cands.count(V)) {
       ReadCands.insert(V);
       if (V->getType()->isArrayType())
@@ -463,6 +467,11 @@ private:
       return true;
     std::string What =
         Root ? "`" + Root->getNameAsString() + "`" : std::string("memory");
+    if (!Root)
+      for (const DeclRefExpr *R : statementsIn<DeclRefExpr>(T)) {
+        What = "memory through `" + R->getDecl()->getNameAsString() + "`";
+        break;
+      }
     return fail("a store to " + What);
   }
 
@@ -496,7 +505,9 @@ std::optional<SpreadLoop> spreadable(const ForStmt *For,
   if (!Init || !Init->isSingleDecl())
     return std::nullopt;
   auto *K = dyn_cast<VarDecl>(Init->getSingleDecl());
-  if (!K || !K->hasInit() || !K->getType()->isIntegerType())
+  // An index narrower than int would wrap when it steps by blockDim.x.
+  if (!K || !K->hasInit() || !K->getType()->isIntegerType() ||
+      K->getASTContext().getTypeSize(K->getType()) < 32)
     return std::nullopt;
   auto *Cond = dyn_cast_or_null<BinaryOperator>(strip(For->getCond()));
   if (!Cond || (Cond->getOpcode() != BO_LT && Cond->getOpcode() != BO_LE) ||
@@ -518,6 +529,11 @@ std::optional<SpreadLoop> spreadable(const ForStmt *For,
   std::function<void(const Stmt *)> Walk = [&](const Stmt *S) {
     if (!S || !OK)
       return;
+    // A break ends every thread's share of the loop at a different point.
+    if (isa<BreakStmt>(S) || isa<GotoStmt>(S) || isa<ReturnStmt>(S)) {
+      OK = false;
+      return;
+    }
     if (auto *B = dyn_cast<BinaryOperator>(S); B && B->isAssignmentOp()) {
       const Expr *L = strip(B->getLHS());
       auto *Sub = dyn_cast<ArraySubscriptExpr>(L);
@@ -605,7 +621,9 @@ unsigned long bytesOf(ASTContext &Ctx, QualType T) {
 /// Whether \p S may return (or leave the kernel) for some threads of a block
 /// and not others; \p Line is set to where.
 bool divergentExit(const Stmt *Top, const Stmt *S, const KernelInfo *K,
-                   const SourceManager &SM, unsigned &Line) {
+                   const SourceManager &SM, unsigned &Line,
+                   const FunctionDecl *FD,
+                   const std::set<const VarDecl *> &WrittenParams) {
   if (!S)
     return false;
   if (isa<ReturnStmt>(S) || isa<AsmStmt>(S)) {
@@ -623,7 +641,12 @@ bool divergentExit(const Stmt *Top, const Stmt *S, const KernelInfo *K,
                 B.Column == SM.getExpansionColumnNumber(If->getBeginLoc()) &&
                 B.Level <= Uniformity::BlockUniform)
               Found = true;
-        Uniform = Uniform && Found;
+        // And uniform by its text alone: the analysis does not follow a
+        // local through its address or a lambda's reference capture.
+        std::set<const VarDecl *> None;
+        SliceCheck Check(FD, None, WrittenParams);
+        Uniform = Uniform && Found && Check.expr(If->getCond()) &&
+                  !If->getConditionVariable() && !If->getInit();
       }
     }
     if (!Uniform) {
@@ -639,7 +662,26 @@ bool divergentExit(const Stmt *Top, const Stmt *S, const KernelInfo *K,
         return true;
       }
   for (const Stmt *Child : S->children())
-    if (divergentExit(Top, Child, K, SM, Line))
+    if (divergentExit(Top, Child, K, SM, Line, FD, WrittenParams))
+      return true;
+  return false;
+}
+
+/// Whether \p S may leave the kernel (return, exit, trap) for any thread.
+bool mayExit(const Stmt *S, unsigned &Line, const SourceManager &SM) {
+  if (!S)
+    return false;
+  bool Exit = isa<ReturnStmt>(S) || isa<AsmStmt>(S) || isa<GotoStmt>(S) ||
+              isa<IndirectGotoStmt>(S);
+  if (auto *Call = dyn_cast<CallExpr>(S))
+    if (const FunctionDecl *F = Call->getDirectCallee())
+      Exit = F->getName() == "__trap" || F->getName() == "exit";
+  if (Exit) {
+    Line = SM.getExpansionLineNumber(S->getBeginLoc());
+    return true;
+  }
+  for (const Stmt *Child : S->children())
+    if (mayExit(Child, Line, SM))
       return true;
   return false;
 }
@@ -1213,6 +1255,8 @@ void VariableSharing::run(TransformContext &TC,
           if (auto *V = dyn_cast<VarDecl>(D))
             // An array declared with others would need its own alias.
             if (!(V->getType()->isArrayType() && !DS->isSingleDecl()) &&
+                // A constant (an array bound, a template argument) stays.
+                !V->isUsableInConstantExpressions(Ctx) &&
                 V->hasLocalStorage() && !V->isStaticLocal() &&
                 eligibleType(V->getType()) &&
                 (V->getType()->isArrayType() ? !V->hasInit() : V->hasInit())) {
@@ -1221,10 +1265,16 @@ void VariableSharing::run(TransformContext &TC,
             }
     // A scalar whose initializer is a thread's own value (the thread's
     // index, what it loaded) was never a shared value: it is not mentioned.
+    // Parameters the kernel writes, or may write: assigned (a member or an
+    // element of one too), bound to a reference, their address taken.
     std::set<const VarDecl *> WrittenParams;
-    for (const VarDecl *V : writtenVariables(Body))
-      if (isa<ParmVarDecl>(V))
-        WrittenParams.insert(V);
+    {
+      std::set<const VarDecl *> Params(FD->param_begin(), FD->param_end());
+      Uses ParamUses;
+      UseScanner(Ctx, Params, ParamUses).stmt(Body, false);
+      WrittenParams = ParamUses.Writes;
+      WrittenParams.insert(ParamUses.Escapes.begin(), ParamUses.Escapes.end());
+    }
     for (bool Dropped = true; Dropped;) {
       Dropped = false;
       std::set<const VarDecl *> Now(Order.begin(), Order.end());
@@ -1247,8 +1297,7 @@ void VariableSharing::run(TransformContext &TC,
     // 2. How each top-level statement uses them.
     std::vector<Uses> StmtUses(Top.size());
     for (unsigned I = 0; I < Top.size(); ++I) {
-      UseScanner Scan(All, StmtUses[I]);
-      Scan.Ctx = &Ctx;
+      UseScanner Scan(Ctx, All, StmtUses[I]);
       Scan.stmt(Top[I], false);
     }
     for (auto &[V, C] : Cands) {
@@ -1465,7 +1514,7 @@ void VariableSharing::run(TransformContext &TC,
     unsigned At = First;
     unsigned ExitLine = 0;
     for (unsigned I = 0; I < First; ++I)
-      if (divergentExit(Top[I], Top[I], Own, SM, ExitLine)) {
+      if (divergentExit(Top[I], Top[I], Own, SM, ExitLine, FD, WrittenParams)) {
         At = I;
         break;
       }
@@ -1476,6 +1525,18 @@ void VariableSharing::run(TransformContext &TC,
                 " comes first: moved above it, the fill would load in blocks "
                 "whose threads all return, what the original never loads "
                 "(early return before the fill)";
+    // A loading fill is not moved above any exit between its statements
+    // either, uniform or not.
+    for (unsigned I = At; I < *Fills.rbegin() && Refusal.empty() && Loads;
+         ++I) {
+      unsigned L = 0;
+      if (!Fills.count(I) && mayExit(Top[I], L, SM))
+        Refusal = "its fill loads memory, and the statement at line " +
+                  std::to_string(L) +
+                  ", which it would move above, may return: moved above it, "
+                  "the fill would load in blocks whose threads all return "
+                  "(early return before the fill)";
+    }
     if (Refusal.empty() && Loads)
       for (unsigned I = At; I < *Fills.rbegin() && Refusal.empty(); ++I)
         if (!Fills.count(I) && hasEffects(Top[I]))
@@ -1494,28 +1555,113 @@ void VariableSharing::run(TransformContext &TC,
             Refusal = Name(V) + " would shadow the other " + Name(V) +
                       " used at line " + std::to_string(Line(I));
     }
+    // What the code after the fill names, in expressions and in types
+    // (decltype): a shared value named in a type would change type.
     unsigned long NewShared = 0;
     std::vector<const VarDecl *> Published;
     for (const VarDecl *V : Order) {
       if (!Shared.count(V))
         continue;
-      bool ReadAfter = false;
-      for (unsigned I = 0; I < Top.size(); ++I)
-        if (!Fills.count(I) && (StmtUses[I].Reads.count(V)))
-          ReadAfter = true;
-      if (ReadAfter || V->getType()->isArrayType()) {
+      bool Named = false;
+      for (unsigned I = 0; I < Top.size(); ++I) {
+        if (Fills.count(I))
+          continue;
+        unsigned InTree = 0, Anywhere = 0;
+        std::function<void(const Stmt *)> Count = [&](const Stmt *S) {
+          if (!S)
+            return;
+          if (auto *R = dyn_cast<DeclRefExpr>(S); R && R->getDecl() == V)
+            ++InTree;
+          for (const Stmt *Child : S->children())
+            Count(Child);
+        };
+        Count(Top[I]);
+        for (const DeclRefExpr *R : statementsIn<DeclRefExpr>(Top[I]))
+          if (R->getDecl() == V)
+            ++Anywhere;
+        if (Anywhere > InTree && Refusal.empty())
+          Refusal = Name(V) + " is named in a type (decltype) at line " +
+                    std::to_string(Line(I));
+        Named = Named || Anywhere > 0;
+      }
+      if (Named || V->getType()->isArrayType()) {
         Published.push_back(V);
         NewShared += bytesOf(Ctx, V->getType());
       }
     }
+    if (Refusal.empty())
+      for (const Stmt *S : statementsIn<Stmt>(Body))
+        if (isa<GotoStmt>(S) || isa<IndirectGotoStmt>(S) || isa<LabelStmt>(S))
+          Refusal = "the kernel has `goto`, which may skip the fill or the "
+                    "barrier or reach them more than once";
+    // The fill may name no type the kernel declares (it may move above it).
+    if (Refusal.empty())
+      for (unsigned I : Fills) {
+        struct LocalTypes : RecursiveASTVisitor<LocalTypes> {
+          const FunctionDecl *FD;
+          bool Found = false;
+          bool inKernel(const Decl *D) const {
+            for (const DeclContext *C = D->getDeclContext(); C;
+                 C = C->getParent())
+              if (C == FD)
+                return true;
+            return false;
+          }
+          bool VisitTypedefTypeLoc(TypedefTypeLoc T) {
+            Found = Found || inKernel(T.getTypePtr()->getDecl());
+            return true;
+          }
+          bool VisitTagTypeLoc(TagTypeLoc T) {
+            Found = Found || inKernel(T.getDecl());
+            return true;
+          }
+          bool VisitDeclRefExpr(DeclRefExpr *R) {
+            if (isa<EnumConstantDecl>(R->getDecl()))
+              Found = Found || inKernel(R->getDecl());
+            return true;
+          }
+        } Finder;
+        Finder.FD = FD;
+        Finder.TraverseStmt(const_cast<Stmt *>(Top[I]));
+        if (Finder.Found)
+          Refusal = "the fill at line " + std::to_string(Line(I)) +
+                    " names a type or constant declared in the kernel";
+      }
+    std::vector<const CUDAKernelCallExpr *> Seen;
+    const DeclRefExpr *Elsewhere = nullptr;
+    launchesOf(Ctx, FD, Seen, Elsewhere);
     unsigned long Static = Own ? Own->StaticShared : 0;
+    // The launches' dynamic shared memory counts against the same budget.
+    bool DynamicArray = false;
+    for (const DeclStmt *DS : statementsIn<DeclStmt>(Body))
+      for (const Decl *Dl : DS->decls())
+        if (auto *V = dyn_cast<VarDecl>(Dl))
+          if (V->hasAttr<CUDASharedAttr>() &&
+              V->getType()->isIncompleteArrayType())
+            DynamicArray = true;
+    unsigned long Dynamic = 0;
+    bool DynamicUnknown = DynamicArray && Seen.empty();
+    for (const LaunchInfo &L : TC.Analysis.Launches)
+      if (L.Kernel == D.Kernel) {
+        if (L.DynamicShared)
+          Dynamic = std::max(Dynamic, *L.DynamicShared);
+        else
+          DynamicUnknown = DynamicArray;
+      }
+    if (Refusal.empty() && DynamicUnknown)
+      Refusal = "the kernel's dynamic shared memory is not known (a launch "
+                "sizes it at run time, or none is in this file), so whether "
+                "the shared copies fit is not known (shared budget)";
     if (Refusal.empty() && TC.Arch.SharedPerBlock &&
-        Static + NewShared > TC.Arch.SharedPerBlock)
+        Static + Dynamic + NewShared > TC.Arch.SharedPerBlock)
       Refusal = "the shared copies need " + std::to_string(NewShared) +
                 " bytes per block, and with the kernel's " +
-                std::to_string(Static) + " bytes that exceeds the " +
-                std::to_string(TC.Arch.SharedPerBlock) +
-                " bytes of static shared memory a block may have on " +
+                std::to_string(Static) + " bytes" +
+                (Dynamic ? " and its launches' " + std::to_string(Dynamic) +
+                               " dynamic bytes"
+                         : std::string()) +
+                " that exceeds the " + std::to_string(TC.Arch.SharedPerBlock) +
+                " bytes of shared memory a block may have on " +
                 TC.Arch.smName() + " (shared budget)";
     // Every statement the rewrite touches has its lines to itself.
     const std::string InFile = TC.fileOf(Body->getBeginLoc());
@@ -1572,19 +1718,34 @@ void VariableSharing::run(TransformContext &TC,
       }
       Loops[I] = *L;
     }
+    // One loop per table: two would hand an element to different threads
+    // with no barrier between them.
+    {
+      std::map<const VarDecl *, unsigned> Writers;
+      for (auto &[I, L] : Loops)
+        for (const VarDecl *W : StmtUses[I].Writes)
+          if (Tables.count(W) && ++Writers[W] > 1)
+            Spread = false;
+    }
+    if (!Spread)
+      Loops.clear();
     for (const VarDecl *V : Shared)
       if (!V->getType()->isArrayType() && Cands[V].Fills.size() > 1)
         Spread = false; // A scalar accumulated: one thread computes it.
+    // The 1-D form only where every launch is in view: a kernel other
+    // files can launch, or launched through its address, may run with any
+    // block shape.
     bool OneDim = false;
-    for (const LaunchInfo &L : TC.Analysis.Launches)
-      if (L.Kernel == D.Kernel) {
-        std::vector<std::array<unsigned, 3>> Dims = L.knownBlockDims();
-        OneDim = !Dims.empty();
-        for (auto &Dm : Dims)
-          OneDim = OneDim && Dm[1] == 1 && Dm[2] == 1;
-        if (!OneDim)
-          break;
-      }
+    if (!Elsewhere && !FD->isExternallyVisible())
+      for (const LaunchInfo &L : TC.Analysis.Launches)
+        if (L.Kernel == D.Kernel) {
+          std::vector<std::array<unsigned, 3>> Dims = L.knownBlockDims();
+          OneDim = !Dims.empty();
+          for (auto &Dm : Dims)
+            OneDim = OneDim && Dm[1] == 1 && Dm[2] == 1;
+          if (!OneDim)
+            break;
+        }
     std::string Tid = OneDim ? "threadIdx.x"
                              : "(threadIdx.z * blockDim.y + threadIdx.y) * "
                                "blockDim.x + threadIdx.x";

@@ -2,7 +2,10 @@
 // computes and keeps privately get one copy per block in shared memory.
 //  - `row_blur`: a table filled by a loop each thread runs in full and then
 //    indexes at run time (local memory), with two scalars the fill needs:
-//    the block's threads fill it together; the scalars stay in the fill.
+//    the block's threads fill it together; the scalars stay in the fill. It
+//    is `static` and launched with a 1-D block only, so the fill uses
+//    threadIdx.x alone; the other kernels (other files may launch them with
+//    any block shape) use the block's linear thread index.
 //  - `decay_table`: a table filled by a recurrence and a scalar accumulated
 //    from it: one thread fills both; the fill moves above the divergent
 //    return (it neither loads nor stores memory).
@@ -28,7 +31,7 @@
 // REMARKS:      remark: share: `decay_table` (`table`, `norm`, filled at lines {{[0-9]+}}-{{[0-9]+}}): {{.*}}; the fill moves above the return at line {{[0-9]+}} (it neither loads nor stores memory); filled by one thread, {{.*}} local memory 192 -> 0 bytes per thread, shared memory 0 -> 196 bytes per block, occupancy 75.0% -> 100.0% at 256 threads on sm_90; applied for occupancy 75.0% -> 100.0% at 256 threads on sm_90, `decay_table` local memory 192 -> 0 bytes per thread [WW4004]
 // REMARKS:      remark: share: `per_block_scale` (`scale`, filled at line {{[0-9]+}}): {{.*}} and uniform loads, {{.*}}; declined: no local memory is removed and no occupancy step is gained [WW3004]
 //
-// CODE:      __global__ void row_blur(
+// CODE:      static __global__ void row_blur(
 // CODE:        // warpwise WW4004 share.row_blur.{{[0-9]+}}: the block-uniform `weights` is
 // CODE:        __shared__ float [[W:ww_shared_weights[_0-9]*]][32];
 // CODE-NEXT:   {
@@ -48,7 +51,7 @@
 // CODE-NEXT:   // warpwise WW4004 share.decay_table.{{[0-9]+}}: the block-uniform `table`, `norm`
 // CODE:        __shared__ float [[T:ww_shared_table[_0-9]*]][48];
 // CODE-NEXT:   __shared__ float [[N:ww_shared_norm[_0-9]*]];
-// CODE-NEXT:   if (threadIdx.x == 0) {
+// CODE-NEXT:   if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) {
 // CODE-NEXT:     float (&table)[48] = [[T]];
 // CODE-NEXT:     table[0] = 1.0f;
 // CODE-NEXT:     for (int k = 1; k < 48; ++k)
@@ -74,7 +77,7 @@
 // FORCED-CODE:   __shared__ float [[S:ww_shared_scale[_0-9]*]];
 // FORCED-CODE-NEXT:   {
 // FORCED-CODE-NEXT:     float scale = scales[blockIdx.x] * gain;
-// FORCED-CODE-NEXT:     if (threadIdx.x == 0) {
+// FORCED-CODE-NEXT:     if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) {
 // FORCED-CODE-NEXT:       [[S]] = scale;
 // FORCED-CODE-NEXT:     }
 // FORCED-CODE-NEXT:   }
@@ -83,8 +86,9 @@
 // FORCED-CODE-NEXT:   int i = blockIdx.x * blockDim.x + threadIdx.x;
 // JSON: 3 ['WW4004', 'WW4004', 'WW4004'] share.row_blur
 
-__global__ void row_blur(const float *in, const int *offsets, float *out,
-                         int n, float sigma0, float growth) {
+static __global__ void row_blur(const float *in, const int *offsets,
+                                float *out, int n, float sigma0,
+                                float growth) {
   float sigma = sigma0 + growth * blockIdx.y;
   float inv = 1.0f / (2.0f * sigma * sigma);
   float weights[32];

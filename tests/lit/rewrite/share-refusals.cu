@@ -13,8 +13,8 @@
 //
 // CHECK:      remark: share: `divergent_entry`: no block-uniform value is shared; `bias` stays private: it is divergent: its value is computed under the divergent `if` at line {{[0-9]+}} (divergence analysis) [WW3004]
 // CHECK-NEXT: remark: share: `early_return` (`coef`, filled at lines {{[0-9]+}}-{{[0-9]+}}): not shared: its fill loads memory, and the return at line [[#RET:]] comes first: moved above it, the fill would load in blocks whose threads all return, what the original never loads (early return before the fill) [WW3004]
-// CHECK-NEXT: remark: share: `too_big` (`big`, filled at lines {{[0-9]+}}-{{[0-9]+}}): not shared: the shared copies need 65536 bytes per block, and with the kernel's 0 bytes that exceeds the 49152 bytes of static shared memory a block may have on sm_90 (shared budget) [WW3004]
-// CHECK-NEXT: remark: share: `fill_stores`: no block-uniform value is shared; `w` stays private: its fill at line {{[0-9]+}} has a store to `hist` [WW3004]
+// CHECK-NEXT: remark: share: `too_big` (`big`, filled at lines {{[0-9]+}}-{{[0-9]+}}): not shared: the shared copies need 65536 bytes per block, and with the kernel's 0 bytes that exceeds the 49152 bytes of shared memory a block may have on sm_90 (shared budget) [WW3004]
+// CHECK-NEXT: remark: share: `fill_stores`: no block-uniform value is shared; `w` stays private: its fill at line {{[0-9]+}} has a store to memory through `hist` [WW3004]
 // CHECK-NEXT: remark: share: `read_early`: no block-uniform value is shared; `w` stays private: it is read at line {{[0-9]+}} before its fill is complete (line {{[0-9]+}}) [WW3004]
 // CHECK-NOT:  remark: share:
 
