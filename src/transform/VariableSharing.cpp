@@ -1411,6 +1411,14 @@ void VariableSharing::run(TransformContext &TC,
         if (StmtUses[I].RunTimeIndexed.count(V) || StmtUses[I].InLoop.count(V))
           Pays = true;
       }
+      // A copy of a parameter or a constant computes nothing (and is what
+      // external sharing leaves behind).
+      if (!V->getType()->isArrayType() && C.Fills.size() == 1 && V->getInit()) {
+        const Expr *Init = V->getInit()->IgnoreParenImpCasts();
+        if (isa<DeclRefExpr>(Init) || isa<IntegerLiteral>(Init) ||
+            isa<FloatingLiteral>(Init) || isa<CXXBoolLiteralExpr>(Init))
+          Pays = false;
+      }
       if (Pays && C.Rejected.empty())
         Worth.insert(V);
       // A table is mentioned when it starts as one: its first fill is
