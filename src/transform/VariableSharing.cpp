@@ -1179,6 +1179,24 @@ std::string shareExternally(TransformContext &TC, const char *Transform,
             [](const tooling::Replacement &A, const tooling::Replacement &B) {
               return A.getOffset() < B.getOffset();
             });
+  // An earlier rewrite of the kernel or of a launch (a split) owns it.
+  for (const tooling::Replacement &R : C.Edits) {
+    unsigned B = R.getOffset(), E = B + std::max(1u, R.getLength());
+    bool Edited = TC.claimed(InFile, B, E);
+    for (const tooling::Replacement &A : TC.Applied)
+      if (A.getFilePath() == R.getFilePath() && A.getOffset() < E &&
+          B < A.getOffset() + std::max(1u, A.getLength()))
+        Edited = true;
+    if (Edited) {
+      unsigned L = SM.getLineNumber(
+          SM.getFileID(SM.getExpansionLoc(FD->getLocation())), B);
+      return Why + std::string(Why.empty() ? "" : "; ") + "launch-uniform " +
+             Names +
+             " not computed by the host: an earlier rewrite edited "
+             "line " +
+             std::to_string(L) + ", which this one would edit too";
+    }
+  }
   D = planShare(TC, C, Transform);
   D.File = TC.decisionFileOf(FD->getLocation());
   if (!D.Applied) {
@@ -1689,7 +1707,11 @@ void VariableSharing::run(TransformContext &TC,
                 " shares its line with other code";
     if (Refusal.empty())
       for (auto &[I, L] : Lines)
-        if (TC.claimed(InFile, L.first, L.second))
+        if (TC.claimed(InFile, L.first, L.second) ||
+            llvm::any_of(TC.Applied, [&](const tooling::Replacement &A) {
+              return A.getFilePath() == InFile && A.getOffset() < L.second &&
+                     L.first < A.getOffset() + std::max(1u, A.getLength());
+            }))
           Refusal = "an earlier rewrite edited the statement at line " +
                     std::to_string(Line(I));
     std::string Names;
