@@ -162,6 +162,15 @@ struct TransformContext {
   std::optional<std::map<std::string, KernelStats>>
   measure(const std::vector<clang::tooling::Replacement> &Edits,
           const std::string &NvArch, std::string &Error) const;
+
+  /// \p Kernel's statistics compiled for the target with the earlier
+  /// rewrites (Applied), and with \p Edits on top of them. std::nullopt with
+  /// \p Failure, the end of a decision's reason: "nvcc failed on the
+  /// candidate (...); not rewritten", "`k` is missing from nvcc's output;
+  /// declined".
+  std::optional<std::pair<KernelStats, KernelStats>>
+  measureCandidate(const std::vector<clang::tooling::Replacement> &Edits,
+                   const std::string &Kernel, std::string &Failure) const;
 };
 
 /// The line a transformation writes where its decision's comment goes,

@@ -41,8 +41,9 @@ Decision planRealloc(TransformContext &TC, const ReallocCandidate &C,
 
   if (TC.Force) {
     D.Applied = true;
-    D.Reason = C.Where + ": " + C.Proof +
-               "; applied because of " + TC.ForcedBy + " (profitability was "
+    D.Reason = C.Where + ": " + C.Proof + "; applied because of " +
+               TC.ForcedBy +
+               " (profitability was "
                "not checked)";
     return D;
   }
@@ -138,26 +139,15 @@ Decision planRealloc(TransformContext &TC, const ReallocCandidate &C,
     return D;
   }
   // Compiled with the file's earlier rewrites, with and without this one.
-  std::string NvArch = PtxasRunner::nvccArchFor(TC.Arch);
-  std::string Error;
-  std::vector<clang::tooling::Replacement> With = TC.Applied;
-  With.insert(With.end(), C.Edits.begin(), C.Edits.end());
-  auto Before = TC.measure(TC.Applied, NvArch, Error);
-  auto After = Before ? TC.measure(With, NvArch, Error) : std::nullopt;
-  if (!Before || !After) {
-    D.Reason = C.Where + ": nvcc failed on the " +
-               std::string(Before ? "candidate" : "original") + " (" + Error +
-               "); not rewritten";
+  std::string Failure;
+  auto Pair = TC.measureCandidate(C.Edits, Own->Name, Failure);
+  if (!Pair) {
+    D.Reason = C.Where + ": " + Failure;
     return D;
   }
-  auto B = Before->find(Own->Name), A = After->find(Own->Name);
-  if (B == Before->end() || A == After->end()) {
-    D.Reason = C.Where + ": `" + Own->Name +
-               "` is missing from nvcc's output; declined";
-    return D;
-  }
-  std::vector<KernelStats> InstB = compiledInstances(B->second),
-                           InstA = compiledInstances(A->second);
+  const KernelStats &StatsB = Pair->first, &StatsA = Pair->second;
+  std::vector<KernelStats> InstB = compiledInstances(StatsB),
+                           InstA = compiledInstances(StatsA);
   std::string Regs;
   for (const KernelStats &IB : InstB) {
     const KernelStats *IA = sameInstance(InstA, IB);
@@ -196,10 +186,10 @@ Decision planRealloc(TransformContext &TC, const ReallocCandidate &C,
   }
   D.Applied = true;
   D.Measured = Regs + "; SASS instructions " +
-               std::to_string(B->second.Instructions) + " -> " +
-               std::to_string(A->second.Instructions);
-  D.Reason = C.Where + ": " + C.Proof + "; " + Model + "; " + D.Measured +
-             "; applied";
+               std::to_string(StatsB.Instructions) + " -> " +
+               std::to_string(StatsA.Instructions);
+  D.Reason =
+      C.Where + ": " + C.Proof + "; " + Model + "; " + D.Measured + "; applied";
   return D;
 }
 

@@ -53,31 +53,20 @@ Decision planShare(TransformContext &TC, const ShareCandidate &C,
                feedbackUnavailable(TC.Feedback);
     return D;
   }
-  std::string NvArch = PtxasRunner::nvccArchFor(TC.Arch);
-  std::string Error;
-  std::vector<clang::tooling::Replacement> With = TC.Applied;
-  With.insert(With.end(), C.Edits.begin(), C.Edits.end());
-  auto Before = TC.measure(TC.Applied, NvArch, Error);
-  auto After = Before ? TC.measure(With, NvArch, Error) : std::nullopt;
-  if (!Before || !After) {
-    D.Reason = Head + ": nvcc failed on the " +
-               std::string(Before ? "candidate" : "original") + " (" + Error +
-               "); not rewritten";
+  std::string Failure;
+  auto Pair = TC.measureCandidate(C.Edits, Own->Name, Failure);
+  if (!Pair) {
+    D.Reason = Head + Tail + ": " + Failure;
     return D;
   }
-  auto B = Before->find(Own->Name), A = After->find(Own->Name);
-  if (B == Before->end() || A == After->end()) {
-    D.Reason =
-        Head + "; `" + Own->Name + "` is missing from nvcc's output; declined";
-    return D;
-  }
+  const KernelStats &StatsB = Pair->first, &StatsA = Pair->second;
   unsigned long Dynamic = 0;
   for (const LaunchInfo &L : TC.Analysis.Launches)
     if (L.Kernel == Own->Name && L.DynamicShared)
       Dynamic = std::max(Dynamic, *L.DynamicShared);
 
-  std::vector<KernelStats> InstB = compiledInstances(B->second),
-                           InstA = compiledInstances(A->second);
+  std::vector<KernelStats> InstB = compiledInstances(StatsB),
+                           InstA = compiledInstances(StatsA);
   std::string Measured, Gains;
   bool Gained = false;
   for (const KernelStats &IB : InstB) {
@@ -138,14 +127,13 @@ Decision planShare(TransformContext &TC, const ShareCandidate &C,
                 (Occupancies.empty() ? "" : ", " + Occupancies);
   }
   std::string Sass = "SASS instructions " +
-                     std::to_string(B->second.Instructions) + " -> " +
-                     std::to_string(A->second.Instructions);
+                     std::to_string(StatsB.Instructions) + " -> " +
+                     std::to_string(StatsA.Instructions);
   if (C.External) {
     Measured += "; " + Sass;
-    double Saved =
-        B->second.Instructions
-            ? 1.0 - double(A->second.Instructions) / B->second.Instructions
-            : 0.0;
+    double Saved = StatsB.Instructions
+                       ? 1.0 - double(StatsA.Instructions) / StatsB.Instructions
+                       : 0.0;
     if (Saved >= TC.Costs.ExternalMinInstructionSaving && Saved > 0) {
       Gained = true;
       Gains += std::string(Gains.empty() ? "" : ", ") + Sass +

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "warpwise/Feedback.h"
+#include "warpwise/Ptxas.h"
 #include "warpwise/Transform.h"
 
 #include "clang/AST/ASTContext.h"
@@ -78,7 +79,8 @@ Steer TransformContext::steer(llvm::StringRef Transform, const FunctionDecl *FD,
   if (const FunctionTemplateDecl *FT = FD->getDescribedFunctionTemplate())
     Begin = FT->getBeginLoc();
   if (const FunctionDecl *Pattern = FD->getTemplateInstantiationPattern())
-    if (const FunctionTemplateDecl *FT = Pattern->getDescribedFunctionTemplate())
+    if (const FunctionTemplateDecl *FT =
+            Pattern->getDescribedFunctionTemplate())
       Begin = FT->getBeginLoc();
   unsigned KernelBegin = SM.getExpansionLineNumber(Begin);
   unsigned KernelName = SM.getExpansionLineNumber(FD->getLocation());
@@ -193,6 +195,30 @@ TransformContext::measure(const std::vector<tooling::Replacement> &Edits,
       Headers[Path] = std::move(*Applied);
   }
   return Feedback->measure(Main, File, NvArch, Error, Headers);
+}
+
+std::optional<std::pair<KernelStats, KernelStats>>
+TransformContext::measureCandidate(
+    const std::vector<tooling::Replacement> &Edits, const std::string &Kernel,
+    std::string &Failure) const {
+  std::string NvArch = PtxasRunner::nvccArchFor(Arch);
+  std::string Error;
+  std::vector<tooling::Replacement> With = Applied;
+  With.insert(With.end(), Edits.begin(), Edits.end());
+  auto Before = measure(Applied, NvArch, Error);
+  auto After = Before ? measure(With, NvArch, Error) : std::nullopt;
+  if (!Before || !After) {
+    Failure = "nvcc failed on the " +
+              std::string(Before ? "candidate" : "original") + " (" + Error +
+              "); not rewritten";
+    return std::nullopt;
+  }
+  auto B = Before->find(Kernel), A = After->find(Kernel);
+  if (B == Before->end() || A == After->end()) {
+    Failure = "`" + Kernel + "` is missing from nvcc's output; declined";
+    return std::nullopt;
+  }
+  return std::make_pair(B->second, A->second);
 }
 
 } // namespace warpwise

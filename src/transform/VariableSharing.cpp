@@ -236,9 +236,19 @@ private:
   Uses &U;
 };
 
+/// A check that keeps the first reason it failed for.
+struct FirstReason {
+  std::string Why; ///< The first thing that failed the check.
+  bool fail(std::string Reason) {
+    if (Why.empty())
+      Why = std::move(Reason);
+    return false;
+  }
+};
+
 /// Whether a fill statement computes only block-uniform values and stores
 /// only into candidates and its own locals.
-class SliceCheck {
+class SliceCheck : public FirstReason {
 public:
   SliceCheck(const FunctionDecl *FD, const std::set<const VarDecl *> &Cands,
              const std::set<const VarDecl *> &WrittenParams)
@@ -247,7 +257,6 @@ public:
   bool Loads = false;       ///< Reads memory (through a pointer, constant).
   bool ReadsTables = false; ///< Reads a candidate array.
   std::set<const VarDecl *> ReadCands;
-  std::string Why; ///< The first thing that is not block-uniform or pure.
   /// It failed on a thread's own value (threadIdx, a private local), not
   /// on an effect.
   bool ThreadValue = false;
@@ -385,12 +394,6 @@ public:
   }
 
 private:
-  bool fail(std::string Reason) {
-    if (Why.empty())
-      Why = std::move(Reason);
-    return false;
-  }
-
   bool ref(const DeclRefExpr *Ref) {
     const ValueDecl *D = Ref->getDecl();
     if (isa<EnumConstantDecl>(D) || isa<FunctionDecl>(D))
@@ -719,7 +722,7 @@ wholeLines(ASTContext &Ctx, llvm::StringRef Text, const Stmt *S) {
 /// is refused unless the program is built with --fmad=false: nvcc may fuse it
 /// with an addition, in the kernel or in the code that uses the value, into
 /// one fused multiply-add, which the host does not reproduce.
-class HostSlice {
+class HostSlice : public FirstReason {
 public:
   HostSlice(const FunctionDecl *FD,
             const std::map<const VarDecl *, std::string> &Host,
@@ -728,7 +731,6 @@ public:
 
   bool Float = false, Product = false;
   std::set<const ParmVarDecl *> Params;
-  std::string Why;
 
   bool check(const Expr *E, const ASTContext &Ctx) {
     E = E->IgnoreParens();
@@ -812,11 +814,6 @@ public:
   }
 
 private:
-  bool fail(std::string Reason) {
-    if (Why.empty())
-      Why = std::move(Reason);
-    return false;
-  }
   const FunctionDecl *FD;
   const std::map<const VarDecl *, std::string> &Host;
   const std::set<const VarDecl *> &WrittenParams;
