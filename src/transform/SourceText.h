@@ -2,6 +2,7 @@
 #ifndef WARPWISE_SOURCE_TEXT_H
 #define WARPWISE_SOURCE_TEXT_H
 
+#include "clang/AST/ASTContext.h"
 #include "clang/AST/Stmt.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
@@ -9,6 +10,17 @@
 #include <string>
 
 namespace warpwise {
+
+/// The source text of the token range \p R, through macro expansions (an
+/// expansion's whole invocation).
+inline std::string sourceText(const clang::ASTContext &Ctx,
+                              clang::SourceRange R) {
+  const clang::SourceManager &SM = Ctx.getSourceManager();
+  clang::CharSourceRange Range = clang::CharSourceRange::getTokenRange(
+      SM.getExpansionRange(R.getBegin()).getBegin(),
+      SM.getExpansionRange(R.getEnd()).getEnd());
+  return clang::Lexer::getSourceText(Range, SM, Ctx.getLangOpts()).str();
+}
 
 /// A statement's token range stops before a trailing `;` when the statement
 /// ends in an expression (`x = 1;`, `if (c) return;`). Appends it to \p Text

@@ -24,6 +24,7 @@
 
 #include "../plan/ReallocPlanner.h"
 #include "Candidates.h"
+#include "SourceText.h"
 
 #include "warpwise/AstQueries.h"
 
@@ -510,12 +511,6 @@ std::string legality(Checker &Ck, const PartnerGuard &G, const IfStmt *If,
   return "";
 }
 
-std::string textOf(ASTContext &Ctx, SourceRange R) {
-  return Lexer::getSourceText(CharSourceRange::getTokenRange(R),
-                              Ctx.getSourceManager(), Ctx.getLangOpts())
-      .str();
-}
-
 /// The indentation of the line \p Loc is on.
 std::string indentOf(const SourceManager &SM, SourceLocation Loc) {
   unsigned Col = SM.getExpansionColumnNumber(Loc);
@@ -547,7 +542,7 @@ void ThreadReallocation::run(TransformContext &TC,
       if (TC.DebugCrash)
         crashForTesting();
       const std::string InFile = TC.fileOf(If->getBeginLoc());
-      std::string CondText = textOf(Ctx, If->getCond()->getSourceRange());
+      std::string CondText = sourceText(Ctx, If->getCond()->getSourceRange());
       std::string Where = "the partner guard `" + CondText + "` at line " +
                           std::to_string(Line);
       Decision D;
@@ -620,7 +615,7 @@ void ThreadReallocation::run(TransformContext &TC,
       // The decision's comment goes first, filled in once it is applied.
       std::string Prelude =
           std::string(DecisionMark) + "\n" + In + "const unsigned " + Stride + " = (" +
-          textOf(Ctx, G->Partner->getSourceRange()) + ") ^ " + Tid + ";\n" +
+          sourceText(Ctx, G->Partner->getSourceRange()) + ") ^ " + Tid + ";\n" +
           In + "const bool " + Packed + " = " + Stride + " != 0u && (" +
           Stride + " & (" + Stride + " - 1u)) == 0u;\n" + In +
           "const unsigned " + First + " =\n" + In + "    " + Packed +

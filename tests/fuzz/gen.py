@@ -810,8 +810,66 @@ class Gen:
             self.kernels.append(getattr(self, {'block': 'blockk'}.get(f, f))(j))
         extra = random.Random(self.seed * 7919 + 17)
         if extra.random() < 0.5:
-            self.kernels.append(self.exchange(len(fams), extra))
+            self.kernels.append(self.exchange(len(self.kernels), extra))
+        # Its own stream too: the kernels above are those of earlier versions.
+        more = random.Random(self.seed * 104729 + 29)
+        if more.random() < 0.5:
+            self.kernels.append(self.uniform(len(self.kernels), more))
         return self.program()
+
+    def uniform(self, idx, r):
+        """Block-uniform scalars and a table every thread computes (variable
+        sharing), read with run-time indices; the table's fill is sometimes
+        a recurrence, sometimes loads, and the early return comes before or
+        after it."""
+        k = Kernel('k%d_uniform' % idx)
+        k.families.append('uniform')
+        block = r.choice([32, 64, 128])
+        grid = r.randint(2, 4)
+        n = grid * block - (r.randint(1, 20) if r.random() < 0.5 else 0)
+        k.grid, k.block = grid, block
+        pre = k.name + '_'
+        a = Buf(pre + 'a', 'float', grid * block, 'rand', False)
+        ix = Buf(pre + 'ix', 'int', grid * block, 'mask', False)
+        lut = Buf(pre + 'lut', 'float', 8, 'rand', False)
+        out = Buf(pre + 'out', 'float', grid * block, 'zero', True)
+        k.bufs += [a, ix, lut, out]
+        k.params += ['const float *a', 'const int *ix', 'const float *lut',
+                     'float *out', 'int n', 'float p', 'int q']
+        for bf in (a, ix, lut, out):
+            k.args.append(('buf', bf.name, 0))
+        k.args.append(('scalar', str(n), str(n)))
+        pv = r.choice(CONSTS)
+        k.args.append(('scalar', pv, pv))
+        qv = str(r.randint(1, 9))
+        k.args.append(('scalar', qv, qv))
+        T = r.choice([8, 16, 32, 48])
+        loads = r.random() < 0.3
+        recurrence = r.random() < 0.3
+        early = r.random() < 0.5
+        B = k.body
+        B.append('int i = blockIdx.x * blockDim.x + threadIdx.x;')
+        if early:
+            B += ['if (i >= n)', '  return;']
+        B.append('int stride = q * 2 + 1;')
+        B.append('float base = p + (float)(blockIdx.x * stride);')
+        B.append('float w[%d];' % T)
+        B.append('for (int k = 0; k < %d; ++k)' % T)
+        if loads:
+            B.append('  w[k] = lut[(k + blockIdx.x) % 8] + base;')
+        else:
+            B.append('  w[k] = base - (float)(k * q);')
+        if recurrence:
+            B.append('for (int k = 1; k < %d; ++k)' % T)
+            B.append('  w[k] += w[k - 1] * 0.5f;')
+        if not early:
+            B += ['if (i >= n)', '  return;']
+        B.append('float acc = 0.0f;')
+        B.append('for (int t = 0; t < %d; ++t)' % r.choice([3, 4, 6]))
+        B.append('  acc += w[((ix[i] & 255) + t * stride) %% %d] * a[i];' % T)
+        B.append('out[i] = acc;')
+        self.grid_arg(k, str(n))
+        return k
 
     def exchange(self, idx, r):
         k = Kernel('k%d_exchange' % idx)

@@ -57,11 +57,12 @@ MODES = {
     'meld-branch-free': ['--force-transforms', '--transforms', 'meld',
                          '--meld-form', 'branch-free'],
     'realloc': ['--force-transforms', '--transforms', 'meld,realloc'],
+    'share': ['--force-transforms', '--transforms', 'share'],
 }
 CLASSES = ['crash', 'refused', 'generator', 'nvcc', 'idempotence', 'cpu',
            'setup']
 TRANSFORMS = ['meld', 'fuse', 'realloc', 'fission', 'split-literal',
-              'split-compact', 'split-adaptive']
+              'split-compact', 'split-adaptive', 'share']
 
 
 def parse_seeds(text):
