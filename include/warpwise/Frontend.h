@@ -50,6 +50,9 @@ enum class ParseMode { Auto, Host, Device };
 
 struct FrontendOptions {
   std::string Arch = "sm_90"; ///< Target architecture asked for by the user.
+  /// offload: parse the input as C or C++ (by its extension) with -fopenmp,
+  /// not as CUDA.
+  bool OpenMPHost = false;
   std::string CudaPath;       ///< --cuda-path.
   bool StubHeaders = false;   ///< --stub-cuda: never use the toolkit's headers.
   bool AllowStubFallback = true; ///< false with --no-stub-cuda.

@@ -15,6 +15,7 @@ enum class Command {
   Analyze,
   Rewrite,
   Occupancy,
+  Offload, ///< offload: OpenMP loops to CUDA kernels.
   Help,
   Version,
   Explain,       ///< --explain WWnnnn, explain WWnnnn.
@@ -85,6 +86,9 @@ struct Options {
   bool TuneArgsGiven = false;
   unsigned TuneRuns = 3;
   std::string TuneCache;
+
+  // offload
+  bool NoRewrite = false; ///< --no-rewrite: stop after the translation.
 
   // occupancy
   std::optional<unsigned> Registers;

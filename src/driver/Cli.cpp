@@ -30,6 +30,9 @@ const char *UsageRewrite =
     "                     [--export-fixes F.yaml] [--report R.json]\n"
     "                     [--transforms LIST] [options] [-- <compiler "
     "flags>]\n";
+const char *UsageOffload =
+    "  warpwise offload   FILE.c|.cpp -o OUT.cu [--diff] [--report R.json]\n"
+    "                     [--no-rewrite] [options] [-- <compiler flags>]\n";
 const char *UsageOccupancy =
     "  warpwise occupancy --arch sm_XX --regs N --threads T [--smem BYTES]\n";
 
@@ -39,6 +42,8 @@ COMMANDS
                         kernel
   rewrite               rewrite the kernels where it is legal and pays
                         (fuse, meld, realloc, fission, split, share)
+  offload               translate OpenMP parallel loops of a C/C++ file to
+                        CUDA kernels, then rewrite them as 'rewrite' does
   occupancy             the occupancy of one launch configuration
   explain WWnnnn        what a diagnostic means and what you can do (also
                         --explain WWnnnn)
@@ -172,6 +177,24 @@ REWRITE
   Nothing is written for any file when an input has errors.
 )";
 
+const char *OffloadOptions = R"(
+OFFLOAD
+  -o FILE               the CUDA file to write ('-': standard output, with
+                        --no-rewrite)
+  --diff                print the unified diff from the input to the output
+  --report FILE         the decisions as JSON ('-': standard output)
+  --no-rewrite          stop after the translation (default: the output is
+                        then rewritten in place as 'warpwise rewrite -i'
+                        would, with the same --arch)
+  --block-size N        threads per block of a one-dimensional loop (default
+                        256; two- and three-dimensional nests use 32x8 and
+                        32x4x2)
+  --cuda-path, --stub-cuda, -p, --extra-arg, '--' and -q/-v as for rewrite.
+  The input is parsed as C (.c) or C++ (.cpp, .cc, .cxx) with -fopenmp.
+  Each loop is offloaded or kept on the host with a warning saying why
+  (WW5001-WW5005); a file that does not parse is never written.
+)";
+
 const char *OccupancyOptions = R"(
 OCCUPANCY
   --regs N              registers per thread
@@ -187,7 +210,15 @@ EXIT CODES
   without that transformation's changes to that file
 )";
 
-enum CommandBits : unsigned { A = 1, R = 2, O = 4, AR = A | R, All = 7 };
+enum CommandBits : unsigned {
+  A = 1,
+  R = 2,
+  O = 4,
+  F = 8, ///< offload
+  AR = A | R,
+  ARF = A | R | F,
+  All = 15
+};
 
 /// Every option, with the commands that read it. Aliases follow the name.
 struct OptionInfo {
@@ -200,37 +231,37 @@ const OptionInfo OptionTable[] = {
     {"--arches", All},
     {"--color", All},
     {"--help", All, "-h"},
-    {"--cuda-path", AR},
-    {"--stub-cuda", AR},
-    {"--no-stub-cuda", AR},
+    {"--cuda-path", ARF},
+    {"--stub-cuda", ARF},
+    {"--no-stub-cuda", ARF},
     {"--cuda-mode", AR},
-    {"-p", AR},
-    {"--extra-arg", AR},
-    {"--extra-arg-before", AR},
-    {"--resource-dir", AR},
+    {"-p", ARF},
+    {"--extra-arg", ARF},
+    {"--extra-arg-before", ARF},
+    {"--resource-dir", ARF},
     {"--assume-cuda", AR},
     {"--config-file", AR},
     {"--dump-config", AR},
     {"--header-filter", AR},
-    {"--verbose", AR, "-v"},
-    {"--quiet", AR, "-q"},
+    {"--verbose", ARF, "-v"},
+    {"--quiet", ARF, "-q"},
     {"--jobs", AR, "-j"},
     {"--save-temps", AR},
-    {"--block-size", AR},
+    {"--block-size", ARF},
     {"--no-ptxas", AR},
     {"--cache-dir", AR},
-    {"--", AR},
+    {"--", ARF},
     {"--format", A | O},
-    {"-o", R},
+    {"-o", R | F},
     {"--out-dir", R},
     {"--in-root", R},
     {"--depfile", R},
     {"--in-place", R, "-i"},
-    {"--style", R},
-    {"--diff", R},
+    {"--style", R | F},
+    {"--diff", R | F},
     {"--check", R},
     {"--export-fixes", R},
-    {"--report", R},
+    {"--report", R | F},
     {"--keep-going", R, "-k"},
     {"--costs", R},
     {"--transforms", R},
@@ -243,6 +274,7 @@ const OptionInfo OptionTable[] = {
     {"--tune-runs", R},
     {"--tune-cache", R},
     {"--fmad", R},
+    {"--no-rewrite", F},
     {"--regs", O},
     {"--threads", O},
     {"--smem", O},
@@ -260,6 +292,8 @@ unsigned bitOf(Command C) {
     return R;
   case Command::Occupancy:
     return O;
+  case Command::Offload:
+    return F;
   default:
     return 0;
   }
@@ -279,7 +313,8 @@ const OptionInfo *findOption(llvm::StringRef Spelled) {
 /// "'warpwise analyze' and 'warpwise rewrite'".
 std::string commandsOf(unsigned Bits) {
   std::vector<std::string> Names;
-  for (Command C : {Command::Analyze, Command::Rewrite, Command::Occupancy})
+  for (Command C : {Command::Analyze, Command::Rewrite, Command::Offload,
+                    Command::Occupancy})
     if (Bits & bitOf(C))
       Names.push_back(std::string("'warpwise ") + commandName(C) + "'");
   std::string Out;
@@ -424,6 +459,8 @@ Command commandNamed(llvm::StringRef Name) {
     return Command::Rewrite;
   if (Name == "occupancy")
     return Command::Occupancy;
+  if (Name == "offload")
+    return Command::Offload;
   return Command::None;
 }
 
@@ -435,6 +472,8 @@ const char *commandName(Command C) {
     return "rewrite";
   case Command::Occupancy:
     return "occupancy";
+  case Command::Offload:
+    return "offload";
   default:
     return "";
   }
@@ -461,11 +500,17 @@ std::string helpText(Command Topic) {
     Out += CommonOptions;
     Out += OccupancyOptions;
     return Out;
+  case Command::Offload:
+    Out += UsageOffload;
+    Out += CommonOptions;
+    Out += OffloadOptions;
+    return Out;
   default:
     break;
   }
   Out += UsageAnalyze;
   Out += UsageRewrite;
+  Out += UsageOffload;
   Out += UsageOccupancy;
   Out += "  warpwise explain WWnnnn | --list-transforms | --help | --version\n";
   Out += Commands;
@@ -504,7 +549,7 @@ std::string unknownOptionMessage(llvm::StringRef Arg, Command Cmd) {
   std::vector<std::string> Known;
   if (Cmd == Command::None) {
     Known.assign(std::begin(TopLevel), std::end(TopLevel));
-    for (const char *C : {"analyze", "rewrite", "occupancy", "explain", "help"})
+    for (const char *C : {"analyze", "rewrite", "offload", "occupancy", "explain", "help"})
       Known.push_back(C);
   } else {
     for (const OptionInfo &O : OptionTable) {
@@ -536,7 +581,7 @@ std::string unknownOptionMessage(llvm::StringRef Arg, Command Cmd) {
 
 std::string unknownCommandMessage(llvm::StringRef Name) {
   std::string Best = closestMatch(
-      Name, {"analyze", "rewrite", "occupancy", "explain", "help"});
+      Name, {"analyze", "rewrite", "offload", "occupancy", "explain", "help"});
   if (!Best.empty())
     return "unknown command '" + Name.str() + "'; did you mean '" + Best + "'?";
   return "unknown command '" + Name.str() +

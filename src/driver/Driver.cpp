@@ -19,6 +19,7 @@
 #include "warpwise/Format.h"
 #include "warpwise/Frontend.h"
 #include "warpwise/Occupancy.h"
+#include "warpwise/Offload.h"
 #include "warpwise/Options.h"
 #include "warpwise/Ptxas.h"
 #include "warpwise/Report.h"
@@ -605,6 +606,15 @@ static int runSession(const std::vector<std::string> &Args) {
   }
   if (Opts.Cmd == Command::Occupancy)
     return runOccupancy(Opts, *Arch);
+  if (Opts.Cmd == Command::Offload) {
+    std::vector<std::string> ThenRewrite;
+    int RC = runOffloadCommand(Opts, ThenRewrite);
+    if (RC != ExitOK || ThenRewrite.empty())
+      return RC;
+    // The generated CUDA goes through the same analyses and rewrites as
+    // any other file.
+    return runSession(ThenRewrite);
+  }
 
   std::vector<std::string> Transforms = availableTransforms();
   if (Opts.TransformsGiven) {

@@ -69,6 +69,7 @@ ParseOutcome parseCommandLine(const std::vector<std::string> &Args,
                  .Case("analyze", Command::Analyze)
                  .Case("rewrite", Command::Rewrite)
                  .Case("occupancy", Command::Occupancy)
+                 .Case("offload", Command::Offload)
                  .Cases({"--help", "-h", "help"}, Command::Help)
                  .Case("--version", Command::Version)
                  .Cases({"--explain", "explain"}, Command::Explain)
@@ -243,6 +244,8 @@ ParseOutcome parseCommandLine(const std::vector<std::string> &Args,
         Err = "--block-size must be 1..1024, not '" + V + "'";
       else
         Opts.BlockSize = N;
+    } else if (Arg == "--no-rewrite") {
+      Opts.NoRewrite = true;
     } else if (Arg == "--no-ptxas") {
       Opts.UsePtxas = false;
     } else if (R.valueOf(Arg, "--cache-dir", V, Err)) {
@@ -383,6 +386,17 @@ ParseOutcome parseCommandLine(const std::vector<std::string> &Args,
       Err = "occupancy needs --regs N and --threads T";
   } else if (Opts.Files.empty() && !Opts.DumpConfig) {
     Err = "no input files";
+  } else if (Opts.Cmd == Command::Offload) {
+    if (Opts.Files.size() != 1)
+      Err = "offload takes one input file";
+    else if (Opts.OutputFile.empty() && !Opts.Diff)
+      Err = "offload needs -o OUTPUT.cu (or --diff to only show the result)";
+    else if (Opts.OutputFile == "-" && !Opts.NoRewrite)
+      Err = "offload -o - needs --no-rewrite (the rewrite step works on a "
+            "file)";
+    else if ((Opts.OutputFile == "-") + (Opts.Report == "-") + Opts.Diff > 1)
+      Err = "only one of -o -, --report - and --diff can write to standard "
+            "output";
   } else if (Opts.Cmd == Command::Rewrite) {
     int Destinations = !Opts.OutputFile.empty() + !Opts.OutputDir.empty() +
                        Opts.InPlace;

@@ -306,6 +306,19 @@ TranslatedFlags Frontend::compileFlags(const std::string &File) const {
 
 std::vector<std::string> Frontend::commandLine(const std::string &File,
                                                llvm::StringRef Contents) const {
+  if (Opts.OpenMPHost) {
+    // An OpenMP program for the CPU: C or C++ by its extension.
+    llvm::StringRef Ext = llvm::sys::path::extension(File);
+    bool C = Ext == ".c";
+    std::vector<std::string> Args = {C ? "clang" : "clang++", "-x",
+                                     C ? "c" : "c++", "-fopenmp",
+                                     "-resource-dir", resourceDir()};
+    TranslatedFlags User = compileFlags(File);
+    Args.insert(Args.end(), User.Clang.begin(), User.Clang.end());
+    Args.push_back("-fsyntax-only");
+    Args.push_back(File);
+    return Args;
+  }
   std::vector<std::string> Args = {"clang++", "-x", "cuda"};
   Args.push_back(effectiveMode(Contents) == ParseMode::Device
                      ? "--cuda-device-only"

@@ -1,0 +1,202 @@
+//===- Offload.cpp - The offload command ----------------------------------===//
+//
+// `warpwise offload IN.c -o OUT.cu`: reads the input once, parses it with
+// -fopenmp through the same Frontend as the other commands (a file with
+// errors is never translated), translates it (Offload.h), writes the output
+// atomically, and prints the decisions, the diff and the JSON report. The
+// rewrite of the output in place, which follows by default, is the caller's
+// (Driver.cpp), as `rewrite -i` with the same architecture.
+//
+//===----------------------------------------------------------------------===//
+#include "warpwise/Offload.h"
+
+#include "warpwise/Driver.h"
+#include "warpwise/Emitter.h"
+#include "warpwise/Frontend.h"
+#include "warpwise/Options.h"
+#include "warpwise/SourceScope.h"
+
+#include "clang/AST/ASTContext.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <nlohmann/json.hpp>
+
+namespace warpwise {
+
+namespace {
+
+class OffloadHandler : public ASTHandler {
+public:
+  OffloadHandler(llvm::StringRef Contents, bool IsC, const OffloadOptions &Opts)
+      : Contents(Contents), IsC(IsC), Opts(Opts) {}
+  void handleTranslationUnit(clang::ASTContext &Ctx,
+                             const std::string &) override {
+    Result = offloadOpenMP(Ctx, Contents, IsC, Opts);
+  }
+  llvm::StringRef Contents;
+  bool IsC;
+  OffloadOptions Opts;
+  OffloadResult Result;
+};
+
+bool isOpenMPSource(llvm::StringRef Ext) {
+  return Ext == ".c" || Ext == ".cpp" || Ext == ".cc" || Ext == ".cxx" ||
+         Ext == ".C";
+}
+
+} // namespace
+
+/// Runs `offload`; on success with a rewrite to follow, \p ThenRewrite gets
+/// the arguments of the `rewrite` command to run on the output.
+int runOffloadCommand(const Options &Opts,
+                      std::vector<std::string> &ThenRewrite) {
+  DiagnosticLog Log;
+  Log.setEcho(&llvm::errs());
+  Log.setEchoStyle(Opts.Quiet, Opts.Front.Colors);
+  const std::string &Input = Opts.Files.front();
+  llvm::StringRef Ext = llvm::sys::path::extension(Input);
+  if (llvm::sys::fs::is_directory(Input)) {
+    Log.report(diag::CannotRead, Severity::Error, Input, 0, 0,
+               "is a directory, not a C or C++ source file");
+    return ExitInputProblem;
+  }
+  auto Buf = llvm::MemoryBuffer::getFile(Input, /*IsText=*/false,
+                                         /*RequiresNullTerminator=*/false);
+  if (!Buf) {
+    Log.report(diag::CannotRead, Severity::Error, Input, 0, 0,
+               "cannot read file: " + Buf.getError().message());
+    return ExitInputProblem;
+  }
+  std::string Contents = (*Buf)->getBuffer().str();
+  if (!isOpenMPSource(Ext)) {
+    Log.report(diag::NotCuda, Severity::Error, Input, 0, 0,
+               "is not a C or C++ source file (offload reads .c, .cpp, .cc "
+               "and .cxx files with OpenMP directives)");
+    return ExitInputProblem;
+  }
+  if (!Opts.OutputFile.empty() && Opts.OutputFile != "-" &&
+      SourceScope::normalise(Opts.OutputFile) ==
+          SourceScope::normalise(Input)) {
+    Log.report(diag::OverwritesInput, Severity::Error, Input, 0, 0,
+               "-o names the input itself; offload writes a new .cu file");
+    return ExitUsage;
+  }
+
+  FrontendOptions FO = Opts.Front;
+  FO.OpenMPHost = true;
+  Frontend FE(FO, Log);
+  if (!FE.initialize())
+    return ExitInputProblem;
+  OffloadOptions OO;
+  if (Opts.BlockSize) {
+    if (*Opts.BlockSize % 32 != 0) {
+      Log.report(diag::OffloadNote, Severity::Error, "", 0, 0,
+                 "--block-size for offload must be a multiple of 32 (the "
+                 "reductions shuffle whole warps), not " +
+                     std::to_string(*Opts.BlockSize));
+      return ExitUsage;
+    }
+    OO.BlockSize = *Opts.BlockSize;
+  }
+  llvm::SmallString<256> Abs(Input);
+  llvm::sys::fs::make_absolute(Abs);
+  OO.Path = Abs.str().str();
+  OO.Style = Opts.Style;
+  OffloadHandler Handler(Contents, Ext == ".c", OO);
+  if (!FE.parse(Abs.str().str(), Input, Contents, Handler, Log))
+    return ExitInputProblem; // Reported (WW1004); nothing is written.
+  const OffloadResult &R = Handler.Result;
+  if (!R.InternalError.empty()) {
+    Log.report(diag::InternalError, Severity::Error, Input, 0, 0,
+               "offload produced inconsistent edits (" + R.InternalError +
+                   "); nothing is written");
+    return ExitInternalError;
+  }
+  for (const OffloadDecision &D : R.Decisions)
+    Log.report(D.Id, D.Level, Input, D.Line, D.Column, D.Message);
+  if (!R.FormatProblem.empty())
+    Log.report(diag::NotFormatted, Severity::Warning, Input, 0, 0,
+               "the generated code could not be formatted (" + R.FormatProblem +
+                   "); it is written as generated");
+  if (R.Offloaded == 0)
+    Log.report(diag::KeptOnHost, Severity::Warning, Input, 0, 0,
+               "no loop was offloaded; the output is the input as C++ for "
+               "nvcc");
+
+  bool Written = false;
+  if (!Opts.OutputFile.empty()) {
+    if (Opts.OutputFile == "-") {
+      llvm::outs() << R.Output;
+    } else if (llvm::Error E = writeFileAtomically(Opts.OutputFile, R.Output)) {
+      Log.report(diag::CannotWrite, Severity::Error, Opts.OutputFile, 0, 0,
+                 "cannot write: " + llvm::toString(std::move(E)));
+      return ExitInputProblem;
+    } else {
+      Written = true;
+    }
+  }
+  if (Opts.Diff) {
+    std::string Out = Opts.OutputFile.empty() || Opts.OutputFile == "-"
+                          ? Input + ".cu"
+                          : Opts.OutputFile;
+    llvm::outs() << unifiedDiff("a/" + Input, "b/" + Out, Contents, R.Output);
+  }
+  bool Rewrite = Written && !Opts.NoRewrite && R.Offloaded > 0;
+  if (!Opts.Report.empty()) {
+    nlohmann::json J;
+    J["tool"] = "warpwise";
+    J["command"] = "offload";
+    J["input"] = Input;
+    J["output"] = Opts.OutputFile;
+    J["offloaded"] = R.Offloaded;
+    J["kept_on_host"] = R.KeptOnHost;
+    J["then_rewrite"] = Rewrite;
+    nlohmann::json Ds = nlohmann::json::array();
+    for (const OffloadDecision &D : R.Decisions) {
+      nlohmann::json X;
+      X["id"] = D.Id;
+      X["severity"] = severityName(D.Level);
+      X["line"] = D.Line;
+      X["column"] = D.Column;
+      X["kind"] = D.Kind;
+      if (!D.Kernel.empty())
+        X["kernel"] = D.Kernel;
+      X["message"] = D.Message;
+      Ds.push_back(X);
+    }
+    J["decisions"] = Ds;
+    std::string Text = J.dump(2) + "\n";
+    if (Opts.Report == "-")
+      llvm::outs() << Text;
+    else if (llvm::Error E = writeFileAtomically(Opts.Report, Text)) {
+      Log.report(diag::CannotWrite, Severity::Error, Opts.Report, 0, 0,
+                 "cannot write: " + llvm::toString(std::move(E)));
+      return ExitInputProblem;
+    }
+  }
+  if (Rewrite) {
+    ThenRewrite = {"rewrite", Opts.OutputFile, "-i", "--arch", Opts.Front.Arch};
+    if (!Opts.Front.CudaPath.empty())
+      ThenRewrite.insert(ThenRewrite.end(),
+                         {"--cuda-path", Opts.Front.CudaPath});
+    if (Opts.Front.StubHeaders)
+      ThenRewrite.push_back("--stub-cuda");
+    if (Opts.Quiet)
+      ThenRewrite.push_back("-q");
+    if (!Opts.Front.ResourceDir.empty())
+      ThenRewrite.insert(ThenRewrite.end(),
+                         {"--resource-dir", Opts.Front.ResourceDir});
+    // The output's own includes are the input's: its directory.
+    ThenRewrite.push_back("--");
+    ThenRewrite.push_back("-I" + llvm::sys::path::parent_path(Abs.str()).str());
+    for (const std::string &A : Opts.Front.ExtraArgs)
+      ThenRewrite.push_back(A);
+  }
+  return ExitOK;
+}
+
+} // namespace warpwise

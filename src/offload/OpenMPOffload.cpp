@@ -1,0 +1,2598 @@
+//===- OpenMPOffload.cpp - OpenMP parallel loops to CUDA kernels ----------===//
+//
+// Seed 002's baseline translation and two of its optimisations, on Clang's
+// OpenMP AST:
+//
+//  * kernel regions: each worksharing loop is one kernel, one thread per
+//    iteration (grid-stride beyond the grid's cap); collapse(2|3) gives a
+//    2-D/3-D grid whose x runs over the innermost loop;
+//  * data mapping: shared arrays become device copies whose extent comes from
+//    a map clause, the declaration, or the malloc of the same pointer in the
+//    function; scalars are passed by value; private variables are the
+//    thread's own; reductions are warp shuffles, a block reduction and one
+//    partial per block, combined on the host in block order;
+//  * memory-transfer reduction: consecutive offloaded loops (also a host loop
+//    whose body is only offloaded loops, such as a time-step loop) share one
+//    data region, so an array crosses the bus once in and once out; an array
+//    the first kernel writes in full is not copied in, and one the host never
+//    looks at afterwards is not copied out;
+//  * parallel loop swap: a row-outer nest whose inner index is contiguous is
+//    interchanged (and both loops spread over a 2-D grid) when every
+//    iteration of the nest touches its own elements.
+//
+// Whatever cannot be proven stays on the host with a WW5002 saying why.
+//
+//===----------------------------------------------------------------------===//
+#include "warpwise/Offload.h"
+
+#include "warpwise/Format.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Expr.h"
+#include "clang/AST/ExprOpenMP.h"
+#include "clang/AST/OpenMPClause.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/AST/StmtOpenMP.h"
+#include "clang/Basic/OpenMPKinds.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Lex/Lexer.h"
+#include "clang/Tooling/Core/Replacement.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+
+using namespace clang;
+
+namespace warpwise {
+
+namespace {
+
+// Grid caps: a 1-D loop uses up to this many blocks before its threads take
+// several iterations each (grid-stride); a reduction's partials are one per
+// block, so its grid is smaller.
+constexpr unsigned MaxBlocks1D = 1u << 20;
+constexpr unsigned MaxBlocksPerDim = 65535;
+constexpr unsigned MaxReductionBlocks = 1024;
+
+/// Math functions CUDA provides on the device with the C library's meaning.
+const llvm::StringSet<> DeviceMath = {
+    "sqrt",   "sqrtf",  "exp",    "expf",     "exp2",      "exp2f",  "log",
+    "logf",   "log2",   "log2f",  "log10",    "log10f",    "sin",    "sinf",
+    "cos",    "cosf",   "tan",    "tanf",     "pow",       "powf",   "fabs",
+    "fabsf",  "floor",  "floorf", "ceil",     "ceilf",     "fmin",   "fminf",
+    "fmax",   "fmaxf",  "abs",    "labs",     "llabs",     "tanh",   "tanhf",
+    "atan",   "atanf",  "atan2",  "atan2f",   "asin",      "asinf",  "acos",
+    "acosf",  "sinh",   "sinhf",  "cosh",     "coshf",     "cbrt",   "cbrtf",
+    "round",  "roundf", "trunc",  "truncf",   "fmod",      "fmodf",  "hypot",
+    "hypotf", "erf",    "erff",   "copysign", "copysignf", "rint",   "rintf",
+    "expm1",  "expm1f", "log1p",  "log1pf",   "rsqrt",     "rsqrtf", "fma",
+    "fmaf"};
+
+std::string textOf(const SourceManager &SM, const LangOptions &LO,
+                   SourceRange R) {
+  return Lexer::getSourceText(CharSourceRange::getTokenRange(R), SM, LO).str();
+}
+
+/// The text of \p E with whitespace runs collapsed, for comparing bounds.
+std::string normalised(const SourceManager &SM, const LangOptions &LO,
+                       const Expr *E) {
+  std::string T = textOf(SM, LO, E->getSourceRange()), Out;
+  for (char C : T)
+    if (!llvm::isSpace(C))
+      Out += C;
+  // Redundant outer parentheses do not change a bound.
+  while (Out.size() > 2 && Out.front() == '(' && Out.back() == ')') {
+    int Depth = 0;
+    bool Outer = true;
+    for (size_t I = 0; I + 1 < Out.size(); ++I) {
+      Depth += Out[I] == '(' ? 1 : Out[I] == ')' ? -1 : 0;
+      if (Depth == 0) {
+        Outer = false;
+        break;
+      }
+    }
+    if (!Outer)
+      break;
+    Out = Out.substr(1, Out.size() - 2);
+  }
+  return Out;
+}
+
+const Expr *strip(const Expr *E) {
+  return E ? E->IgnoreParenImpCasts() : nullptr;
+}
+
+const VarDecl *varOf(const Expr *E) {
+  if (auto *DR = dyn_cast_or_null<DeclRefExpr>(strip(E)))
+    return dyn_cast<VarDecl>(DR->getDecl());
+  return nullptr;
+}
+
+/// The variable whose storage \p E designates: `a` in a[i][j], *(a + i),
+/// a->f, s.x.
+const VarDecl *baseVar(const Expr *E) {
+  E = strip(E);
+  while (E) {
+    if (auto *DR = dyn_cast<DeclRefExpr>(E))
+      return dyn_cast<VarDecl>(DR->getDecl());
+    if (auto *AS = dyn_cast<ArraySubscriptExpr>(E))
+      E = strip(AS->getBase());
+    else if (auto *U = dyn_cast<UnaryOperator>(E);
+             U && U->getOpcode() == UO_Deref)
+      E = strip(U->getSubExpr());
+    else if (auto *M = dyn_cast<MemberExpr>(E))
+      E = strip(M->getBase());
+    else if (auto *B = dyn_cast<BinaryOperator>(E);
+             B && B->isAdditiveOp() && B->getType()->isPointerType())
+      E = strip(B->getLHS()->getType()->isPointerType() ? B->getLHS()
+                                                        : B->getRHS());
+    else
+      return nullptr;
+  }
+  return nullptr;
+}
+
+/// The subscripts of \p E = v[s1][s2]..., outermost first, and v.
+const VarDecl *subscripts(const Expr *E, std::vector<const Expr *> &Subs) {
+  E = strip(E);
+  std::vector<const Expr *> Rev;
+  while (auto *AS = dyn_cast<ArraySubscriptExpr>(E)) {
+    Rev.push_back(AS->getIdx());
+    E = strip(AS->getBase());
+  }
+  Subs.assign(Rev.rbegin(), Rev.rend());
+  return varOf(E);
+}
+
+struct LoopLevel {
+  const ForStmt *For = nullptr;
+  const VarDecl *Var = nullptr;
+  const Expr *Lb = nullptr, *Ub = nullptr, *Step = nullptr;
+  BinaryOperatorKind Cmp = BO_LT; ///< As if written `Var Cmp Ub`.
+  bool Decreasing = false;
+  bool UnitStep = false;
+};
+
+enum class MapKind { None, To, From, ToFrom, Alloc };
+
+struct MappedArray {
+  const VarDecl *Var = nullptr;
+  std::string Name;
+  QualType DeviceType;             ///< The pointer type of the device copy.
+  std::string Offset = "0", Count; ///< In units of *Name.
+  const Expr *CountExpr = nullptr; ///< Count's expression, when it has one.
+  std::string ExtentFrom;          ///< "map clause", "declaration", "malloc".
+  std::vector<const Expr *> ExtentExprs;
+  bool Read = false, Written = false, WrittenInFull = false;
+  bool PassedToCall = false;
+  MapKind Map = MapKind::None;
+};
+
+struct ReductionVar {
+  const VarDecl *Var = nullptr;
+  std::string Op; ///< ww_omp_plus, ww_omp_times, ww_omp_min, ww_omp_max.
+  std::string Identity;
+};
+
+struct KernelPlan {
+  const OMPExecutableDirective *Directive = nullptr;
+  const FunctionDecl *Function = nullptr;
+  std::string Name, PragmaText;
+  unsigned Line = 0, Column = 0;
+  std::vector<LoopLevel> Levels; ///< Outermost first; the grid's dims.
+  bool Swapped = false;
+  const Stmt *Body = nullptr; ///< The innermost body run per iteration.
+  std::vector<const VarDecl *> ByValue, Private;
+  std::vector<MappedArray> Arrays;
+  std::vector<ReductionVar> Reductions;
+  std::set<const FunctionDecl *> DeviceFunctions;
+  std::vector<std::string> Notes;
+  std::string Refusal; ///< Why it stays on the host; empty when offloaded.
+  std::string SwapNote;
+
+  const MappedArray *array(const VarDecl *V) const {
+    for (const MappedArray &A : Arrays)
+      if (A.Var == V)
+        return &A;
+    return nullptr;
+  }
+};
+
+struct Edit {
+  unsigned Begin, End;
+  std::string Text;
+  unsigned Order;
+};
+
+/// Every variable written in a function (assigned, incremented, its address
+/// taken), for the checks that an extent or bound is the same wherever it is
+/// evaluated.
+class WrittenVars : public RecursiveASTVisitor<WrittenVars> {
+public:
+  /// Where each variable is written; an address taken counts as a write
+  /// everywhere (UINT_MAX).
+  std::map<const VarDecl *, std::vector<SourceLocation>> At;
+  std::set<const VarDecl *> AddressTaken;
+  bool VisitBinaryOperator(BinaryOperator *B) {
+    if (B->isAssignmentOp())
+      if (const VarDecl *V = varOf(B->getLHS()))
+        At[V].push_back(B->getBeginLoc());
+    return true;
+  }
+  bool VisitUnaryOperator(UnaryOperator *U) {
+    if (U->isIncrementDecrementOp())
+      if (const VarDecl *V = varOf(U->getSubExpr()))
+        At[V].push_back(U->getBeginLoc());
+    if (U->getOpcode() == UO_AddrOf)
+      if (const VarDecl *V = varOf(U->getSubExpr()))
+        AddressTaken.insert(V);
+    return true;
+  }
+};
+
+/// Whether \p S assigns, increments or takes the address of one of \p Vars.
+bool writesAny(const Stmt *S, const std::set<const VarDecl *> &Vars) {
+  if (!S || Vars.empty())
+    return false;
+  WrittenVars W;
+  W.TraverseStmt(const_cast<Stmt *>(S));
+  for (const VarDecl *V : Vars)
+    if (W.At.count(V) || W.AddressTaken.count(V))
+      return true;
+  return false;
+}
+
+/// What a loop nest does with the variables it names.
+class UseCollector : public RecursiveASTVisitor<UseCollector> {
+public:
+  explicit UseCollector(ASTContext &Ctx, bool InFunction = false)
+      : Ctx(Ctx), InFunction(InFunction) {}
+  struct Use {
+    bool Read = false, ScalarWrite = false, ElementWrite = false;
+    bool AddressTaken = false, PassedToCall = false;
+    SourceLocation First;
+  };
+  std::map<const VarDecl *, Use> Uses;
+  std::vector<const VarDecl *> Order;
+  std::set<const VarDecl *> Declared; ///< Declared inside the nest.
+  std::set<const FunctionDecl *> Calls;
+  std::vector<std::pair<SourceLocation, std::string>> Problems;
+  /// Assignments `v[...] = e` at any depth: (statement, array).
+  std::vector<const BinaryOperator *> PlainStores;
+
+  bool shouldVisitImplicitCode() const { return false; }
+
+  Use &use(const VarDecl *V, SourceLocation L) {
+    auto [It, New] = Uses.try_emplace(V);
+    if (New) {
+      Order.push_back(V);
+      It->second.First = L;
+    }
+    return It->second;
+  }
+
+  bool VisitVarDecl(VarDecl *V) {
+    Declared.insert(V);
+    if (V->isStaticLocal())
+      Problems.push_back(
+          {V->getLocation(), "declares the static variable '" +
+                                 V->getNameAsString() +
+                                 "', which every thread would share"});
+    if (V->getType()->isVariableArrayType())
+      Problems.push_back(
+          {V->getLocation(), "declares the variable-length array '" +
+                                 V->getNameAsString() +
+                                 "', which device code cannot have"});
+    return true;
+  }
+  bool VisitDeclRefExpr(DeclRefExpr *DR) {
+    if (auto *V = dyn_cast<VarDecl>(DR->getDecl())) {
+      Use &U = use(V, DR->getLocation());
+      if (!StoreBases.count(DR))
+        U.Read = true;
+    }
+    return true;
+  }
+  bool TraverseBinaryOperator(BinaryOperator *B) {
+    if (B->getOpcode() == BO_Assign) {
+      const Expr *L = strip(B->getLHS());
+      if (auto *DR = dyn_cast<DeclRefExpr>(L)) {
+        if (auto *V = dyn_cast<VarDecl>(DR->getDecl()))
+          use(V, DR->getLocation()).ScalarWrite = true;
+        StoreBases.insert(DR);
+      } else if (const VarDecl *V = baseVar(L)) {
+        use(V, L->getBeginLoc()).ElementWrite = true;
+        if (isa<ArraySubscriptExpr>(L))
+          PlainStores.push_back(B);
+        // The base's DeclRefExpr is written through, not read.
+        const Expr *E = L;
+        while (auto *AS = dyn_cast<ArraySubscriptExpr>(E))
+          E = strip(AS->getBase());
+        if (auto *DR2 = dyn_cast<DeclRefExpr>(E))
+          StoreBases.insert(DR2);
+      }
+    }
+    return RecursiveASTVisitor::TraverseBinaryOperator(B);
+  }
+  bool VisitCompoundAssignOperator(CompoundAssignOperator *B) {
+    noteReadWrite(B->getLHS());
+    return true;
+  }
+  bool VisitUnaryOperator(UnaryOperator *U) {
+    if (U->isIncrementDecrementOp())
+      noteReadWrite(U->getSubExpr());
+    if (U->getOpcode() == UO_AddrOf) {
+      const Expr *S = strip(U->getSubExpr());
+      if (const VarDecl *V = varOf(S))
+        use(V, S->getBeginLoc()).AddressTaken = true;
+      else if (const VarDecl *V = baseVar(S)) {
+        // &a[i]: what the pointer is used for is not followed.
+        Use &X = use(V, S->getBeginLoc());
+        X.ElementWrite = X.Read = true;
+      }
+    }
+    return true;
+  }
+  bool VisitCallExpr(CallExpr *C) {
+    const FunctionDecl *F = C->getDirectCallee();
+    if (!F) {
+      Problems.push_back({C->getBeginLoc(), "calls through a pointer"});
+      return true;
+    }
+    Calls.insert(F);
+    for (unsigned I = 0; I < C->getNumArgs(); ++I) {
+      const Expr *A = strip(C->getArg(I));
+      if (!A->getType()->isPointerType() &&
+          !C->getArg(I)->getType()->isPointerType())
+        continue;
+      if (const VarDecl *V = baseVar(A)) {
+        Use &X = use(V, A->getBeginLoc());
+        X.PassedToCall = true;
+        if (DeviceMath.count(F->getName()) == 0)
+          X.ElementWrite = X.Read = true;
+      }
+    }
+    return true;
+  }
+  bool VisitStmt(Stmt *S) {
+    if (isa<OMPExecutableDirective>(S)) {
+      // The pragma's own name: "#pragma omp critical".
+      std::string Name = "an OpenMP directive";
+      if (auto *D = dyn_cast<OMPExecutableDirective>(S))
+        Name = "'#pragma omp " +
+               llvm::omp::getOpenMPDirectiveName(D->getDirectiveKind()).str() +
+               "'";
+      Problems.push_back({S->getBeginLoc(), "contains " + Name});
+    } else if (isa<ReturnStmt>(S) && !InFunction)
+      Problems.push_back({S->getBeginLoc(), "returns from inside the loop"});
+    else if (isa<GotoStmt>(S) || isa<IndirectGotoStmt>(S))
+      Problems.push_back({S->getBeginLoc(), "uses goto"});
+    else if (isa<GCCAsmStmt>(S) || isa<MSAsmStmt>(S))
+      Problems.push_back({S->getBeginLoc(), "contains inline assembly"});
+    else if (isa<StmtExpr>(S))
+      Problems.push_back({S->getBeginLoc(), "contains a statement expression"});
+    else if (isa<CXXThrowExpr>(S) || isa<CXXTryStmt>(S))
+      Problems.push_back({S->getBeginLoc(), "throws or catches exceptions"});
+    else if (isa<CXXNewExpr>(S) || isa<CXXDeleteExpr>(S))
+      Problems.push_back({S->getBeginLoc(), "allocates with new/delete"});
+    else if (isa<LambdaExpr>(S))
+      Problems.push_back({S->getBeginLoc(), "contains a lambda"});
+    return true;
+  }
+
+private:
+  void noteReadWrite(const Expr *E) {
+    E = strip(E);
+    if (auto *DR = dyn_cast<DeclRefExpr>(E)) {
+      if (auto *V = dyn_cast<VarDecl>(DR->getDecl())) {
+        Use &U = use(V, DR->getLocation());
+        U.ScalarWrite = U.Read = true;
+      }
+    } else if (const VarDecl *V = baseVar(E)) {
+      Use &U = use(V, E->getBeginLoc());
+      U.ElementWrite = U.Read = true;
+    }
+  }
+  ASTContext &Ctx;
+  bool InFunction; ///< A called function's body: it may return.
+  std::set<const DeclRefExpr *> StoreBases;
+};
+
+/// Finds the breaks and continues that belong to \p Root's own iteration
+/// (not to a loop or switch nested in it).
+bool hasOwnJump(const Stmt *S, bool Breaks, bool Continues) {
+  if (!S)
+    return false;
+  if (Breaks && isa<BreakStmt>(S))
+    return true;
+  if (Continues && isa<ContinueStmt>(S))
+    return true;
+  bool InnerLoop = isa<ForStmt>(S) || isa<WhileStmt>(S) || isa<DoStmt>(S);
+  bool InnerSwitch = isa<SwitchStmt>(S);
+  for (const Stmt *C : S->children())
+    if (hasOwnJump(C, Breaks && !InnerLoop && !InnerSwitch,
+                   Continues && !InnerLoop))
+      return true;
+  return false;
+}
+
+const Stmt *soleStatement(const Stmt *S) {
+  while (auto *C = dyn_cast_or_null<CompoundStmt>(S)) {
+    if (C->size() != 1)
+      return S;
+    S = C->body_front();
+  }
+  return S;
+}
+
+class Offloader {
+public:
+  Offloader(ASTContext &Ctx, llvm::StringRef Contents, bool IsC,
+            const OffloadOptions &Opts)
+      : Ctx(Ctx), SM(Ctx.getSourceManager()), LO(Ctx.getLangOpts()),
+        Contents(Contents), IsC(IsC), Opts(Opts) {
+    Policy = std::make_unique<PrintingPolicy>(LO);
+    Policy->SuppressTagKeyword = false;
+    Policy->Bool = true;
+  }
+
+  OffloadResult run();
+
+private:
+  // --- analysis -----------------------------------------------------------
+  void planFunction(const FunctionDecl *F);
+  KernelPlan &plan(const OMPExecutableDirective *D);
+  void analyseDirective(KernelPlan &P);
+  bool analyseLoop(KernelPlan &P, const ForStmt *For, LoopLevel &L);
+  bool mapArray(KernelPlan &P, const VarDecl *V, MappedArray &A);
+  bool extentFromMalloc(KernelPlan &P, const VarDecl *V, MappedArray &A);
+  bool deviceCallable(const FunctionDecl *F, std::string &Why,
+                      std::set<const FunctionDecl *> &Seen);
+  void proveFullWrites(KernelPlan &P);
+  void trySwap(KernelPlan &P);
+  bool checkIndependence(const KernelPlan &P, const VarDecl *I,
+                         const VarDecl *J, const LoopLevel &Inner,
+                         std::string &Why);
+
+  // --- regions ------------------------------------------------------------
+  struct Unit {
+    const Stmt *S = nullptr;
+    std::vector<KernelPlan *> Kernels; ///< In source order.
+    bool InLoop = false;               ///< A host loop around kernels.
+  };
+  struct Region {
+    std::vector<Unit> Units;
+    const Stmt *First = nullptr, *Last = nullptr;
+    bool InsideBlock = false; ///< Prologue/epilogue inside the launch block.
+    unsigned Index = 0;
+    std::vector<const VarDecl *> Arrays;
+    std::map<const VarDecl *, std::pair<bool, bool>> CopyInOut;
+    std::map<const VarDecl *, std::string> Why;
+  };
+  void walk(const Stmt *S, bool InHostLoop);
+  void walkCompound(const CompoundStmt *C, bool InHostLoop);
+  std::optional<Unit> unitOf(const Stmt *S);
+  bool inert(const Stmt *S, const std::set<const VarDecl *> &Mapped);
+  std::set<const VarDecl *> mappedVars(const Unit &U);
+  void finishRegion(Region &R, bool InHostLoop);
+  bool usedOnlyIn(const VarDecl *V, const Region &R);
+
+  // --- emission -----------------------------------------------------------
+  std::string kernelText(const KernelPlan &P);
+  std::string launchText(const KernelPlan &P, const Region &R);
+  std::string prologue(const Region &R);
+  std::string epilogue(const Region &R);
+  std::string deviceName(const Region &R, const VarDecl *V) const {
+    return "ww_d" + std::to_string(R.Index) + "_" + V->getNameAsString();
+  }
+  std::string typeText(QualType T, llvm::StringRef Name = "") const {
+    std::string S;
+    llvm::raw_string_ostream OS(S);
+    T.print(OS, *Policy, Name);
+    return S;
+  }
+  unsigned offset(SourceLocation L) const {
+    return SM.getFileOffset(SM.getExpansionLoc(L));
+  }
+  unsigned lineStart(unsigned Off) const {
+    while (Off > 0 && Contents[Off - 1] != '\n')
+      --Off;
+    return Off;
+  }
+  /// Offset just past \p S, its `;` included.
+  unsigned stmtEnd(const Stmt *S) const;
+  /// stmtEnd, and for a directive the end of the statement it applies to.
+  unsigned endOf(const Stmt *S) const {
+    if (auto *D = dyn_cast<OMPExecutableDirective>(S))
+      return stmtEnd(D->getInnermostCapturedStmt()->getCapturedStmt());
+    return stmtEnd(S);
+  }
+  std::string lastLineOf(const Stmt *S) const {
+    return std::to_string(SM.getLineNumber(SM.getMainFileID(), endOf(S)));
+  }
+  /// The variables an extent of \p U's arrays is computed from.
+  std::set<const VarDecl *> extentVars(const std::vector<KernelPlan *> &Ks);
+  std::string lineOf(SourceLocation L) const {
+    return std::to_string(SM.getExpansionLineNumber(L));
+  }
+  void addEdit(unsigned B, unsigned E, std::string T) {
+    Edits.push_back({B, E, std::move(T), (unsigned)Edits.size() + 1});
+  }
+  void decide(const KernelPlan &P, const char *Id, Severity Level,
+              std::string Kind, std::string Message) {
+    OffloadDecision D;
+    D.Id = Id;
+    D.Level = Level;
+    D.Line = P.Line;
+    D.Column = P.Column;
+    D.Kind = std::move(Kind);
+    D.Message = std::move(Message);
+    D.Kernel = P.Refusal.empty() ? P.Name : "";
+    Result.Decisions.push_back(std::move(D));
+  }
+
+  ASTContext &Ctx;
+  const SourceManager &SM;
+  const LangOptions &LO;
+  llvm::StringRef Contents;
+  bool IsC;
+  OffloadOptions Opts;
+  std::unique_ptr<PrintingPolicy> Policy;
+
+  const FunctionDecl *CurrentFunction = nullptr;
+  WrittenVars FunctionWrites;
+  std::map<const OMPExecutableDirective *, KernelPlan> Plans;
+  std::vector<KernelPlan *> FunctionKernels;
+  std::vector<Region> Regions;
+  std::set<const FunctionDecl *> DeviceFunctions;
+  std::set<std::string> KernelNames;
+  std::vector<Edit> Edits;
+  std::vector<std::pair<unsigned, unsigned>> Replaced;
+  OffloadResult Result;
+};
+
+std::set<const VarDecl *>
+Offloader::extentVars(const std::vector<KernelPlan *> &Ks) {
+  std::set<const VarDecl *> Out;
+  for (const KernelPlan *P : Ks)
+    for (const MappedArray &A : P->Arrays)
+      for (const Expr *E : A.ExtentExprs) {
+        UseCollector U(Ctx);
+        U.TraverseStmt(const_cast<Expr *>(E));
+        Out.insert(U.Order.begin(), U.Order.end());
+      }
+  return Out;
+}
+
+unsigned Offloader::stmtEnd(const Stmt *S) const {
+  SourceLocation End = SM.getExpansionLoc(S->getEndLoc());
+  unsigned Off = offset(End) + Lexer::MeasureTokenLength(End, SM, LO);
+  if (isa<CompoundStmt>(S) || Contents[Off - 1] == '}')
+    return Off;
+  // The `;` closing an expression statement is not part of its range.
+  unsigned I = Off;
+  while (I < Contents.size() && llvm::isSpace(Contents[I]))
+    ++I;
+  if (I < Contents.size() && Contents[I] == ';')
+    return I + 1;
+  return Off;
+}
+
+bool Offloader::analyseLoop(KernelPlan &P, const ForStmt *For, LoopLevel &L) {
+  L.For = For;
+  auto Refuse = [&](std::string Why) {
+    P.Refusal = "the loop at line " + lineOf(For->getBeginLoc()) +
+                " is not in the canonical form: " + Why;
+    return false;
+  };
+  // init: `int i = lb` or `i = lb`.
+  const Stmt *Init = For->getInit();
+  if (auto *DS = dyn_cast_or_null<DeclStmt>(Init)) {
+    if (!DS->isSingleDecl())
+      return Refuse("it declares several variables");
+    auto *V = dyn_cast<VarDecl>(DS->getSingleDecl());
+    if (!V || !V->getInit())
+      return Refuse("its variable has no initial value");
+    L.Var = V;
+    L.Lb = V->getInit();
+  } else if (auto *B = dyn_cast_or_null<BinaryOperator>(Init);
+             B && B->getOpcode() == BO_Assign) {
+    L.Var = varOf(B->getLHS());
+    L.Lb = B->getRHS();
+  }
+  if (!L.Var || !L.Lb)
+    return Refuse("it does not start with 'i = first'");
+  if (!L.Var->getType()->isIntegerType())
+    return Refuse("its variable '" + L.Var->getNameAsString() +
+                  "' is not an integer (pointers and iterators are not "
+                  "supported)");
+  // cond: i < ub, i <= ub, i > ub, i >= ub, i != ub, or reversed.
+  auto *C = dyn_cast_or_null<BinaryOperator>(
+      For->getCond() ? For->getCond()->IgnoreParenImpCasts() : nullptr);
+  if (!C || !C->isComparisonOp() || C->getOpcode() == BO_EQ)
+    return Refuse("its condition is not a comparison of the variable");
+  if (varOf(C->getLHS()) == L.Var) {
+    L.Cmp = C->getOpcode();
+    L.Ub = C->getRHS();
+  } else if (varOf(C->getRHS()) == L.Var) {
+    L.Ub = C->getLHS();
+    switch (C->getOpcode()) {
+    case BO_LT:
+      L.Cmp = BO_GT;
+      break;
+    case BO_LE:
+      L.Cmp = BO_GE;
+      break;
+    case BO_GT:
+      L.Cmp = BO_LT;
+      break;
+    case BO_GE:
+      L.Cmp = BO_LE;
+      break;
+    default:
+      L.Cmp = C->getOpcode();
+    }
+  } else
+    return Refuse("its condition does not compare the variable");
+  // incr: i++, ++i, i--, --i, i += s, i -= s, i = i + s, i = s + i, i = i - s.
+  const Expr *Inc =
+      For->getInc() ? For->getInc()->IgnoreParenImpCasts() : nullptr;
+  bool Minus = false;
+  if (auto *U = dyn_cast_or_null<UnaryOperator>(Inc);
+      U && U->isIncrementDecrementOp() && varOf(U->getSubExpr()) == L.Var) {
+    Minus = U->isDecrementOp();
+    L.UnitStep = true;
+  } else if (auto *CA = dyn_cast_or_null<CompoundAssignOperator>(Inc);
+             CA && varOf(CA->getLHS()) == L.Var &&
+             (CA->getOpcode() == BO_AddAssign ||
+              CA->getOpcode() == BO_SubAssign)) {
+    Minus = CA->getOpcode() == BO_SubAssign;
+    L.Step = CA->getRHS();
+  } else if (auto *A = dyn_cast_or_null<BinaryOperator>(Inc);
+             A && A->getOpcode() == BO_Assign && varOf(A->getLHS()) == L.Var) {
+    auto *R = dyn_cast<BinaryOperator>(A->getRHS()->IgnoreParenImpCasts());
+    if (R && R->getOpcode() == BO_Add && varOf(R->getLHS()) == L.Var)
+      L.Step = R->getRHS();
+    else if (R && R->getOpcode() == BO_Add && varOf(R->getRHS()) == L.Var)
+      L.Step = R->getLHS();
+    else if (R && R->getOpcode() == BO_Sub && varOf(R->getLHS()) == L.Var) {
+      L.Step = R->getRHS();
+      Minus = true;
+    }
+  }
+  if (!L.UnitStep && !L.Step)
+    return Refuse("its increment is not 'i++', 'i--', 'i += step' or "
+                  "'i = i + step'");
+  if (L.Step) {
+    Expr::EvalResult ER;
+    if (L.Step->EvaluateAsInt(ER, Ctx)) {
+      llvm::APSInt V = ER.Val.getInt();
+      if (V.isNegative() || V.isZero())
+        return Refuse("its step is not a positive constant or variable");
+      L.UnitStep = V == 1;
+    }
+  }
+  L.Decreasing = Minus;
+  bool Up = L.Cmp == BO_LT || L.Cmp == BO_LE;
+  bool Down = L.Cmp == BO_GT || L.Cmp == BO_GE;
+  if (L.Cmp == BO_NE) {
+    if (!L.UnitStep)
+      return Refuse("'!=' is supported with a unit step only");
+    Up = !Minus;
+    Down = Minus;
+    L.Cmp = Minus ? BO_GT : BO_LT;
+  }
+  if ((Up && Minus) || (Down && !Minus))
+    return Refuse("its step goes away from its bound");
+  return true;
+}
+
+bool Offloader::extentFromMalloc(KernelPlan &P, const VarDecl *V,
+                                 MappedArray &A) {
+  // The one assignment of V in the function, `V = malloc(E)` (or calloc, or
+  // V's initialiser), before the directive in a block that contains it.
+  const Expr *Alloc = nullptr;
+  unsigned Assignments = 0;
+  std::function<void(const Stmt *)> Find = [&](const Stmt *S) {
+    if (!S)
+      return;
+    if (auto *B = dyn_cast<BinaryOperator>(S);
+        B && B->isAssignmentOp() && varOf(B->getLHS()) == V) {
+      ++Assignments;
+      Alloc = B->getRHS();
+    }
+    if (auto *DS = dyn_cast<DeclStmt>(S))
+      for (const Decl *D : DS->decls())
+        if (D == V && V->getInit()) {
+          ++Assignments;
+          Alloc = V->getInit();
+        }
+    for (const Stmt *C : S->children())
+      Find(C);
+  };
+  Find(P.Function->getBody());
+  auto Why = [&](std::string W) {
+    P.Refusal =
+        "the extent of '" + V->getNameAsString() + "' is unknown: " + W +
+        "; give it with map(to|from|tofrom: " + V->getNameAsString() + "[0:n])";
+    return false;
+  };
+  if (!Alloc)
+    return Why(isa<ParmVarDecl>(V) ? "it is a pointer parameter"
+                                   : "no malloc of it is in view");
+  if (Assignments != 1)
+    return Why("it is assigned more than once in '" +
+               P.Function->getNameAsString() + "'");
+  if (offset(Alloc->getBeginLoc()) > offset(P.Directive->getBeginLoc()))
+    return Why("its malloc comes after the loop");
+  // Not reached through a pointer to it either.
+  UseCollector Esc(Ctx);
+  Esc.TraverseStmt(const_cast<Stmt *>(P.Function->getBody()));
+  if (Esc.Uses[V].AddressTaken)
+    return Why("its address is taken");
+  auto *Call = dyn_cast<CallExpr>(Alloc->IgnoreParenCasts());
+  const FunctionDecl *F = Call ? Call->getDirectCallee() : nullptr;
+  if (!F || (F->getName() != "malloc" && F->getName() != "calloc"))
+    return Why("it is not set by malloc or calloc");
+  // The malloc must run whenever the loop does: its statement is directly in
+  // a block that also holds the directive.
+  const Stmt *Holder = nullptr;
+  for (const Stmt *S = Call; S;) {
+    auto Ps = Ctx.getParents(*S);
+    if (Ps.empty())
+      break;
+    const Stmt *Parent = Ps[0].get<Stmt>();
+    if (!Parent) {
+      if (const Decl *D = Ps[0].get<Decl>()) {
+        auto PD = Ctx.getParents(*D);
+        Parent = PD.empty() ? nullptr : PD[0].get<Stmt>();
+      }
+    }
+    if (auto *CS = dyn_cast_or_null<CompoundStmt>(Parent)) {
+      Holder = CS;
+      break;
+    }
+    S = Parent;
+  }
+  if (!Holder ||
+      offset(Holder->getBeginLoc()) > offset(P.Directive->getBeginLoc()) ||
+      offset(Holder->getEndLoc()) < offset(P.Directive->getEndLoc()))
+    return Why("its malloc is not in a block that contains the loop");
+  std::vector<const Expr *> Parts;
+  std::string Bytes;
+  auto IsSizeofElem = [&](const Expr *E) {
+    auto *U = dyn_cast<UnaryExprOrTypeTraitExpr>(strip(E));
+    return U && U->getKind() == UETT_SizeOf;
+  };
+  if (F->getName() == "calloc" && Call->getNumArgs() == 2) {
+    const Expr *N = Call->getArg(0), *S = Call->getArg(1);
+    if (IsSizeofElem(S)) {
+      A.Count = "(" + textOf(SM, LO, N->getSourceRange()) + ")";
+      A.CountExpr = N;
+    } else {
+      A.Count = "((" + textOf(SM, LO, N->getSourceRange()) + ") * (" +
+                textOf(SM, LO, S->getSourceRange()) + ") / sizeof(*" + A.Name +
+                "))";
+    }
+    Parts = {N, S};
+  } else if (Call->getNumArgs() == 1) {
+    const Expr *E = strip(Call->getArg(0));
+    auto *M = dyn_cast<BinaryOperator>(E);
+    if (M && M->getOpcode() == BO_Mul && IsSizeofElem(M->getRHS())) {
+      A.Count = "(" + textOf(SM, LO, M->getLHS()->getSourceRange()) + ")";
+      A.CountExpr = M->getLHS();
+    } else if (M && M->getOpcode() == BO_Mul && IsSizeofElem(M->getLHS())) {
+      A.Count = "(" + textOf(SM, LO, M->getRHS()->getSourceRange()) + ")";
+      A.CountExpr = M->getRHS();
+    } else
+      A.Count = "((" + textOf(SM, LO, E->getSourceRange()) + ") / sizeof(*" +
+                A.Name + "))";
+    Parts = {E};
+  } else
+    return Why("its allocation call is not malloc(bytes) or calloc(n, size)");
+  // The size must mean the same at the loop as at the malloc.
+  for (const Expr *E : Parts) {
+    UseCollector U(Ctx);
+    U.TraverseStmt(const_cast<Expr *>(E));
+    unsigned AllocAt = offset(Call->getBeginLoc());
+    for (const VarDecl *X : U.Order) {
+      if (X == V)
+        continue;
+      bool Later = FunctionWrites.AddressTaken.count(X) > 0;
+      for (SourceLocation L : FunctionWrites.At[X])
+        Later |= offset(L) > AllocAt;
+      if (Later)
+        return Why("its size uses '" + X->getNameAsString() +
+                   "', which the function changes after the malloc");
+    }
+    if (!U.Calls.empty() && llvm::any_of(U.Calls, [](const FunctionDecl *C) {
+          return !C->isConstexpr();
+        }))
+      return Why("its size calls a function");
+  }
+  A.ExtentFrom = "its malloc at line " + lineOf(Call->getBeginLoc());
+  A.ExtentExprs = Parts;
+  return true;
+}
+
+bool Offloader::mapArray(KernelPlan &P, const VarDecl *V, MappedArray &A) {
+  A.Var = V;
+  A.Name = V->getNameAsString();
+  QualType T = V->getType();
+  QualType Original = T;
+  if (auto *PV = dyn_cast<ParmVarDecl>(V))
+    Original = PV->getOriginalType();
+  auto Refuse = [&](std::string Why) {
+    P.Refusal = "'" + A.Name + "' " + Why;
+    return false;
+  };
+  if (T->isArrayType()) {
+    if (!Ctx.getAsConstantArrayType(T))
+      return Refuse("is a variable-length array");
+    QualType Decayed = Ctx.getDecayedType(T);
+    QualType Pointee = Decayed->getPointeeType();
+    A.DeviceType = Ctx.getPointerType(Pointee.getUnqualifiedType());
+    A.Count =
+        std::to_string(Ctx.getAsConstantArrayType(T)->getSize().getZExtValue());
+    A.ExtentFrom = "its declaration";
+  } else if (T->isPointerType()) {
+    QualType Pointee = T->getPointeeType();
+    if (Pointee->isPointerType())
+      return Refuse("is a pointer to pointers: its rows are separate host "
+                    "allocations, which are not mapped");
+    if (Pointee->isVariableArrayType())
+      return Refuse("points to variable-length arrays");
+    if (Pointee->isVoidType() || Pointee->isFunctionType())
+      return Refuse("is not a pointer to data");
+    if (Pointee->isRecordType() &&
+        llvm::any_of(
+            Pointee->getAsRecordDecl()->fields(),
+            [](const FieldDecl *F) { return F->getType()->isPointerType(); }))
+      return Refuse("points to structures holding pointers");
+    A.DeviceType = Ctx.getPointerType(Pointee.getUnqualifiedType());
+    if (auto *CA = Ctx.getAsConstantArrayType(Original)) {
+      A.Count = std::to_string(CA->getSize().getZExtValue());
+      A.ExtentFrom = "its declaration";
+    } else if (Original->isVariableArrayType()) {
+      return Refuse("is a variable-length array parameter: nvcc's C++ has "
+                    "no such types; give its extent with a map clause");
+    }
+  } else
+    return Refuse("is neither an array nor a pointer");
+  return true;
+}
+
+bool Offloader::deviceCallable(const FunctionDecl *F, std::string &Why,
+                               std::set<const FunctionDecl *> &Seen) {
+  if (DeviceMath.count(F->getName()) && !F->hasBody())
+    return true;
+  if (F->getBuiltinID() && DeviceMath.count(F->getName()))
+    return true;
+  const FunctionDecl *Def = nullptr;
+  if (!F->hasBody(Def) ||
+      !SM.isInMainFile(SM.getExpansionLoc(Def->getLocation()))) {
+    Why = "calls '" + F->getNameAsString() +
+          "', which is not defined in this file and cannot be compiled for "
+          "the device";
+    return false;
+  }
+  if (!Seen.insert(Def).second)
+    return true;
+  if (Def->isVariadic() || isa<CXXMethodDecl>(Def) ||
+      Def->getTemplatedKind() != FunctionDecl::TK_NonTemplate) {
+    Why = "calls '" + F->getNameAsString() +
+          "', a variadic, member or template function (not supported)";
+    return false;
+  }
+  UseCollector U(Ctx, /*InFunction=*/true);
+  U.TraverseStmt(Def->getBody());
+  if (!U.Problems.empty()) {
+    Why = "calls '" + F->getNameAsString() + "', which " +
+          U.Problems.front().second;
+    return false;
+  }
+  for (const VarDecl *V : U.Order) {
+    if (!V->hasGlobalStorage() || V->isStaticLocal())
+      continue;
+    bool ConstScalar = V->getType().isConstQualified() &&
+                       V->getType()->isIntegralOrEnumerationType() &&
+                       V->getInit() &&
+                       V->getInit()->isConstantInitializer(Ctx, false);
+    if (!ConstScalar) {
+      Why = "calls '" + F->getNameAsString() + "', which reads the global '" +
+            V->getNameAsString() + "' (host memory)";
+      return false;
+    }
+  }
+  for (const FunctionDecl *C : U.Calls)
+    if (!deviceCallable(C, Why, Seen))
+      return false;
+  DeviceFunctions.insert(Def);
+  return true;
+}
+
+void Offloader::analyseDirective(KernelPlan &P) {
+  const OMPExecutableDirective *D = P.Directive;
+  P.Line = SM.getExpansionLineNumber(D->getBeginLoc());
+  P.Column = SM.getExpansionColumnNumber(D->getBeginLoc());
+  unsigned PB = offset(D->getBeginLoc());
+  unsigned PE = PB;
+  while (PE < Contents.size() && Contents[PE] != '\n')
+    ++PE;
+  P.PragmaText = Contents.substr(PB, PE - PB).trim().str();
+  auto Kind = D->getDirectiveKind();
+  auto Refuse = [&](std::string Why) { P.Refusal = std::move(Why); };
+
+  if (D->getBeginLoc().isMacroID() || SM.isMacroBodyExpansion(D->getEndLoc())) {
+    Refuse("the directive comes from a macro");
+    return;
+  }
+  // The worksharing loop and the clauses that apply to it.
+  const OMPLoopDirective *Loop = nullptr;
+  std::vector<const OMPClause *> Clauses(D->clauses().begin(),
+                                         D->clauses().end());
+  switch (Kind) {
+  case llvm::omp::OMPD_parallel_for:
+  case llvm::omp::OMPD_target_teams_distribute_parallel_for:
+  case llvm::omp::OMPD_target_parallel_for:
+  case llvm::omp::OMPD_teams_distribute_parallel_for:
+    Loop = cast<OMPLoopDirective>(D);
+    break;
+  case llvm::omp::OMPD_parallel: {
+    const Stmt *Body =
+        soleStatement(D->getInnermostCapturedStmt()->getCapturedStmt());
+    auto *For = dyn_cast_or_null<OMPForDirective>(Body);
+    if (!For) {
+      Refuse("the parallel region holds more than one worksharing loop "
+             "(code outside it would run once per thread); only a region "
+             "whose only statement is '#pragma omp for' is offloaded");
+      return;
+    }
+    Loop = For;
+    Clauses.insert(Clauses.end(), For->clauses().begin(), For->clauses().end());
+    break;
+  }
+  default:
+    Refuse("'" + P.PragmaText.substr(P.PragmaText.find("omp")) +
+           "' is not an offloadable loop (parallel for, parallel + for, "
+           "target teams distribute parallel for)");
+    return;
+  }
+
+  unsigned Collapse = 1;
+  std::set<const VarDecl *> PrivateSet, FirstprivateSet;
+  std::map<const VarDecl *, const Expr *> MapSection;
+  std::map<const VarDecl *, MapKind> MapKinds;
+  for (const OMPClause *C : Clauses) {
+    std::string Name = llvm::omp::getOpenMPClauseName(C->getClauseKind()).str();
+    switch (C->getClauseKind()) {
+    case llvm::omp::OMPC_private:
+      for (const Expr *E : cast<OMPPrivateClause>(C)->varlist())
+        if (const VarDecl *V = varOf(E))
+          PrivateSet.insert(V);
+      break;
+    case llvm::omp::OMPC_firstprivate:
+      for (const Expr *E : cast<OMPFirstprivateClause>(C)->varlist())
+        if (const VarDecl *V = varOf(E))
+          FirstprivateSet.insert(V);
+      break;
+    case llvm::omp::OMPC_shared:
+    case llvm::omp::OMPC_default:
+      break;
+    case llvm::omp::OMPC_collapse: {
+      Expr::EvalResult ER;
+      if (cast<OMPCollapseClause>(C)->getNumForLoops()->EvaluateAsInt(ER, Ctx))
+        Collapse = ER.Val.getInt().getZExtValue();
+      break;
+    }
+    case llvm::omp::OMPC_schedule:
+      P.Notes.push_back("'" +
+                        textOf(SM, LO, {C->getBeginLoc(), C->getEndLoc()}) +
+                        "' has no GPU counterpart: each iteration is one "
+                        "thread, and the hardware schedules the blocks");
+      break;
+    case llvm::omp::OMPC_num_threads:
+    case llvm::omp::OMPC_num_teams:
+    case llvm::omp::OMPC_thread_limit:
+    case llvm::omp::OMPC_dist_schedule:
+    case llvm::omp::OMPC_proc_bind:
+      P.Notes.push_back("'" + Name +
+                        "' is ignored: the grid has one thread per "
+                        "iteration");
+      break;
+    case llvm::omp::OMPC_nowait:
+      // One loop alone in its region: nothing waits on it anyway.
+      break;
+    case llvm::omp::OMPC_reduction: {
+      auto *R = cast<OMPReductionClause>(C);
+      DeclarationName N = R->getNameInfo().getName();
+      std::string Op;
+      if (N.getNameKind() == DeclarationName::CXXOperatorName) {
+        switch (N.getCXXOverloadedOperator()) {
+        case OO_Plus:
+        case OO_Minus:
+          Op = "ww_omp_plus";
+          break;
+        case OO_Star:
+          Op = "ww_omp_times";
+          break;
+        default:
+          break;
+        }
+      } else if (N.isIdentifier()) {
+        if (N.getAsString() == "min")
+          Op = "ww_omp_min";
+        else if (N.getAsString() == "max")
+          Op = "ww_omp_max";
+      }
+      if (Op.empty()) {
+        Refuse("'reduction(" + R->getNameInfo().getAsString() +
+               ":...)' is not supported (+, -, *, min and max are)");
+        return;
+      }
+      if (R->getModifier() != OMPC_REDUCTION_unknown &&
+          R->getModifier() != OMPC_REDUCTION_default) {
+        Refuse("reduction modifiers (inscan, task) are not supported");
+        return;
+      }
+      for (const Expr *E : R->varlist()) {
+        const VarDecl *V = varOf(E);
+        if (!V) {
+          Refuse("a reduction over an array section is not supported");
+          return;
+        }
+        const auto *BT = V->getType()->getAs<BuiltinType>();
+        std::string Ty = V->getType().getUnqualifiedType().getAsString();
+        std::string Lo, Hi;
+        if (BT) {
+          switch (BT->getKind()) {
+          case BuiltinType::Float:
+            Lo = "-FLT_MAX";
+            Hi = "FLT_MAX";
+            break;
+          case BuiltinType::Double:
+            Lo = "-DBL_MAX";
+            Hi = "DBL_MAX";
+            break;
+          case BuiltinType::Int:
+            Lo = "INT_MIN";
+            Hi = "INT_MAX";
+            break;
+          case BuiltinType::UInt:
+            Lo = "0u";
+            Hi = "UINT_MAX";
+            break;
+          case BuiltinType::Long:
+            Lo = "LONG_MIN";
+            Hi = "LONG_MAX";
+            break;
+          case BuiltinType::ULong:
+            Lo = "0ul";
+            Hi = "ULONG_MAX";
+            break;
+          case BuiltinType::LongLong:
+            Lo = "LLONG_MIN";
+            Hi = "LLONG_MAX";
+            break;
+          case BuiltinType::ULongLong:
+            Lo = "0ull";
+            Hi = "ULLONG_MAX";
+            break;
+          default:
+            break;
+          }
+        }
+        if (Lo.empty()) {
+          Refuse("the reduction variable '" + V->getNameAsString() +
+                 "' has type '" + Ty +
+                 "' (int, long, long long, their unsigned forms, float and "
+                 "double are supported)");
+          return;
+        }
+        ReductionVar RV;
+        RV.Var = V;
+        RV.Op = Op;
+        RV.Identity = Op == "ww_omp_plus"    ? "(" + Ty + ")0"
+                      : Op == "ww_omp_times" ? "(" + Ty + ")1"
+                      : Op == "ww_omp_min"   ? "(" + Ty + ")" + Hi
+                                             : "(" + Ty + ")" + Lo;
+        P.Reductions.push_back(RV);
+      }
+      break;
+    }
+    case llvm::omp::OMPC_map: {
+      auto *M = cast<OMPMapClause>(C);
+      MapKind K = MapKind::ToFrom;
+      switch (M->getMapType()) {
+      case OMPC_MAP_to:
+        K = MapKind::To;
+        break;
+      case OMPC_MAP_from:
+        K = MapKind::From;
+        break;
+      case OMPC_MAP_alloc:
+        K = MapKind::Alloc;
+        break;
+      case OMPC_MAP_tofrom:
+      case OMPC_MAP_unknown:
+        K = MapKind::ToFrom;
+        break;
+      default:
+        Refuse("'" + textOf(SM, LO, {C->getBeginLoc(), C->getEndLoc()}) +
+               "' is not a to, from, tofrom or alloc map");
+        return;
+      }
+      for (const Expr *E : M->varlist()) {
+        const Expr *S = strip(E);
+        const VarDecl *V = varOf(S);
+        if (auto *AS = dyn_cast<ArraySectionExpr>(S)) {
+          if (isa<ArraySectionExpr>(strip(AS->getBase()))) {
+            Refuse("the multi-dimensional section '" +
+                   textOf(SM, LO, AS->getSourceRange()) +
+                   "' is not supported; map the whole array");
+            return;
+          }
+          V = varOf(AS->getBase());
+          if (V)
+            MapSection[V] = AS;
+        }
+        if (!V) {
+          Refuse("the map item '" + textOf(SM, LO, S->getSourceRange()) +
+                 "' is not a variable or a section of one");
+          return;
+        }
+        MapKinds[V] = K;
+      }
+      break;
+    }
+    default:
+      Refuse("the clause '" + Name + "' is not supported");
+      return;
+    }
+  }
+  if (Collapse > 3) {
+    Refuse("collapse(" + std::to_string(Collapse) +
+           ") is deeper than a grid's three dimensions");
+    return;
+  }
+
+  // The loop nest: `Collapse` perfectly nested canonical loops.
+  const Stmt *S = Loop->getInnermostCapturedStmt()->getCapturedStmt();
+  for (unsigned K = 0; K < Collapse; ++K) {
+    auto *For = dyn_cast_or_null<ForStmt>(soleStatement(S));
+    if (!For) {
+      Refuse(K == 0 ? "the directive is not followed by a for loop"
+                    : "collapse(" + std::to_string(Collapse) +
+                          ") needs perfectly nested loops");
+      return;
+    }
+    LoopLevel L;
+    if (!analyseLoop(P, For, L))
+      return;
+    P.Levels.push_back(L);
+    S = For->getBody();
+  }
+  P.Body = P.Levels.back().For->getBody();
+  // Rectangular: a bound of an inner level does not use an outer variable.
+  for (size_t K = 1; K < P.Levels.size(); ++K) {
+    UseCollector U(Ctx);
+    for (const Expr *E : {P.Levels[K].Lb, P.Levels[K].Ub, P.Levels[K].Step})
+      if (E)
+        U.TraverseStmt(const_cast<Expr *>(E));
+    for (size_t O = 0; O < K; ++O)
+      if (U.Uses.count(P.Levels[O].Var)) {
+        Refuse("the collapsed nest is not rectangular: the bounds of '" +
+               P.Levels[K].Var->getNameAsString() + "' use '" +
+               P.Levels[O].Var->getNameAsString() + "'");
+        return;
+      }
+  }
+
+  // What the nest does with each variable.
+  const ForStmt *Outer = P.Levels.front().For;
+  UseCollector U(Ctx);
+  U.TraverseStmt(const_cast<ForStmt *>(Outer));
+  if (!U.Problems.empty()) {
+    Refuse("the loop " + U.Problems.front().second + " (line " +
+           lineOf(U.Problems.front().first) + ")");
+    return;
+  }
+  if (hasOwnJump(P.Body, /*Breaks=*/true, /*Continues=*/false)) {
+    Refuse("the loop breaks out of its iterations");
+    return;
+  }
+  {
+    // The nest is perfect: only the innermost body can change a loop
+    // variable or a bound.
+    UseCollector B(Ctx);
+    B.TraverseStmt(const_cast<Stmt *>(P.Body));
+    for (const LoopLevel &M : P.Levels) {
+      auto It = B.Uses.find(M.Var);
+      if (It != B.Uses.end() &&
+          (It->second.ScalarWrite || It->second.AddressTaken)) {
+        Refuse("the body changes the loop variable '" +
+               M.Var->getNameAsString() + "'");
+        return;
+      }
+    }
+    // The step and bound are evaluated once, as OpenMP requires.
+    for (const LoopLevel &L : P.Levels)
+      for (const Expr *E : {L.Lb, L.Ub, L.Step}) {
+        if (!E)
+          continue;
+        UseCollector BU(Ctx);
+        BU.TraverseStmt(const_cast<Expr *>(E));
+        for (const VarDecl *V : BU.Order)
+          if (B.Uses.count(V) &&
+              (B.Uses[V].ScalarWrite || B.Uses[V].AddressTaken)) {
+            Refuse("the body changes '" + V->getNameAsString() +
+                   "', which a loop bound uses");
+            return;
+          }
+      }
+  }
+  std::string Why;
+  std::set<const FunctionDecl *> Seen;
+  for (const FunctionDecl *F : U.Calls) {
+    if (!deviceCallable(F, Why, Seen)) {
+      Refuse("the loop " + Why);
+      return;
+    }
+    if (DeviceMath.count(F->getName()) == 0)
+      P.DeviceFunctions.insert(F->getDefinition() ? F->getDefinition() : F);
+  }
+  std::set<const VarDecl *> LevelVars;
+  for (const LoopLevel &L : P.Levels)
+    LevelVars.insert(L.Var);
+  for (const VarDecl *V : U.Order) {
+    if (U.Declared.count(V) || LevelVars.count(V))
+      continue;
+    const UseCollector::Use &Use = U.Uses[V];
+    std::string N = V->getNameAsString();
+    if (V->getTLSKind() != VarDecl::TLS_None) {
+      Refuse("'" + N + "' is thread-local");
+      return;
+    }
+    if (llvm::any_of(P.Reductions,
+                     [&](const ReductionVar &R) { return R.Var == V; })) {
+      if (Use.AddressTaken) {
+        Refuse("the address of the reduction variable '" + N + "' is taken");
+        return;
+      }
+      continue;
+    }
+    if (PrivateSet.count(V)) {
+      if (V->getType()->isVariablyModifiedType()) {
+        Refuse("the private '" + N + "' has a variable-length type");
+        return;
+      }
+      P.Private.push_back(V);
+      continue;
+    }
+    QualType T = V->getType();
+    bool Scalar = T->isArithmeticType() || T->isEnumeralType();
+    if (FirstprivateSet.count(V)) {
+      if (!Scalar) {
+        Refuse("firstprivate '" + N +
+               "' is not a scalar (only scalars are "
+               "passed by value)");
+        return;
+      }
+      P.ByValue.push_back(V);
+      continue;
+    }
+    if (Scalar) {
+      if (Use.ScalarWrite || Use.AddressTaken) {
+        Refuse("the shared scalar '" + N +
+               "' is written by every iteration (a data race; make it "
+               "private or a reduction)");
+        return;
+      }
+      P.ByValue.push_back(V);
+      continue;
+    }
+    if (T->isPointerType() || T->isArrayType()) {
+      if (Use.ScalarWrite || Use.AddressTaken) {
+        Refuse("the loop changes the pointer '" + N + "' itself");
+        return;
+      }
+      MappedArray A;
+      if (!mapArray(P, V, A))
+        return;
+      A.Read = Use.Read;
+      A.Written = Use.ElementWrite;
+      A.PassedToCall = Use.PassedToCall;
+      if (auto It = MapKinds.find(V); It != MapKinds.end())
+        A.Map = It->second;
+      if (auto It = MapSection.find(V); It != MapSection.end()) {
+        auto *AS = cast<ArraySectionExpr>(It->second);
+        Expr::EvalResult Zero;
+        if (AS->getLowerBound() &&
+            !(AS->getLowerBound()->EvaluateAsInt(Zero, Ctx) &&
+              Zero.Val.getInt() == 0))
+          A.Offset =
+              "(" + textOf(SM, LO, AS->getLowerBound()->getSourceRange()) + ")";
+        if (AS->getLength()) {
+          A.Count =
+              "(" + textOf(SM, LO, AS->getLength()->getSourceRange()) + ")";
+          A.CountExpr = AS->getLength();
+        } else if (A.Count.empty()) {
+          Refuse("the map section of '" + N + "' has no length");
+          return;
+        }
+        A.ExtentFrom = "its map clause";
+        A.ExtentExprs.clear();
+        for (const Expr *E : {AS->getLowerBound(), AS->getLength()})
+          if (E)
+            A.ExtentExprs.push_back(E);
+        for (const Expr *E : A.ExtentExprs) {
+          UseCollector EU(Ctx);
+          EU.TraverseStmt(const_cast<Expr *>(E));
+          for (const VarDecl *X : EU.Order)
+            if (U.Uses.count(X) && U.Uses[X].ScalarWrite) {
+              Refuse("the loop changes '" + X->getNameAsString() +
+                     "', which the map section of '" + N + "' uses");
+              return;
+            }
+        }
+      } else if (A.Count.empty() && !extentFromMalloc(P, V, A)) {
+        return;
+      }
+      P.Arrays.push_back(A);
+      continue;
+    }
+    Refuse("'" + N + "' has type '" + T.getAsString() +
+           "' (scalars, arrays and pointers to data can be mapped)");
+    return;
+  }
+  proveFullWrites(P);
+  if (P.Levels.size() == 1)
+    trySwap(P);
+}
+
+/// An array the loop writes at every index of its extent, before any read,
+/// need not be copied in: `a[i] = ...` (or a[i][j]) at the top of the body,
+/// the loop (and an inner loop) running over exactly [0, extent).
+void Offloader::proveFullWrites(KernelPlan &P) {
+  // Candidate loops: the levels, and one inner loop at the top of the body.
+  std::vector<LoopLevel> Loops = P.Levels;
+  std::vector<const Stmt *> Bodies;
+  auto TopLevel = [](const Stmt *B) {
+    std::vector<const Stmt *> Out;
+    if (auto *C = dyn_cast_or_null<CompoundStmt>(B))
+      Out.assign(C->body_begin(), C->body_end());
+    else if (B)
+      Out.push_back(B);
+    return Out;
+  };
+  for (const Stmt *S : TopLevel(P.Body)) {
+    Bodies.push_back(S);
+    if (auto *For = dyn_cast<ForStmt>(S)) {
+      LoopLevel L;
+      KernelPlan Scratch;
+      if (analyseLoop(Scratch, For, L) && L.UnitStep && !L.Decreasing &&
+          L.Cmp == BO_LT && !hasOwnJump(For->getBody(), true, true)) {
+        Loops.push_back(L);
+        for (const Stmt *T : TopLevel(For->getBody()))
+          Bodies.push_back(T);
+      }
+    }
+  }
+  if (hasOwnJump(P.Body, false, true))
+    return; // A continue may skip the store.
+  for (MappedArray &A : P.Arrays) {
+    if (!A.Written || A.Offset != "0")
+      continue;
+    for (const Stmt *S : Bodies) {
+      auto *B = dyn_cast<BinaryOperator>(S);
+      if (!B || B->getOpcode() != BO_Assign)
+        continue;
+      std::vector<const Expr *> Subs;
+      if (subscripts(B->getLHS(), Subs) != A.Var || Subs.empty())
+        continue;
+      // The dims' extents: the array's own, outermost from A.Count.
+      std::vector<std::string> Extents = {A.Count};
+      QualType E = A.DeviceType->getPointeeType();
+      while (auto *CA = Ctx.getAsConstantArrayType(E)) {
+        Extents.push_back(std::to_string(CA->getSize().getZExtValue()));
+        E = CA->getElementType();
+      }
+      if (Subs.size() != Extents.size())
+        continue;
+      // The right-hand side must not read the array (a[i] = a[i] + 1 reads).
+      UseCollector R(Ctx);
+      R.TraverseStmt(const_cast<Expr *>(B->getRHS()));
+      if (R.Uses.count(A.Var))
+        continue;
+      bool Covers = true;
+      std::set<const VarDecl *> UsedLoops;
+      for (size_t D = 0; D < Subs.size() && Covers; ++D) {
+        const VarDecl *V = varOf(Subs[D]);
+        auto L = llvm::find_if(Loops,
+                               [&](const LoopLevel &X) { return X.Var == V; });
+        Covers = V && L != Loops.end() && UsedLoops.insert(V).second &&
+                 L->UnitStep && !L->Decreasing && L->Cmp == BO_LT;
+        if (!Covers)
+          break;
+        Expr::EvalResult Lb;
+        Covers = L->Lb->EvaluateAsInt(Lb, Ctx) && Lb.Val.getInt() == 0;
+        if (!Covers)
+          break;
+        std::string Ub = normalised(SM, LO, L->Ub);
+        std::string Want = Extents[D];
+        Want.erase(std::remove_if(Want.begin(), Want.end(), llvm::isSpace),
+                   Want.end());
+        while (Want.size() > 2 && Want.front() == '(' && Want.back() == ')')
+          Want = Want.substr(1, Want.size() - 2);
+        Expr::EvalResult UbV;
+        if (L->Ub->EvaluateAsInt(UbV, Ctx))
+          Ub = std::to_string(UbV.Val.getInt().getExtValue());
+        Covers = Ub == Want;
+        // The same variable or expression once conversions are set aside:
+        // `i < n` against malloc((size_t)n * sizeof *y).
+        if (!Covers && D == 0 && A.CountExpr) {
+          Expr::EvalResult CV;
+          if (A.CountExpr->EvaluateAsInt(CV, Ctx))
+            Covers = Ub == std::to_string(CV.Val.getInt().getExtValue());
+          else
+            Covers = normalised(SM, LO, L->Ub->IgnoreParenCasts()) ==
+                     normalised(SM, LO, A.CountExpr->IgnoreParenCasts());
+        }
+      }
+      if (Covers && UsedLoops.size() == Subs.size()) {
+        // Every read of the array comes after this store in the body?
+        // Reads before it (in earlier statements) would see stale data.
+        bool ReadBefore = false;
+        for (const Stmt *T : Bodies) {
+          if (T == S)
+            break;
+          UseCollector X(Ctx);
+          X.TraverseStmt(const_cast<Stmt *>(T));
+          if (X.Uses.count(A.Var) && !isa<ForStmt>(T))
+            ReadBefore = true;
+          if (auto *F = dyn_cast<ForStmt>(T);
+              F && X.Uses.count(A.Var) &&
+              !F->getBody()->getSourceRange().fullyContains(
+                  S->getSourceRange()))
+            ReadBefore = true;
+        }
+        if (!ReadBefore) {
+          A.WrittenInFull = true;
+          break;
+        }
+      }
+    }
+  }
+}
+
+bool Offloader::checkIndependence(const KernelPlan &P, const VarDecl *I,
+                                  const VarDecl *J, const LoopLevel &Inner,
+                                  std::string &Why) {
+  const Stmt *Body = Inner.For->getBody();
+  UseCollector U(Ctx);
+  U.TraverseStmt(const_cast<Stmt *>(Body));
+  for (const FunctionDecl *F : U.Calls)
+    if (!DeviceMath.count(F->getName())) {
+      Why = "it calls '" + F->getNameAsString() + "'";
+      return false;
+    }
+  if (hasOwnJump(Body, true, false)) {
+    Why = "the inner loop breaks";
+    return false;
+  }
+  for (const VarDecl *V : U.Order) {
+    if (U.Declared.count(V))
+      continue;
+    const UseCollector::Use &X = U.Uses[V];
+    if ((X.ScalarWrite || X.AddressTaken) && V != I && V != J) {
+      Why = "the inner loop writes '" + V->getNameAsString() +
+            "', declared outside it";
+      return false;
+    }
+  }
+  // Every array written: all its accesses use one subscript list that holds
+  // i and j each alone (a[i][j]), or i*E + j with j in [0, E).
+  struct Access {
+    const Expr *E;
+    std::string Key;
+  };
+  std::map<const VarDecl *, std::vector<std::string>> Keys;
+  std::function<void(const Stmt *)> Walk = [&](const Stmt *S) {
+    if (!S)
+      return;
+    if (auto *AS = dyn_cast<ArraySubscriptExpr>(S)) {
+      std::vector<const Expr *> Subs;
+      const VarDecl *V = subscripts(AS, Subs);
+      if (V) {
+        std::string Key;
+        for (const Expr *X : Subs)
+          Key += "[" + normalised(SM, LO, X) + "]";
+        Keys[V].push_back(Key);
+        for (const Expr *X : Subs)
+          Walk(X);
+        return;
+      }
+    }
+    for (const Stmt *C : S->children())
+      Walk(C);
+  };
+  Walk(Body);
+  std::string IN = I->getNameAsString(), JN = J->getNameAsString();
+  std::string Extent = normalised(SM, LO, Inner.Ub);
+  for (const MappedArray &A : P.Arrays) {
+    if (!A.Written)
+      continue;
+    auto &K = Keys[A.Var];
+    if (K.empty()) {
+      Why = "'" + A.Name + "' is written other than by subscript";
+      return false;
+    }
+    if (llvm::any_of(K, [&](const std::string &X) { return X != K[0]; })) {
+      Why = "'" + A.Name + "' is accessed at different subscripts (" + K[0] +
+            ", ...)";
+      return false;
+    }
+    const std::string &Key = K[0];
+    bool TwoD = Key.find("[" + IN + "]") != std::string::npos &&
+                Key.find("[" + JN + "]") != std::string::npos;
+    Expr::EvalResult Lb;
+    bool JFromZero = Inner.Lb->EvaluateAsInt(Lb, Ctx) && Lb.Val.getInt() == 0 &&
+                     Inner.UnitStep && !Inner.Decreasing && Inner.Cmp == BO_LT;
+    bool Flat = JFromZero && (Key == "[" + IN + "*" + Extent + "+" + JN + "]" ||
+                              Key == "[" + Extent + "*" + IN + "+" + JN + "]" ||
+                              Key == "[" + JN + "+" + IN + "*" + Extent + "]" ||
+                              Key == "[" + JN + "+" + Extent + "*" + IN + "]");
+    if (!TwoD && !Flat) {
+      Why = "the subscript " + Key + " of '" + A.Name +
+            "' does not give each (" + IN + ", " + JN + ") its own element";
+      return false;
+    }
+  }
+  return true;
+}
+
+void Offloader::trySwap(KernelPlan &P) {
+  // Seed 002's parallel loop swap: the parallel loop i strides through
+  // memory, an inner loop j is contiguous. When every iteration of the nest
+  // is independent, j becomes the fast (x) thread dimension and i the slow
+  // one (y): consecutive threads touch consecutive addresses.
+  const Stmt *Inner = soleStatement(P.Body);
+  auto *For = dyn_cast_or_null<ForStmt>(Inner);
+  if (!For || !P.Reductions.empty())
+    return;
+  const VarDecl *I = P.Levels[0].Var;
+  LoopLevel L;
+  KernelPlan Scratch;
+  if (!analyseLoop(Scratch, For, L))
+    return;
+  // Strided in i, contiguous in j: some access a[..i..][j] or a[i*E + j].
+  bool Strided = false;
+  std::string JN = L.Var->getNameAsString(), IN = I->getNameAsString();
+  std::function<void(const Stmt *)> Walk = [&](const Stmt *S) {
+    if (!S || Strided)
+      return;
+    if (auto *AS = dyn_cast<ArraySubscriptExpr>(S)) {
+      std::vector<const Expr *> Subs;
+      if (subscripts(AS, Subs) && !Subs.empty()) {
+        std::string Last = normalised(SM, LO, Subs.back());
+        UseCollector Idx(Ctx);
+        Idx.TraverseStmt(const_cast<Expr *>(Subs.back()));
+        bool IInFront = false;
+        for (size_t K = 0; K + 1 < Subs.size(); ++K) {
+          UseCollector F(Ctx);
+          F.TraverseStmt(const_cast<Expr *>(Subs[K]));
+          IInFront |= F.Uses.count(I) > 0;
+        }
+        bool EndsInJ = Last == JN ||
+                       llvm::StringRef(Last).ends_with("+" + JN) ||
+                       llvm::StringRef(Last).starts_with(JN + "+");
+        if (EndsInJ && (IInFront || (Subs.size() == 1 && Idx.Uses.count(I))))
+          Strided = true;
+      }
+    }
+    for (const Stmt *C : S->children())
+      Walk(C);
+  };
+  Walk(For->getBody());
+  if (!Strided)
+    return;
+  // Rectangular: j's bounds do not use i.
+  UseCollector B(Ctx);
+  for (const Expr *E : {L.Lb, L.Ub, L.Step})
+    if (E)
+      B.TraverseStmt(const_cast<Expr *>(E));
+  std::string Why;
+  if (B.Uses.count(I))
+    Why = "the bounds of '" + JN + "' depend on '" + IN + "'";
+  else
+    checkIndependence(P, I, L.Var, L, Why);
+  if (!Why.empty()) {
+    P.SwapNote = "the accesses stride by rows of '" + IN +
+                 "' but the nest was not swapped: " + Why;
+    return;
+  }
+  P.Levels.push_back(L);
+  P.Body = For->getBody();
+  P.Swapped = true;
+  llvm::erase(P.Private, L.Var);
+  P.SwapNote = "loop swap: '" + JN +
+               "' (contiguous in memory) now runs "
+               "across consecutive threads and '" +
+               IN + "' across the grid's y dimension; legal because every (" +
+               IN + ", " + JN + ") iteration touches its own elements";
+}
+
+KernelPlan &Offloader::plan(const OMPExecutableDirective *D) {
+  auto [It, New] = Plans.try_emplace(D);
+  KernelPlan &P = It->second;
+  if (New) {
+    P.Directive = D;
+    P.Function = CurrentFunction;
+    analyseDirective(P);
+    if (P.Refusal.empty()) {
+      std::string Base = "ww_omp_" + CurrentFunction->getNameAsString() + "_L" +
+                         std::to_string(P.Line);
+      std::string Name = Base;
+      for (unsigned K = 2; KernelNames.count(Name); ++K)
+        Name = Base + "_" + std::to_string(K);
+      KernelNames.insert(Name);
+      P.Name = Name;
+      FunctionKernels.push_back(&P);
+    }
+  }
+  return P;
+}
+
+// --- regions ---------------------------------------------------------------
+
+std::optional<Offloader::Unit> Offloader::unitOf(const Stmt *S) {
+  if (auto *D = dyn_cast<OMPExecutableDirective>(S)) {
+    KernelPlan &P = plan(D);
+    if (!P.Refusal.empty())
+      return std::nullopt;
+    Unit U;
+    U.S = S;
+    U.Kernels = {&P};
+    return U;
+  }
+  // A host loop whose body is offloaded loops and statements that touch
+  // none of their data (a time-step loop): the data stays on the device for
+  // all its iterations.
+  const Stmt *Body = nullptr;
+  std::vector<const Stmt *> Header;
+  if (auto *F = dyn_cast<ForStmt>(S)) {
+    Body = F->getBody();
+    Header = {F->getInit(), F->getCond(), F->getInc()};
+  } else if (auto *W = dyn_cast<WhileStmt>(S)) {
+    Body = W->getBody();
+    Header = {W->getCond()};
+  } else if (auto *Do = dyn_cast<DoStmt>(S)) {
+    Body = Do->getBody();
+    Header = {Do->getCond()};
+  }
+  auto *C = dyn_cast_or_null<CompoundStmt>(Body);
+  if (!C)
+    return std::nullopt;
+  Unit U;
+  U.S = S;
+  U.InLoop = true;
+  std::vector<const Stmt *> Others(Header.begin(), Header.end());
+  for (const Stmt *X : C->body()) {
+    if (auto *D = dyn_cast<OMPExecutableDirective>(X)) {
+      KernelPlan &P = plan(D);
+      if (!P.Refusal.empty())
+        return std::nullopt;
+      U.Kernels.push_back(&P);
+    } else
+      Others.push_back(X);
+  }
+  if (U.Kernels.empty())
+    return std::nullopt;
+  std::set<const VarDecl *> Mapped = mappedVars(U);
+  std::set<const VarDecl *> Extents = extentVars(U.Kernels);
+  for (const Stmt *X : Others)
+    if (X && (!inert(X, Mapped) || writesAny(X, Extents)))
+      return std::nullopt;
+  return U;
+}
+
+std::set<const VarDecl *> Offloader::mappedVars(const Unit &U) {
+  std::set<const VarDecl *> Out;
+  for (const KernelPlan *P : U.Kernels)
+    for (const MappedArray &A : P->Arrays)
+      Out.insert(A.Var);
+  return Out;
+}
+
+bool Offloader::inert(const Stmt *S, const std::set<const VarDecl *> &Mapped) {
+  // Touches none of the device data, cannot reach it through a call, and
+  // cannot leave the region early.
+  bool OK = true;
+  std::function<void(const Stmt *)> Walk = [&](const Stmt *X) {
+    if (!X || !OK)
+      return;
+    if (isa<CallExpr>(X) || isa<ReturnStmt>(X) || isa<GotoStmt>(X) ||
+        isa<BreakStmt>(X) || isa<ContinueStmt>(X) ||
+        isa<OMPExecutableDirective>(X) || isa<GCCAsmStmt>(X) ||
+        isa<LabelStmt>(X) || isa<IndirectGotoStmt>(X)) {
+      OK = false;
+      return;
+    }
+    if (auto *DR = dyn_cast<DeclRefExpr>(X))
+      if (auto *V = dyn_cast<VarDecl>(DR->getDecl()); V && Mapped.count(V)) {
+        OK = false;
+        return;
+      }
+    for (const Stmt *C : X->children())
+      Walk(C);
+  };
+  Walk(S);
+  return OK;
+}
+
+void Offloader::walk(const Stmt *S, bool InHostLoop) {
+  if (!S)
+    return;
+  if (auto *C = dyn_cast<CompoundStmt>(S)) {
+    walkCompound(C, InHostLoop);
+    return;
+  }
+  if (auto *D = dyn_cast<OMPExecutableDirective>(S)) {
+    // Not directly in a block (the body of an if without braces): a region
+    // of its own, inside its launch block.
+    KernelPlan &P = plan(D);
+    if (P.Refusal.empty()) {
+      Region R;
+      Unit U;
+      U.S = S;
+      U.Kernels = {&P};
+      R.Units = {U};
+      R.First = R.Last = S;
+      R.InsideBlock = true;
+      finishRegion(R, InHostLoop);
+    }
+    return;
+  }
+  bool Loop = isa<ForStmt>(S) || isa<WhileStmt>(S) || isa<DoStmt>(S);
+  for (const Stmt *C : S->children())
+    walk(C, InHostLoop || Loop);
+}
+
+void Offloader::walkCompound(const CompoundStmt *C, bool InHostLoop) {
+  std::vector<const Stmt *> Kids(C->body_begin(), C->body_end());
+  size_t I = 0;
+  while (I < Kids.size()) {
+    std::optional<Unit> First = unitOf(Kids[I]);
+    if (!First) {
+      if (!isa<OMPExecutableDirective>(Kids[I]))
+        walk(Kids[I], InHostLoop);
+      ++I;
+      continue;
+    }
+    // Extend over units and inert statements; cut where an inert statement
+    // turns out to touch data of a later unit.
+    std::vector<std::pair<size_t, std::optional<Unit>>> Span = {{I, First}};
+    size_t J = I + 1;
+    for (; J < Kids.size(); ++J) {
+      std::optional<Unit> U = unitOf(Kids[J]);
+      if (U) {
+        Span.push_back({J, U});
+        continue;
+      }
+      if (isa<OMPExecutableDirective>(Kids[J]))
+        break;
+      Span.push_back({J, std::nullopt});
+    }
+    // Trailing non-units are not part of the region.
+    while (!Span.back().second)
+      Span.pop_back();
+    for (bool Changed = true; Changed;) {
+      Changed = false;
+      std::set<const VarDecl *> Mapped;
+      std::vector<KernelPlan *> Ks;
+      for (auto &[K, U] : Span)
+        if (U) {
+          auto M = mappedVars(*U);
+          Mapped.insert(M.begin(), M.end());
+          Ks.insert(Ks.end(), U->Kernels.begin(), U->Kernels.end());
+        }
+      std::set<const VarDecl *> Extents = extentVars(Ks);
+      for (size_t K = 0; K < Span.size(); ++K)
+        if (!Span[K].second && (!inert(Kids[Span[K].first], Mapped) ||
+                                writesAny(Kids[Span[K].first], Extents))) {
+          Span.resize(K);
+          while (!Span.back().second)
+            Span.pop_back();
+          Changed = true;
+          break;
+        }
+    }
+    Region R;
+    for (auto &[K, U] : Span)
+      if (U)
+        R.Units.push_back(*U);
+    R.First = Kids[Span.front().first];
+    R.Last = Kids[Span.back().first];
+    finishRegion(R, InHostLoop);
+    I = Span.back().first + 1;
+  }
+}
+
+bool Offloader::usedOnlyIn(const VarDecl *V, const Region &R) {
+  // Every reference to V in the function is inside the region, V's own
+  // malloc, or free(V): the host never sees its contents.
+  if (!V->isLocalVarDecl() || V->isStaticLocal())
+    return false;
+  unsigned B = offset(R.First->getBeginLoc()), E = endOf(R.Last);
+  bool OK = true;
+  std::function<void(const Stmt *, const Stmt *)> Walk = [&](const Stmt *S,
+                                                             const Stmt *Up) {
+    if (!S || !OK)
+      return;
+    if (auto *DR = dyn_cast<DeclRefExpr>(S); DR && DR->getDecl() == V) {
+      unsigned O = offset(DR->getLocation());
+      if (O >= B && O < E)
+        return;
+      bool Allowed = false;
+      if (auto *Call = dyn_cast_or_null<CallExpr>(Up))
+        if (auto *F = Call->getDirectCallee(); F && F->getName() == "free")
+          Allowed = true;
+      if (auto *Bin = dyn_cast_or_null<BinaryOperator>(Up);
+          Bin && Bin->getOpcode() == BO_Assign && varOf(Bin->getLHS()) == V)
+        Allowed = true;
+      if (!Allowed)
+        OK = false;
+      return;
+    }
+    // Look through casts to the call or assignment above.
+    const Stmt *Next = (isa<ImplicitCastExpr>(S) || isa<ParenExpr>(S) ||
+                        isa<CStyleCastExpr>(S))
+                           ? Up
+                           : S;
+    for (const Stmt *C : S->children())
+      Walk(C, Next);
+  };
+  Walk(R.First->getBeginLoc().isValid() ? CurrentFunction->getBody() : nullptr,
+       nullptr);
+  return OK;
+}
+
+void Offloader::finishRegion(Region &R, bool InHostLoop) {
+  R.Index = Regions.size() + 1;
+  // Arrays in first-use order; the first kernel that touches an array
+  // decides whether it must be copied in.
+  std::map<const VarDecl *, bool> Written;
+  std::map<const VarDecl *, bool> CopyIn, CopyOut;
+  std::map<const VarDecl *, std::string> FirstExtent;
+  for (const Unit &U : R.Units)
+    for (KernelPlan *P : U.Kernels)
+      for (const MappedArray &A : P->Arrays) {
+        bool First = !CopyIn.count(A.Var);
+        if (First) {
+          R.Arrays.push_back(A.Var);
+          bool In;
+          std::string Why;
+          if (A.WrittenInFull && !U.InLoop) {
+            In = false;
+            Why = "not copied in: line " + std::to_string(P->Line) +
+                  " writes all of it first";
+          } else if ((A.Map == MapKind::From || A.Map == MapKind::Alloc) &&
+                     !U.InLoop) {
+            In = true;
+            Why = std::string("copied in although mapped '") +
+                  (A.Map == MapKind::From ? "from" : "alloc") +
+                  "': the loop at line " + std::to_string(P->Line) +
+                  " is not proven to write every element, and the ones it "
+                  "skips must keep their values";
+          } else if (A.Map == MapKind::None && !A.Read && !A.Written) {
+            In = false;
+          } else {
+            In = true;
+          }
+          CopyIn[A.Var] = In;
+          if (!Why.empty())
+            R.Why[A.Var] = Why;
+          FirstExtent[A.Var] = A.Offset + "+" + A.Count;
+        } else if (FirstExtent[A.Var] != A.Offset + "+" + A.Count &&
+                   A.ExtentFrom == "its map clause") {
+          // Different sections of one array: the first one's extent is used;
+          // a later, different one could reach past it.
+          P->Notes.push_back("'" + A.Name +
+                             "' is mapped with a different "
+                             "section than at its first use in this region; "
+                             "the first section's extent is used");
+        }
+        Written[A.Var] = Written[A.Var] || A.Written;
+        bool Out = A.Written;
+        if (A.Map == MapKind::To || A.Map == MapKind::Alloc)
+          Out = false;
+        if (A.Map == MapKind::From || A.Map == MapKind::ToFrom)
+          Out = Out || A.Map == MapKind::ToFrom || A.Map == MapKind::From;
+        CopyOut[A.Var] = CopyOut[A.Var] || Out;
+      }
+  for (const VarDecl *V : R.Arrays) {
+    bool Out = CopyOut[V];
+    if (Out && !InHostLoop && usedOnlyIn(V, R)) {
+      Out = false;
+      R.Why[V] = (R.Why.count(V) ? R.Why[V] + "; " : std::string()) +
+                 "not copied out: the host never reads it afterwards";
+    }
+    R.CopyInOut[V] = {CopyIn[V], Out};
+  }
+  Regions.push_back(R);
+}
+
+// --- emission --------------------------------------------------------------
+
+const char *Preamble =
+    R"(// Generated by warpwise offload from OpenMP source: each offloaded loop is
+// a __global__ kernel below the original's place; the host code around its
+// launch moves the data. Compile with nvcc; -DWARPWISE_OFFLOAD_TIMING prints
+// each kernel's time (CUDA events) to standard error.
+#include <cfloat>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#ifndef WW_OMP_SUPPORT
+#define WW_OMP_SUPPORT
+#define WW_OMP_CHECK(call)                                                     \
+  do {                                                                         \
+    cudaError_t ww_err = (call);                                               \
+    if (ww_err != cudaSuccess) {                                               \
+      fprintf(stderr, "%s:%d: CUDA error: %s\n", __FILE__, __LINE__,           \
+              cudaGetErrorString(ww_err));                                     \
+      exit(1);                                                                 \
+    }                                                                          \
+  } while (0)
+#ifdef WARPWISE_OFFLOAD_TIMING
+#define WW_OMP_TIME_BEGIN                                                      \
+  cudaEvent_t ww_t0, ww_t1;                                                    \
+  cudaEventCreate(&ww_t0);                                                     \
+  cudaEventCreate(&ww_t1);                                                     \
+  cudaEventRecord(ww_t0);
+#define WW_OMP_TIME_END(name)                                                  \
+  {                                                                            \
+    float ww_ms = 0;                                                           \
+    cudaEventRecord(ww_t1);                                                    \
+    cudaEventSynchronize(ww_t1);                                               \
+    cudaEventElapsedTime(&ww_ms, ww_t0, ww_t1);                                \
+    fprintf(stderr, "kernel_ms %s %.6f\n", name, ww_ms);                       \
+    cudaEventDestroy(ww_t0);                                                   \
+    cudaEventDestroy(ww_t1);                                                   \
+  }
+#else
+#define WW_OMP_TIME_BEGIN
+#define WW_OMP_TIME_END(name)
+#endif
+/// Blocks for \p n items of \p per_block each, at least 1, at most \p cap.
+static inline unsigned ww_omp_blocks(long long n, unsigned per_block,
+                                     unsigned cap) {
+  long long b = (n + per_block - 1) / per_block;
+  return b < 1 ? 1u : b > (long long)cap ? cap : (unsigned)b;
+}
+struct ww_omp_plus {
+  template <class T> __host__ __device__ T operator()(T a, T b) const {
+    return a + b;
+  }
+};
+struct ww_omp_times {
+  template <class T> __host__ __device__ T operator()(T a, T b) const {
+    return a * b;
+  }
+};
+struct ww_omp_min {
+  template <class T> __host__ __device__ T operator()(T a, T b) const {
+    return b < a ? b : a;
+  }
+};
+struct ww_omp_max {
+  template <class T> __host__ __device__ T operator()(T a, T b) const {
+    return a < b ? b : a;
+  }
+};
+/// The reduction of \p v over the block (blockDim a multiple of 32): warp
+/// shuffles, then the warps' results through shared memory. Valid in thread
+/// 0. Every thread of the block must call it.
+template <class T, class Op>
+__device__ T ww_omp_block_reduce(T v, Op op, T identity) {
+  __shared__ T ww_warp_results[32];
+  unsigned tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+  unsigned threads = blockDim.x * blockDim.y * blockDim.z;
+  __syncthreads(); // an earlier reduction may still read ww_warp_results
+  for (int o = 16; o > 0; o >>= 1)
+    v = op(v, __shfl_down_sync(0xffffffffu, v, o));
+  if (tid % 32 == 0)
+    ww_warp_results[tid / 32] = v;
+  __syncthreads();
+  if (tid < 32) {
+    v = tid < threads / 32 ? ww_warp_results[tid] : identity;
+    for (int o = 16; o > 0; o >>= 1)
+      v = op(v, __shfl_down_sync(0xffffffffu, v, o));
+  }
+  return v;
+}
+#endif
+)";
+
+std::string Offloader::kernelText(const KernelPlan &P) {
+  std::string Out;
+  llvm::raw_string_ostream OS(Out);
+  OS << "// warpwise offload: '" << P.PragmaText << "' at line " << P.Line
+     << ".\n";
+  OS << "__global__ void " << P.Name << "(";
+  std::vector<std::string> Params;
+  for (const MappedArray &A : P.Arrays)
+    Params.push_back(typeText(A.DeviceType, A.Name));
+  for (const VarDecl *V : P.ByValue)
+    Params.push_back(typeText(V->getType().getUnqualifiedType(), V->getName()));
+  size_t Dims = P.Levels.size();
+  for (size_t K = 0; K < Dims; ++K) {
+    const LoopLevel &L = P.Levels[K];
+    std::string T = typeText(L.Var->getType().getUnqualifiedType());
+    std::string C = Ctx.getTypeSize(L.Var->getType()) > 32
+                        ? "unsigned long long"
+                        : "unsigned int";
+    Params.push_back(T + " ww_lb" + std::to_string(K));
+    if (!L.UnitStep || L.Decreasing)
+      Params.push_back(T + " ww_st" + std::to_string(K));
+    Params.push_back(C + " ww_n" + std::to_string(K));
+  }
+  for (size_t K = 0; K < P.Reductions.size(); ++K)
+    Params.push_back(
+        typeText(P.Reductions[K].Var->getType().getUnqualifiedType()) +
+        " *ww_part" + std::to_string(K));
+  for (size_t K = 0; K < Params.size(); ++K)
+    OS << (K ? ", " : "") << Params[K];
+  OS << ") {\n";
+  for (const ReductionVar &R : P.Reductions)
+    OS << "  "
+       << typeText(R.Var->getType().getUnqualifiedType(), R.Var->getName())
+       << " = " << R.Identity << ";\n";
+  // Thread dims: the innermost level is x (contiguous), then y, then z.
+  const char *Axis[] = {"x", "y", "z"};
+  std::string Indent = "  ";
+  for (size_t K = 0; K < Dims; ++K) {
+    const LoopLevel &L = P.Levels[K];
+    const char *A = Axis[Dims - 1 - K];
+    std::string C = Ctx.getTypeSize(L.Var->getType()) > 32
+                        ? "unsigned long long"
+                        : "unsigned int";
+    std::string T = "ww_t" + std::to_string(K);
+    OS << Indent << "for (" << C << " " << T << " = (" << C << ")blockIdx." << A
+       << " * blockDim." << A << " + threadIdx." << A << "; " << T << " < ww_n"
+       << K << "; " << T << " += (" << C << ")gridDim." << A << " * blockDim."
+       << A << ")" << (K + 1 == Dims ? " {\n" : "\n");
+    Indent += "  ";
+  }
+  for (size_t K = 0; K < Dims; ++K) {
+    const LoopLevel &L = P.Levels[K];
+    std::string T = typeText(L.Var->getType().getUnqualifiedType());
+    OS << Indent << T << " " << L.Var->getName() << " = ww_lb" << K << " + ("
+       << T << ")ww_t" << K;
+    if (!L.UnitStep || L.Decreasing)
+      OS << " * ww_st" << K;
+    OS << ";\n";
+  }
+  for (const VarDecl *V : P.Private)
+    OS << Indent << typeText(V->getType(), V->getName()) << ";\n";
+  std::string Body = textOf(SM, LO, P.Body->getSourceRange());
+  unsigned BE = stmtEnd(P.Body);
+  unsigned BB = offset(P.Body->getBeginLoc());
+  Body = Contents.substr(BB, BE - BB).str();
+  OS << Indent << Body << "\n";
+  Indent.resize(2);
+  OS << "  }\n";
+  if (!P.Reductions.empty()) {
+    OS << "  unsigned ww_block = blockIdx.x + gridDim.x * (blockIdx.y + "
+          "gridDim.y * blockIdx.z);\n";
+    OS << "  bool ww_first = threadIdx.x == 0 && threadIdx.y == 0 && "
+          "threadIdx.z == 0;\n";
+    for (size_t K = 0; K < P.Reductions.size(); ++K) {
+      const ReductionVar &R = P.Reductions[K];
+      std::string N = R.Var->getNameAsString();
+      OS << "  " << N << " = ww_omp_block_reduce(" << N << ", " << R.Op
+         << "(), " << R.Identity << ");\n";
+      OS << "  if (ww_first)\n    ww_part" << K << "[ww_block] = " << N
+         << ";\n";
+    }
+  }
+  OS << "}\n";
+  return Out;
+}
+
+std::string Offloader::launchText(const KernelPlan &P, const Region &R) {
+  std::string Out;
+  llvm::raw_string_ostream OS(Out);
+  OS << "{ // warpwise offload: '" << P.PragmaText << "' -> " << P.Name << "\n";
+  if (R.InsideBlock)
+    OS << prologue(R);
+  size_t Dims = P.Levels.size();
+  std::string Cond;
+  for (size_t K = 0; K < Dims; ++K) {
+    const LoopLevel &L = P.Levels[K];
+    std::string T = typeText(L.Var->getType().getUnqualifiedType());
+    std::string Ks = std::to_string(K);
+    OS << "  const long long ww_lb" << Ks << " = (long long)("
+       << textOf(SM, LO, L.Lb->getSourceRange()) << ");\n";
+    OS << "  const long long ww_ub" << Ks << " = (long long)("
+       << textOf(SM, LO, L.Ub->getSourceRange()) << ");\n";
+    OS << "  const long long ww_st" << Ks << " = "
+       << (L.Step
+               ? "(long long)(" + textOf(SM, LO, L.Step->getSourceRange()) + ")"
+               : std::string("1"))
+       << ";\n";
+    OS << "  const long long ww_n" << Ks << " = ";
+    switch (L.Cmp) {
+    case BO_LT:
+      OS << "ww_ub" << Ks << " > ww_lb" << Ks << " ? (ww_ub" << Ks << " - ww_lb"
+         << Ks << " + ww_st" << Ks << " - 1) / ww_st" << Ks << " : 0;\n";
+      break;
+    case BO_LE:
+      OS << "ww_ub" << Ks << " >= ww_lb" << Ks << " ? (ww_ub" << Ks
+         << " - ww_lb" << Ks << ") / ww_st" << Ks << " + 1 : 0;\n";
+      break;
+    case BO_GT:
+      OS << "ww_lb" << Ks << " > ww_ub" << Ks << " ? (ww_lb" << Ks << " - ww_ub"
+         << Ks << " + ww_st" << Ks << " - 1) / ww_st" << Ks << " : 0;\n";
+      break;
+    default: // BO_GE
+      OS << "ww_lb" << Ks << " >= ww_ub" << Ks << " ? (ww_lb" << Ks
+         << " - ww_ub" << Ks << ") / ww_st" << Ks << " + 1 : 0;\n";
+      break;
+    }
+    Cond += (Cond.empty() ? "" : " && ") + std::string("ww_n") + Ks + " > 0";
+  }
+  OS << "  if (" << Cond << ") {\n";
+  bool Red = !P.Reductions.empty();
+  if (Dims == 1) {
+    OS << "    dim3 ww_block(" << Opts.BlockSize << ");\n";
+    OS << "    dim3 ww_grid(ww_omp_blocks(ww_n0, " << Opts.BlockSize << ", "
+       << (Red ? MaxReductionBlocks : MaxBlocks1D) << "));\n";
+  } else if (Dims == 2) {
+    unsigned Cap = Red ? 32 : MaxBlocksPerDim;
+    OS << "    dim3 ww_block(32, 8);\n";
+    OS << "    dim3 ww_grid(ww_omp_blocks(ww_n1, 32, " << Cap
+       << "), ww_omp_blocks(ww_n0, 8, " << Cap << "));\n";
+  } else {
+    unsigned Cap = Red ? 10 : MaxBlocksPerDim;
+    OS << "    dim3 ww_block(32, 4, 2);\n";
+    OS << "    dim3 ww_grid(ww_omp_blocks(ww_n2, 32, " << Cap
+       << "), ww_omp_blocks(ww_n1, 4, " << Cap << "), ww_omp_blocks(ww_n0, 2, "
+       << (Red ? 10 : 65535) << "));\n";
+  }
+  OS << "    WW_OMP_TIME_BEGIN\n";
+  OS << "    " << P.Name << "<<<ww_grid, ww_block>>>(";
+  std::vector<std::string> Args;
+  for (const MappedArray &A : P.Arrays)
+    Args.push_back(deviceName(R, A.Var));
+  for (const VarDecl *V : P.ByValue)
+    Args.push_back(V->getNameAsString());
+  for (size_t K = 0; K < Dims; ++K) {
+    const LoopLevel &L = P.Levels[K];
+    std::string T = typeText(L.Var->getType().getUnqualifiedType());
+    std::string C = Ctx.getTypeSize(L.Var->getType()) > 32
+                        ? "unsigned long long"
+                        : "unsigned int";
+    std::string Ks = std::to_string(K);
+    Args.push_back("(" + T + ")ww_lb" + Ks);
+    if (!L.UnitStep || L.Decreasing)
+      Args.push_back("(" + T + ")(" + (L.Decreasing ? "-" : "") + "ww_st" + Ks +
+                     ")");
+    Args.push_back("(" + C + ")ww_n" + Ks);
+  }
+  for (size_t K = 0; K < P.Reductions.size(); ++K)
+    Args.push_back("ww_d" + std::to_string(R.Index) + "_" + P.Name + "_part" +
+                   std::to_string(K));
+  for (size_t K = 0; K < Args.size(); ++K)
+    OS << (K ? ", " : "") << Args[K];
+  OS << ");\n";
+  OS << "    WW_OMP_CHECK(cudaGetLastError());\n";
+  OS << "    WW_OMP_TIME_END(\"" << P.Name << "\")\n";
+  for (size_t K = 0; K < P.Reductions.size(); ++K) {
+    const ReductionVar &RV = P.Reductions[K];
+    std::string T = typeText(RV.Var->getType().getUnqualifiedType());
+    std::string Dev = "ww_d" + std::to_string(R.Index) + "_" + P.Name +
+                      "_part" + std::to_string(K);
+    std::string Host = "ww_h_part" + std::to_string(K);
+    OS << "    " << T << " " << Host << "[" << MaxReductionBlocks << "];\n";
+    OS << "    const unsigned ww_blocks" << K
+       << " = ww_grid.x * ww_grid.y * ww_grid.z;\n";
+    OS << "    WW_OMP_CHECK(cudaMemcpy(" << Host << ", " << Dev << ", ww_blocks"
+       << K << " * sizeof(" << T << "), cudaMemcpyDeviceToHost));\n";
+    OS << "    for (unsigned ww_b = 0; ww_b < ww_blocks" << K << "; ++ww_b)\n";
+    OS << "      " << RV.Var->getName() << " = " << RV.Op << "()("
+       << RV.Var->getName() << ", " << Host << "[ww_b]);\n";
+  }
+  OS << "  }\n";
+  if (R.InsideBlock)
+    OS << epilogue(R);
+  OS << "}";
+  return Out;
+}
+
+std::string Offloader::prologue(const Region &R) {
+  std::string Out;
+  llvm::raw_string_ostream OS(Out);
+  std::map<const VarDecl *, const MappedArray *> Info;
+  for (const Unit &U : R.Units)
+    for (const KernelPlan *P : U.Kernels)
+      for (const MappedArray &A : P->Arrays)
+        Info.try_emplace(A.Var, &A);
+  for (const VarDecl *V : R.Arrays) {
+    const MappedArray &A = *Info[V];
+    std::string D = deviceName(R, V);
+    auto [In, Out_] = R.CopyInOut.at(V);
+    (void)Out_;
+    bool At0 = A.Offset == "0";
+    std::string Elems =
+        At0 ? "(size_t)" + A.Count
+            : "((size_t)" + A.Offset + " + (size_t)" + A.Count + ")";
+    OS << typeText(A.DeviceType, D) << " = 0;\n";
+    OS << "WW_OMP_CHECK(cudaMalloc((void **)&" << D << ", " << Elems
+       << " * sizeof(*" << D << ")));\n";
+    if (In)
+      OS << "WW_OMP_CHECK(cudaMemcpy(" << D << (At0 ? "" : " + " + A.Offset)
+         << ", " << A.Name << (At0 ? "" : " + " + A.Offset) << ", (size_t)"
+         << A.Count << " * sizeof(*" << D << "), cudaMemcpyHostToDevice));\n";
+  }
+  for (const Unit &U : R.Units)
+    for (const KernelPlan *P : U.Kernels)
+      for (size_t K = 0; K < P->Reductions.size(); ++K) {
+        std::string T =
+            typeText(P->Reductions[K].Var->getType().getUnqualifiedType());
+        std::string D = "ww_d" + std::to_string(R.Index) + "_" + P->Name +
+                        "_part" + std::to_string(K);
+        OS << T << " *" << D << " = 0;\n";
+        OS << "WW_OMP_CHECK(cudaMalloc((void **)&" << D << ", "
+           << MaxReductionBlocks << " * sizeof(" << T << ")));\n";
+      }
+  return Out;
+}
+
+std::string Offloader::epilogue(const Region &R) {
+  std::string Out;
+  llvm::raw_string_ostream OS(Out);
+  std::map<const VarDecl *, const MappedArray *> Info;
+  for (const Unit &U : R.Units)
+    for (const KernelPlan *P : U.Kernels)
+      for (const MappedArray &A : P->Arrays)
+        Info.try_emplace(A.Var, &A);
+  for (const VarDecl *V : R.Arrays) {
+    const MappedArray &A = *Info[V];
+    std::string D = deviceName(R, V);
+    bool At0 = A.Offset == "0";
+    if (R.CopyInOut.at(V).second)
+      OS << "WW_OMP_CHECK(cudaMemcpy(" << A.Name
+         << (At0 ? "" : " + " + A.Offset) << ", " << D
+         << (At0 ? "" : " + " + A.Offset) << ", (size_t)" << A.Count
+         << " * sizeof(*" << D << "), cudaMemcpyDeviceToHost));\n";
+  }
+  for (const VarDecl *V : R.Arrays)
+    OS << "WW_OMP_CHECK(cudaFree(" << deviceName(R, V) << "));\n";
+  for (const Unit &U : R.Units)
+    for (const KernelPlan *P : U.Kernels)
+      for (size_t K = 0; K < P->Reductions.size(); ++K)
+        OS << "WW_OMP_CHECK(cudaFree(ww_d" << R.Index << "_" << P->Name
+           << "_part" << K << "));\n";
+  return Out;
+}
+
+void Offloader::planFunction(const FunctionDecl *F) {
+  CurrentFunction = F;
+  FunctionWrites = WrittenVars();
+  FunctionWrites.TraverseStmt(F->getBody());
+  FunctionKernels.clear();
+  size_t FirstRegion = Regions.size();
+  // Directives anywhere in the function are planned as the walk meets
+  // them; those the walk never makes a unit of are refused ones.
+  walk(F->getBody(), false);
+  // Directives nested where the walk did not look (inside refused
+  // directives) are left alone with them.
+  bool Template = F->getTemplatedKind() != FunctionDecl::TK_NonTemplate ||
+                  isa<CXXMethodDecl>(F) || F->isDependentContext();
+  if (Template) {
+    for (auto &[D, P] : Plans)
+      if (P.Function == F && P.Refusal.empty())
+        P.Refusal = "the loop is in a template or member function, which "
+                    "is not supported";
+    Regions.resize(FirstRegion);
+    return;
+  }
+  // Kernels go right before the function, in source order.
+  std::vector<KernelPlan *> Ks;
+  for (size_t I = FirstRegion; I < Regions.size(); ++I)
+    for (const Unit &U : Regions[I].Units)
+      for (KernelPlan *P : U.Kernels)
+        Ks.push_back(P);
+  llvm::sort(Ks, [](const KernelPlan *A, const KernelPlan *B) {
+    return A->Line < B->Line;
+  });
+  if (Ks.empty())
+    return;
+  std::string Text;
+  for (KernelPlan *P : Ks) {
+    Text += kernelText(*P) + "\n";
+    DeviceFunctions.insert(P->DeviceFunctions.begin(),
+                           P->DeviceFunctions.end());
+  }
+  // Before the function and any comment directly above it? Before the
+  // declaration's first token keeps a leading comment with its function.
+  unsigned B = lineStart(offset(F->getBeginLoc()));
+  // A template<> or attribute line above belongs to the function too.
+  addEdit(B, B, Text);
+}
+
+OffloadResult Offloader::run() {
+  TranslationUnitDecl *TU = Ctx.getTranslationUnitDecl();
+  // Functions of the main file, in order.
+  std::vector<const FunctionDecl *> Functions;
+  for (Decl *D : TU->decls()) {
+    auto *F = dyn_cast<FunctionDecl>(D);
+    if (auto *FT = dyn_cast<FunctionTemplateDecl>(D))
+      F = FT->getTemplatedDecl();
+    if (!F || !F->doesThisDeclarationHaveABody())
+      continue;
+    if (!SM.isInMainFile(SM.getExpansionLoc(F->getLocation())))
+      continue;
+    Functions.push_back(F);
+  }
+  // Directives anywhere (outermost ones): those the walk does not reach are
+  // reported too.
+  std::function<void(const Stmt *,
+                     std::vector<const OMPExecutableDirective *> &)>
+      Outermost = [&](const Stmt *S,
+                      std::vector<const OMPExecutableDirective *> &Found) {
+        if (!S)
+          return;
+        if (auto *D = dyn_cast<OMPExecutableDirective>(S)) {
+          Found.push_back(D);
+          return;
+        }
+        for (const Stmt *C : S->children())
+          Outermost(C, Found);
+      };
+  for (const FunctionDecl *F : Functions) {
+    planFunction(F);
+    std::vector<const OMPExecutableDirective *> Found;
+    Outermost(F->getBody(), Found);
+    for (const OMPExecutableDirective *D : Found)
+      if (!Plans.count(D)) {
+        CurrentFunction = F;
+        KernelPlan &P = plan(D);
+        if (P.Refusal.empty())
+          P.Refusal = "it is nested in host code that is not offloaded";
+      }
+  }
+  std::set<const OMPExecutableDirective *> InRegion;
+  for (const Region &R : Regions) {
+    // Edits: the directives become launches; the region's copies go around.
+    for (const Unit &U : R.Units) {
+      for (const KernelPlan *P : U.Kernels) {
+        InRegion.insert(P->Directive);
+        unsigned B = lineStart(offset(P->Directive->getBeginLoc()));
+        // lineStart keeps the indentation outside the replaced text.
+        unsigned Indented = B;
+        while (Indented < Contents.size() &&
+               (Contents[Indented] == ' ' || Contents[Indented] == '\t'))
+          ++Indented;
+        unsigned E = endOf(P->Directive);
+        Replaced.push_back({Indented, E});
+        addEdit(Indented, E, launchText(*P, R));
+      }
+    }
+    if (!R.InsideBlock) {
+      unsigned B = lineStart(offset(R.First->getBeginLoc()));
+      unsigned E = endOf(R.Last);
+      std::string Head = "// warpwise offload: device data for lines " +
+                         lineOf(R.First->getBeginLoc()) + "-" +
+                         lastLineOf(R.Last) + "\n" + prologue(R);
+      addEdit(B, B, Head);
+      std::string Tail = "\n" + epilogue(R);
+      if (!Tail.empty() && Tail.back() == '\n')
+        Tail.pop_back();
+      addEdit(E, E, Tail);
+    }
+    // The data plan, said once per region.
+    std::string Plan;
+    for (const VarDecl *V : R.Arrays) {
+      auto [In, Out] = R.CopyInOut.at(V);
+      Plan += (Plan.empty() ? "" : "; ") + V->getNameAsString() + ": " +
+              (In && Out ? "copied in and out"
+               : In      ? "copied in"
+               : Out     ? "copied out"
+                         : "device only");
+      if (R.Why.count(V))
+        Plan += " (" + R.Why.at(V) + ")";
+    }
+    unsigned Kernels = 0;
+    for (const Unit &U : R.Units)
+      Kernels += U.Kernels.size();
+    const KernelPlan &First = *R.Units.front().Kernels.front();
+    std::string Msg =
+        Kernels > 1
+            ? "the " + std::to_string(Kernels) + " offloaded loops of lines " +
+                  lineOf(R.First->getBeginLoc()) + "-" + lastLineOf(R.Last) +
+                  " share their device data (no transfer between them)"
+            : "device data of the offloaded loop";
+    if (llvm::any_of(R.Units, [](const Unit &U) { return U.InLoop; }))
+      Msg += ", resident across the iterations of the host loop around them";
+    if (!R.Arrays.empty())
+      Msg += ": " + Plan;
+    decide(First, diag::DataPlan, Severity::Remark, "data", Msg);
+  }
+  // Verdicts, in source order.
+  std::vector<const KernelPlan *> All;
+  for (auto &[D, P] : Plans)
+    All.push_back(&P);
+  llvm::sort(All, [](const KernelPlan *A, const KernelPlan *B) {
+    return std::make_pair(A->Line, A->Column) <
+           std::make_pair(B->Line, B->Column);
+  });
+  for (const KernelPlan *P : All) {
+    if (P->Refusal.empty() && !InRegion.count(P->Directive))
+      const_cast<KernelPlan *>(P)->Refusal =
+          "it is nested in host code that is not offloaded";
+    if (!P->Refusal.empty()) {
+      ++Result.KeptOnHost;
+      decide(*P, diag::KeptOnHost, Severity::Warning, "host",
+             "'" + P->PragmaText + "' stays on the host: " + P->Refusal +
+                 " (build the output with -Xcompiler -fopenmp to keep it "
+                 "parallel on the CPU)");
+      continue;
+    }
+    ++Result.Offloaded;
+    std::string Shape = P->Levels.size() == 1
+                            ? "one thread per iteration"
+                            : std::to_string(P->Levels.size()) +
+                                  "-D grid, x over '" +
+                                  P->Levels.back().Var->getNameAsString() + "'";
+    std::string Red;
+    for (const ReductionVar &R : P->Reductions)
+      Red += (Red.empty() ? "" : ", ") + R.Var->getNameAsString();
+    decide(*P, diag::Offloaded, Severity::Remark, "offloaded",
+           "offloaded as kernel '" + P->Name + "' (" + Shape +
+               (Red.empty() ? ""
+                            : "; reduction of " + Red +
+                                  ": warp shuffles, a block reduction "
+                                  "and one partial per block summed on "
+                                  "the host in block order") +
+               ")");
+    for (const std::string &N : P->Notes)
+      decide(*P, diag::OffloadNote, Severity::Note, "note", N);
+    if (!P->SwapNote.empty())
+      decide(*P, diag::LoopSwap, P->Swapped ? Severity::Remark : Severity::Note,
+             "swap", P->SwapNote);
+    for (const MappedArray &A : P->Arrays)
+      if (A.Map == MapKind::To && A.Written)
+        decide(*P, diag::OffloadNote, Severity::Warning, "note",
+               "'" + A.Name +
+                   "' is written by the loop but mapped 'to': its "
+                   "new values stay on the device, as OpenMP specifies (a CPU "
+                   "build without offloading would see them)");
+  }
+  // Device copies of the functions the kernels call.
+  for (const FunctionDecl *F : DeviceFunctions)
+    for (const FunctionDecl *R : F->redecls()) {
+      if (!SM.isInMainFile(SM.getExpansionLoc(R->getLocation())))
+        continue;
+      unsigned B = offset(R->getBeginLoc());
+      addEdit(B, B, "__host__ __device__ ");
+    }
+  // C leaves the conversion from void * implicit; C++ (nvcc) does not.
+  if (IsC) {
+    class VoidCasts : public RecursiveASTVisitor<VoidCasts> {
+    public:
+      Offloader &O;
+      explicit VoidCasts(Offloader &O) : O(O) {}
+      bool VisitImplicitCastExpr(ImplicitCastExpr *C) {
+        if (C->getCastKind() != CK_BitCast)
+          return true;
+        QualType From = C->getSubExpr()->getType(), To = C->getType();
+        if (!From->isVoidPointerType() || !To->isPointerType() ||
+            To->isVoidPointerType())
+          return true;
+        SourceLocation L = C->getSubExpr()->getBeginLoc();
+        if (L.isMacroID() || !O.SM.isInMainFile(L))
+          return true;
+        unsigned B = O.offset(L);
+        for (auto [RB, RE] : O.Replaced)
+          if (B >= RB && B < RE)
+            return true; // Inside an offloaded loop: the kernel has a copy.
+        O.addEdit(B, B, "(" + O.typeText(To) + ")");
+        return true;
+      }
+    } Casts(*this);
+    for (const FunctionDecl *F : Functions)
+      Casts.TraverseDecl(const_cast<FunctionDecl *>(F));
+  }
+  if (Result.Offloaded == 0 && Edits.empty()) {
+    Result.Output = Contents.str();
+    return Result;
+  }
+  if (Result.Offloaded > 0) {
+    std::string Pre = Preamble;
+    if (IsC)
+      Pre += "#ifndef restrict\n#define restrict __restrict__\n#endif\n";
+    // After the file's own includes and feature macros (which must come
+    // before any header), before its first declaration.
+    unsigned At = 0;
+    for (Decl *D : TU->decls()) {
+      SourceLocation L = SM.getExpansionLoc(D->getBeginLoc());
+      if (D->isImplicit() || !SM.isInMainFile(L))
+        continue;
+      At = lineStart(offset(L));
+      break;
+    }
+    Edits.push_back({At, At, Pre, 0}); // Before the kernels inserted there.
+  }
+  // Apply: insertions at one offset keep their order; no two replacements
+  // may overlap.
+  llvm::sort(Edits, [](const Edit &A, const Edit &B) {
+    if (A.Begin != B.Begin)
+      return A.Begin < B.Begin;
+    bool AI = A.Begin == A.End, BI = B.Begin == B.End;
+    if (AI != BI)
+      return AI; // Insertions before a replacement starting there.
+    return A.Order < B.Order;
+  });
+  // One replacement per offset (insertions there first, in order), so that
+  // clang-format can lay out what was inserted, and nothing else.
+  tooling::Replacements Reps;
+  for (size_t I = 0; I < Edits.size();) {
+    unsigned Begin = Edits[I].Begin, End = Edits[I].End;
+    std::string Text;
+    size_t J = I;
+    for (; J < Edits.size() && Edits[J].Begin == Begin; ++J) {
+      Text += Edits[J].Text;
+      End = std::max(End, Edits[J].End);
+    }
+    if (J - I > 1 &&
+        llvm::count_if(llvm::make_range(Edits.begin() + I, Edits.begin() + J),
+                       [](const Edit &E) { return E.End > E.Begin; }) > 1) {
+      Result.InternalError =
+          "two replacements at offset " + std::to_string(Begin);
+      Result.Output = Contents.str();
+      return Result;
+    }
+    if (llvm::Error E = Reps.add(
+            tooling::Replacement(Opts.Path, Begin, End - Begin, Text))) {
+      Result.InternalError = llvm::toString(std::move(E));
+      Result.Output = Contents.str();
+      return Result;
+    }
+    I = J;
+  }
+  std::string Out;
+  auto Formatted = formatEdits(Reps, Contents, Opts.Path, Opts.Style);
+  if (!Formatted) {
+    Result.FormatProblem = llvm::toString(Formatted.takeError());
+    Formatted = Reps;
+  }
+  auto Applied = tooling::applyAllReplacements(Contents, *Formatted);
+  if (!Applied) {
+    Result.InternalError = llvm::toString(Applied.takeError());
+    Result.Output = Contents.str();
+    return Result;
+  }
+  Out = std::move(*Applied);
+  Result.Output = std::move(Out);
+  return Result;
+}
+
+} // namespace
+
+OffloadResult offloadOpenMP(ASTContext &Ctx, llvm::StringRef Contents, bool IsC,
+                            const OffloadOptions &Opts) {
+  Offloader O(Ctx, Contents, IsC, Opts);
+  return O.run();
+}
+
+} // namespace warpwise
