@@ -167,6 +167,11 @@ struct MappedArray {
   const VarDecl *Var = nullptr;
   std::string Name;
   QualType DeviceType;             ///< The pointer type of the device copy.
+  /// The array dimensions below the pointer as written (`N` in
+  /// `double a[M][N]`), so that the kernel's types follow the macros the
+  /// program is built with; and the element type.
+  std::vector<std::string> InnerDims;
+  QualType Element;
   std::string Offset = "0", Count; ///< In units of *Name.
   const Expr *CountExpr = nullptr; ///< Count's expression, when it has one.
   std::string ExtentFrom;          ///< "map clause", "declaration", "malloc".
@@ -490,6 +495,19 @@ private:
   std::string launchText(const KernelPlan &P, const Region &R);
   std::string prologue(const Region &R);
   std::string epilogue(const Region &R);
+  /// `double (*a)[N]`: the device copy's pointer type with \p Name, its
+  /// inner dimensions spelled as the program spells them.
+  std::string pointerText(const MappedArray &A, llvm::StringRef Name) const {
+    if (A.InnerDims.empty() && !A.Element.isNull() &&
+        !Ctx.getAsConstantArrayType(A.DeviceType->getPointeeType()))
+      return typeText(A.Element.getUnqualifiedType(), ("*" + Name).str());
+    if (A.InnerDims.empty() || A.Element.isNull())
+      return typeText(A.DeviceType, Name);
+    std::string Decl = "(*" + Name.str() + ")";
+    for (const std::string &D : A.InnerDims)
+      Decl += "[" + D + "]";
+    return typeText(A.Element.getUnqualifiedType(), Decl);
+  }
   std::string deviceName(const Region &R, const VarDecl *V) const {
     return "ww_d" + std::to_string(R.Index) + "_" + V->getNameAsString();
   }
@@ -823,6 +841,40 @@ bool Offloader::extentFromMalloc(KernelPlan &P, const VarDecl *V,
   return true;
 }
 
+/// The dimensions of \p V's type as written, outermost first, through one
+/// pointer (`double (*p)[N]`); \p Element gets the type below them.
+std::vector<std::string> writtenDims(const VarDecl *V, const SourceManager &SM,
+                                     const LangOptions &LO, bool &Pointer,
+                                     QualType &Element) {
+  std::vector<std::string> Dims;
+  Pointer = false;
+  TypeSourceInfo *TSI = V->getTypeSourceInfo();
+  if (!TSI)
+    return Dims;
+  TypeLoc TL = TSI->getTypeLoc();
+  while (true) {
+    TL = TL.getUnqualifiedLoc();
+    if (auto P = TL.getAs<ParenTypeLoc>()) {
+      TL = P.getInnerLoc();
+      continue;
+    }
+    if (auto P = TL.getAs<PointerTypeLoc>(); P && !Pointer && Dims.empty()) {
+      Pointer = true;
+      TL = P.getPointeeLoc();
+      continue;
+    }
+    if (auto A = TL.getAs<ArrayTypeLoc>()) {
+      Expr *Size = A.getSizeExpr();
+      Dims.push_back(Size ? textOf(SM, LO, Size->getSourceRange()) : "");
+      TL = A.getElementLoc();
+      continue;
+    }
+    break;
+  }
+  Element = TL.getType();
+  return Dims;
+}
+
 bool Offloader::mapArray(KernelPlan &P, const VarDecl *V, MappedArray &A) {
   A.Var = V;
   A.Name = V->getNameAsString();
@@ -834,6 +886,9 @@ bool Offloader::mapArray(KernelPlan &P, const VarDecl *V, MappedArray &A) {
     P.Refusal = "'" + A.Name + "' " + Why;
     return false;
   };
+  bool WrittenPointer = false;
+  std::vector<std::string> Dims =
+      writtenDims(V, SM, LO, WrittenPointer, A.Element);
   if (T->isArrayType()) {
     if (!Ctx.getAsConstantArrayType(T))
       return Refuse("is a variable-length array");
@@ -842,7 +897,11 @@ bool Offloader::mapArray(KernelPlan &P, const VarDecl *V, MappedArray &A) {
     A.DeviceType = Ctx.getPointerType(Pointee.getUnqualifiedType());
     A.Count =
         std::to_string(Ctx.getAsConstantArrayType(T)->getSize().getZExtValue());
+    if (!Dims.empty() && !Dims[0].empty())
+      A.Count = "(" + Dims[0] + ")";
     A.ExtentFrom = "its declaration";
+    if (!Dims.empty())
+      A.InnerDims.assign(Dims.begin() + 1, Dims.end());
   } else if (T->isPointerType()) {
     QualType Pointee = T->getPointeeType();
     if (Pointee->isPointerType())
@@ -859,14 +918,30 @@ bool Offloader::mapArray(KernelPlan &P, const VarDecl *V, MappedArray &A) {
       return Refuse("points to structures holding pointers");
     A.DeviceType = Ctx.getPointerType(Pointee.getUnqualifiedType());
     if (auto *CA = Ctx.getAsConstantArrayType(Original)) {
+      // A parameter declared as an array: `double a[N][N]`.
       A.Count = std::to_string(CA->getSize().getZExtValue());
+      if (!WrittenPointer && !Dims.empty() && !Dims[0].empty())
+        A.Count = "(" + Dims[0] + ")";
       A.ExtentFrom = "its declaration";
+      if (!WrittenPointer && !Dims.empty())
+        A.InnerDims.assign(Dims.begin() + 1, Dims.end());
     } else if (Original->isVariableArrayType()) {
       return Refuse("is a variable-length array parameter: nvcc's C++ has "
                     "no such types; give its extent with a map clause");
+    } else if (WrittenPointer) {
+      A.InnerDims = Dims; // double (*p)[N]
     }
   } else
     return Refuse("is neither an array nor a pointer");
+  // The written dims must be the type's: a typedef'd array hides them.
+  unsigned Depth = 0;
+  for (QualType E = A.DeviceType->getPointeeType();
+       Ctx.getAsConstantArrayType(E);
+       E = Ctx.getAsConstantArrayType(E)->getElementType())
+    ++Depth;
+  if (Depth != A.InnerDims.size() ||
+      llvm::any_of(A.InnerDims, [](const std::string &D) { return D.empty(); }))
+    A.InnerDims.clear(), A.Element = QualType();
   return true;
 }
 
@@ -1400,10 +1475,14 @@ void Offloader::proveFullWrites(KernelPlan &P) {
         continue;
       // The dims' extents: the array's own, outermost from A.Count.
       std::vector<std::string> Extents = {A.Count};
-      QualType E = A.DeviceType->getPointeeType();
-      while (auto *CA = Ctx.getAsConstantArrayType(E)) {
-        Extents.push_back(std::to_string(CA->getSize().getZExtValue()));
-        E = CA->getElementType();
+      if (!A.InnerDims.empty()) {
+        Extents.insert(Extents.end(), A.InnerDims.begin(), A.InnerDims.end());
+      } else {
+        QualType E = A.DeviceType->getPointeeType();
+        while (auto *CA = Ctx.getAsConstantArrayType(E)) {
+          Extents.push_back(std::to_string(CA->getSize().getZExtValue()));
+          E = CA->getElementType();
+        }
       }
       if (Subs.size() != Extents.size())
         continue;
@@ -1432,19 +1511,18 @@ void Offloader::proveFullWrites(KernelPlan &P) {
                    Want.end());
         while (Want.size() > 2 && Want.front() == '(' && Want.back() == ')')
           Want = Want.substr(1, Want.size() - 2);
-        Expr::EvalResult UbV;
-        if (L->Ub->EvaluateAsInt(UbV, Ctx))
-          Ub = std::to_string(UbV.Val.getInt().getExtValue());
+        // Equal as written (the same macro is the same value in any build),
+        // or two integer literals of one value.
         Covers = Ub == Want;
+        auto *UbLit = dyn_cast<IntegerLiteral>(L->Ub->IgnoreParenImpCasts());
+        if (!Covers && UbLit && !UbLit->getBeginLoc().isMacroID() &&
+            llvm::all_of(Want, llvm::isDigit) && !Want.empty())
+          Covers = std::to_string(UbLit->getValue().getZExtValue()) == Want;
         // The same variable or expression once conversions are set aside:
         // `i < n` against malloc((size_t)n * sizeof *y).
         if (!Covers && D == 0 && A.CountExpr) {
-          Expr::EvalResult CV;
-          if (A.CountExpr->EvaluateAsInt(CV, Ctx))
-            Covers = Ub == std::to_string(CV.Val.getInt().getExtValue());
-          else
-            Covers = normalised(SM, LO, L->Ub->IgnoreParenCasts()) ==
-                     normalised(SM, LO, A.CountExpr->IgnoreParenCasts());
+          Covers = normalised(SM, LO, L->Ub->IgnoreParenCasts()) ==
+                   normalised(SM, LO, A.CountExpr->IgnoreParenCasts());
         }
       }
       if (Covers && UsedLoops.size() == Subs.size()) {
@@ -2030,7 +2108,7 @@ std::string Offloader::kernelText(const KernelPlan &P) {
   OS << "__global__ void " << P.Name << "(";
   std::vector<std::string> Params;
   for (const MappedArray &A : P.Arrays)
-    Params.push_back(typeText(A.DeviceType, A.Name));
+    Params.push_back(pointerText(A, A.Name));
   for (const VarDecl *V : P.ByValue)
     Params.push_back(typeText(V->getType().getUnqualifiedType(), V->getName()));
   size_t Dims = P.Levels.size();
@@ -2235,7 +2313,7 @@ std::string Offloader::prologue(const Region &R) {
     std::string Elems =
         At0 ? "(size_t)" + A.Count
             : "((size_t)" + A.Offset + " + (size_t)" + A.Count + ")";
-    OS << typeText(A.DeviceType, D) << " = 0;\n";
+    OS << pointerText(A, D) << " = 0;\n";
     OS << "WW_OMP_CHECK(cudaMalloc((void **)&" << D << ", " << Elems
        << " * sizeof(*" << D << ")));\n";
     if (In)
