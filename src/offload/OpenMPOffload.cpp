@@ -1026,9 +1026,9 @@ void Offloader::analyseDirective(KernelPlan &P) {
         soleStatement(D->getInnermostCapturedStmt()->getCapturedStmt());
     auto *For = dyn_cast_or_null<OMPForDirective>(Body);
     if (!For) {
-      Refuse("the parallel region holds more than one worksharing loop "
-             "(code outside it would run once per thread); only a region "
-             "whose only statement is '#pragma omp for' is offloaded");
+      Refuse("the parallel region has statements besides one '#pragma omp "
+             "for' (they would run once per thread); only a region whose "
+             "only statement is a worksharing loop is offloaded");
       return;
     }
     Loop = For;
@@ -1047,6 +1047,10 @@ void Offloader::analyseDirective(KernelPlan &P) {
   std::map<const VarDecl *, const Expr *> MapSection;
   std::map<const VarDecl *, MapKind> MapKinds;
   for (const OMPClause *C : Clauses) {
+    // Clauses Sema added (a target region's implicit firstprivate and map)
+    // restate the defaults the translation applies anyway.
+    if (C->isImplicit())
+      continue;
     std::string Name = llvm::omp::getOpenMPClauseName(C->getClauseKind()).str();
     switch (C->getClauseKind()) {
     case llvm::omp::OMPC_private:
@@ -1439,7 +1443,6 @@ void Offloader::analyseDirective(KernelPlan &P) {
 void Offloader::proveFullWrites(KernelPlan &P) {
   // Candidate loops: the levels, and one inner loop at the top of the body.
   std::vector<LoopLevel> Loops = P.Levels;
-  std::vector<const Stmt *> Bodies;
   auto TopLevel = [](const Stmt *B) {
     std::vector<const Stmt *> Out;
     if (auto *C = dyn_cast_or_null<CompoundStmt>(B))
@@ -1448,63 +1451,57 @@ void Offloader::proveFullWrites(KernelPlan &P) {
       Out.push_back(B);
     return Out;
   };
-  for (const Stmt *S : TopLevel(P.Body)) {
-    Bodies.push_back(S);
+  if (hasOwnJump(P.Body, false, true))
+    return; // A continue may skip the store.
+  std::vector<const Stmt *> Body = TopLevel(P.Body);
+  for (const Stmt *S : Body)
     if (auto *For = dyn_cast<ForStmt>(S)) {
       LoopLevel L;
       KernelPlan Scratch;
       if (analyseLoop(Scratch, For, L) && L.UnitStep && !L.Decreasing &&
-          L.Cmp == BO_LT && !hasOwnJump(For->getBody(), true, true)) {
+          L.Cmp == BO_LT && !hasOwnJump(For->getBody(), true, true))
         Loops.push_back(L);
-        for (const Stmt *T : TopLevel(For->getBody()))
-          Bodies.push_back(T);
-      }
     }
-  }
-  if (hasOwnJump(P.Body, false, true))
-    return; // A continue may skip the store.
+  auto Mentions = [&](const Stmt *S, const VarDecl *V) {
+    UseCollector X(Ctx);
+    X.TraverseStmt(const_cast<Stmt *>(S));
+    return X.Uses.count(V) > 0;
+  };
   for (MappedArray &A : P.Arrays) {
     if (!A.Written || A.Offset != "0")
       continue;
-    for (const Stmt *S : Bodies) {
+    // The dims' extents: the array's own, outermost from A.Count.
+    std::vector<std::string> Extents = {A.Count};
+    if (!A.InnerDims.empty()) {
+      Extents.insert(Extents.end(), A.InnerDims.begin(), A.InnerDims.end());
+    } else {
+      QualType E = A.DeviceType->getPointeeType();
+      while (auto *CA = Ctx.getAsConstantArrayType(E)) {
+        Extents.push_back(std::to_string(CA->getSize().getZExtValue()));
+        E = CA->getElementType();
+      }
+    }
+    // `A[i][j] = e` with each subscript the variable of a loop running over
+    // exactly [0, extent) of that dimension, e not reading A.
+    auto IsCoveringStore = [&](const Stmt *S) {
       auto *B = dyn_cast<BinaryOperator>(S);
       if (!B || B->getOpcode() != BO_Assign)
-        continue;
+        return false;
       std::vector<const Expr *> Subs;
-      if (subscripts(B->getLHS(), Subs) != A.Var || Subs.empty())
-        continue;
-      // The dims' extents: the array's own, outermost from A.Count.
-      std::vector<std::string> Extents = {A.Count};
-      if (!A.InnerDims.empty()) {
-        Extents.insert(Extents.end(), A.InnerDims.begin(), A.InnerDims.end());
-      } else {
-        QualType E = A.DeviceType->getPointeeType();
-        while (auto *CA = Ctx.getAsConstantArrayType(E)) {
-          Extents.push_back(std::to_string(CA->getSize().getZExtValue()));
-          E = CA->getElementType();
-        }
-      }
-      if (Subs.size() != Extents.size())
-        continue;
-      // The right-hand side must not read the array (a[i] = a[i] + 1 reads).
-      UseCollector R(Ctx);
-      R.TraverseStmt(const_cast<Expr *>(B->getRHS()));
-      if (R.Uses.count(A.Var))
-        continue;
-      bool Covers = true;
+      if (subscripts(B->getLHS(), Subs) != A.Var ||
+          Subs.size() != Extents.size() || Mentions(B->getRHS(), A.Var))
+        return false;
       std::set<const VarDecl *> UsedLoops;
-      for (size_t D = 0; D < Subs.size() && Covers; ++D) {
+      for (size_t D = 0; D < Subs.size(); ++D) {
         const VarDecl *V = varOf(Subs[D]);
         auto L = llvm::find_if(Loops,
                                [&](const LoopLevel &X) { return X.Var == V; });
-        Covers = V && L != Loops.end() && UsedLoops.insert(V).second &&
-                 L->UnitStep && !L->Decreasing && L->Cmp == BO_LT;
-        if (!Covers)
-          break;
+        if (!V || L == Loops.end() || !UsedLoops.insert(V).second ||
+            !L->UnitStep || L->Decreasing || L->Cmp != BO_LT)
+          return false;
         Expr::EvalResult Lb;
-        Covers = L->Lb->EvaluateAsInt(Lb, Ctx) && Lb.Val.getInt() == 0;
-        if (!Covers)
-          break;
+        if (!L->Lb->EvaluateAsInt(Lb, Ctx) || Lb.Val.getInt() != 0)
+          return false;
         std::string Ub = normalised(SM, LO, L->Ub);
         std::string Want = Extents[D];
         Want.erase(std::remove_if(Want.begin(), Want.end(), llvm::isSpace),
@@ -1513,41 +1510,50 @@ void Offloader::proveFullWrites(KernelPlan &P) {
           Want = Want.substr(1, Want.size() - 2);
         // Equal as written (the same macro is the same value in any build),
         // or two integer literals of one value.
-        Covers = Ub == Want;
+        bool Same = Ub == Want;
         auto *UbLit = dyn_cast<IntegerLiteral>(L->Ub->IgnoreParenImpCasts());
-        if (!Covers && UbLit && !UbLit->getBeginLoc().isMacroID() &&
-            llvm::all_of(Want, llvm::isDigit) && !Want.empty())
-          Covers = std::to_string(UbLit->getValue().getZExtValue()) == Want;
+        if (!Same && UbLit && !UbLit->getBeginLoc().isMacroID() &&
+            !Want.empty() && llvm::all_of(Want, llvm::isDigit))
+          Same = std::to_string(UbLit->getValue().getZExtValue()) == Want;
         // The same variable or expression once conversions are set aside:
         // `i < n` against malloc((size_t)n * sizeof *y).
-        if (!Covers && D == 0 && A.CountExpr) {
-          Covers = normalised(SM, LO, L->Ub->IgnoreParenCasts()) ==
-                   normalised(SM, LO, A.CountExpr->IgnoreParenCasts());
-        }
+        if (!Same && D == 0 && A.CountExpr)
+          Same = normalised(SM, LO, L->Ub->IgnoreParenCasts()) ==
+                 normalised(SM, LO, A.CountExpr->IgnoreParenCasts());
+        if (!Same)
+          return false;
       }
-      if (Covers && UsedLoops.size() == Subs.size()) {
-        // Every read of the array comes after this store in the body?
-        // Reads before it (in earlier statements) would see stale data.
-        bool ReadBefore = false;
-        for (const Stmt *T : Bodies) {
-          if (T == S)
-            break;
-          UseCollector X(Ctx);
-          X.TraverseStmt(const_cast<Stmt *>(T));
-          if (X.Uses.count(A.Var) && !isa<ForStmt>(T))
-            ReadBefore = true;
-          if (auto *F = dyn_cast<ForStmt>(T);
-              F && X.Uses.count(A.Var) &&
-              !F->getBody()->getSourceRange().fullyContains(
-                  S->getSourceRange()))
-            ReadBefore = true;
-        }
-        if (!ReadBefore) {
-          A.WrittenInFull = true;
-          break;
-        }
-      }
-    }
+      return UsedLoops.size() == Subs.size();
+    };
+    // A statement list writes A in full before reading it: a covering store,
+    // or an if/else both of whose sides do, before any other mention of A;
+    // an inner loop of the nest counts by its body.
+    std::function<bool(const std::vector<const Stmt *> &)> Writes =
+        [&](const std::vector<const Stmt *> &List) {
+          for (const Stmt *S : List) {
+            if (IsCoveringStore(S))
+              return true;
+            if (auto *If = dyn_cast<IfStmt>(S);
+                If && If->getElse() && !If->getInit() &&
+                !If->getConditionVariable() &&
+                !Mentions(If->getCond(), A.Var) &&
+                Writes(TopLevel(If->getThen())) &&
+                Writes(TopLevel(If->getElse())))
+              return true;
+            if (auto *For = dyn_cast<ForStmt>(S);
+                For && llvm::any_of(Loops, [&](const LoopLevel &L) {
+                  return L.For == For;
+                }) && !Mentions(For->getInit(), A.Var) &&
+                !Mentions(For->getCond(), A.Var) &&
+                !Mentions(For->getInc(), A.Var) &&
+                Writes(TopLevel(For->getBody())))
+              return true;
+            if (Mentions(S, A.Var))
+              return false;
+          }
+          return false;
+        };
+    A.WrittenInFull = Writes(Body);
   }
 }
 
@@ -1947,39 +1953,23 @@ void Offloader::finishRegion(Region &R, bool InHostLoop) {
   R.Index = Regions.size() + 1;
   // Arrays in first-use order; the first kernel that touches an array
   // decides whether it must be copied in.
-  std::map<const VarDecl *, bool> Written;
-  std::map<const VarDecl *, bool> CopyIn, CopyOut;
-  std::map<const VarDecl *, std::string> FirstExtent;
+  struct FirstUse {
+    bool WrittenInFull = false, InLoop = false;
+    MapKind Map = MapKind::None;
+    unsigned Line = 0;
+    std::string Extent;
+  };
+  std::map<const VarDecl *, FirstUse> First;
+  std::map<const VarDecl *, bool> CopyOut;
   for (const Unit &U : R.Units)
     for (KernelPlan *P : U.Kernels)
       for (const MappedArray &A : P->Arrays) {
-        bool First = !CopyIn.count(A.Var);
-        if (First) {
+        auto [It, New] = First.try_emplace(A.Var);
+        if (New) {
           R.Arrays.push_back(A.Var);
-          bool In;
-          std::string Why;
-          if (A.WrittenInFull && !U.InLoop) {
-            In = false;
-            Why = "not copied in: line " + std::to_string(P->Line) +
-                  " writes all of it first";
-          } else if ((A.Map == MapKind::From || A.Map == MapKind::Alloc) &&
-                     !U.InLoop) {
-            In = true;
-            Why = std::string("copied in although mapped '") +
-                  (A.Map == MapKind::From ? "from" : "alloc") +
-                  "': the loop at line " + std::to_string(P->Line) +
-                  " is not proven to write every element, and the ones it "
-                  "skips must keep their values";
-          } else if (A.Map == MapKind::None && !A.Read && !A.Written) {
-            In = false;
-          } else {
-            In = true;
-          }
-          CopyIn[A.Var] = In;
-          if (!Why.empty())
-            R.Why[A.Var] = Why;
-          FirstExtent[A.Var] = A.Offset + "+" + A.Count;
-        } else if (FirstExtent[A.Var] != A.Offset + "+" + A.Count &&
+          It->second = {A.WrittenInFull, U.InLoop, A.Map, P->Line,
+                        A.Offset + "+" + A.Count};
+        } else if (It->second.Extent != A.Offset + "+" + A.Count &&
                    A.ExtentFrom == "its map clause") {
           // Different sections of one array: the first one's extent is used;
           // a later, different one could reach past it.
@@ -1988,22 +1978,46 @@ void Offloader::finishRegion(Region &R, bool InHostLoop) {
                              "section than at its first use in this region; "
                              "the first section's extent is used");
         }
-        Written[A.Var] = Written[A.Var] || A.Written;
         bool Out = A.Written;
         if (A.Map == MapKind::To || A.Map == MapKind::Alloc)
           Out = false;
         if (A.Map == MapKind::From || A.Map == MapKind::ToFrom)
-          Out = Out || A.Map == MapKind::ToFrom || A.Map == MapKind::From;
+          Out = true;
         CopyOut[A.Var] = CopyOut[A.Var] || Out;
       }
   for (const VarDecl *V : R.Arrays) {
+    const FirstUse &F = First[V];
+    std::vector<std::string> Why;
     bool Out = CopyOut[V];
     if (Out && !InHostLoop && usedOnlyIn(V, R)) {
       Out = false;
-      R.Why[V] = (R.Why.count(V) ? R.Why[V] + "; " : std::string()) +
-                 "not copied out: the host never reads it afterwards";
+      Why.push_back("not copied out: the host never reads it afterwards");
     }
-    R.CopyInOut[V] = {CopyIn[V], Out};
+    // An array written in full before any read needs no copy in, unless a
+    // host loop around that write may run zero times and the array is
+    // copied out: then the host's values must come back unchanged.
+    bool In = true;
+    if (F.WrittenInFull && (!F.InLoop || !Out)) {
+      In = false;
+      Why.insert(Why.begin(), "not copied in: line " +
+                                  std::to_string(F.Line) +
+                                  " writes all of it first");
+    } else if (F.WrittenInFull) {
+      Why.insert(Why.begin(), "copied in although line " +
+                                  std::to_string(F.Line) +
+                                  " writes all of it: the host loop around "
+                                  "it may run zero times");
+    } else if (F.Map == MapKind::From || F.Map == MapKind::Alloc) {
+      Why.insert(Why.begin(),
+                 std::string("copied in although mapped '") +
+                     (F.Map == MapKind::From ? "from" : "alloc") +
+                     "': the loop at line " + std::to_string(F.Line) +
+                     " is not proven to write every element, and the ones it "
+                     "skips must keep their values");
+    }
+    if (!Why.empty())
+      R.Why[V] = llvm::join(Why, "; ");
+    R.CopyInOut[V] = {In, Out};
   }
   Regions.push_back(R);
 }
