@@ -429,6 +429,51 @@ bool hasOwnJump(const Stmt *S, bool Breaks, bool Continues) {
   return false;
 }
 
+/// A type the kernel can take by value: no pointers or references inside.
+bool plainData(QualType T) {
+  T = T.getCanonicalType();
+  if (T->isArithmeticType() || T->isEnumeralType())
+    return true;
+  if (const ArrayType *A = T->getAsArrayTypeUnsafe())
+    return isa<ConstantArrayType>(A) && plainData(A->getElementType());
+  const RecordDecl *RD = T->getAsRecordDecl();
+  if (!RD || !RD->isCompleteDefinition() || RD->isUnion())
+    return false;
+  if (auto *CXX = dyn_cast<CXXRecordDecl>(RD))
+    if (!CXX->isTriviallyCopyable() || CXX->getNumBases() > 0 ||
+        CXX->isPolymorphic())
+      return false;
+  for (const FieldDecl *F : RD->fields())
+    if (!plainData(F->getType()))
+      return false;
+  return true;
+}
+
+/// A type (or the type under its pointers and arrays) declared inside a
+/// function: a kernel at file scope cannot name it.
+bool localType(QualType Q) {
+  for (int Guard = 0; Guard < 64 && !Q.isNull(); ++Guard) {
+    if (const auto *TT = Q->getAs<TypedefType>()) {
+      if (TT->getDecl()->getDeclContext()->isFunctionOrMethod())
+        return true;
+      Q = TT->getDecl()->getUnderlyingType();
+      continue;
+    }
+    if (const TagDecl *TD = Q->getAsTagDecl())
+      return TD->getDeclContext()->isFunctionOrMethod();
+    if (Q->isPointerType()) {
+      Q = Q->getPointeeType();
+      continue;
+    }
+    if (const ArrayType *AT = Q->getAsArrayTypeUnsafe()) {
+      Q = AT->getElementType();
+      continue;
+    }
+    return false;
+  }
+  return false;
+}
+
 const Stmt *soleStatement(const Stmt *S) {
   while (auto *C = dyn_cast_or_null<CompoundStmt>(S)) {
     if (C->size() != 1)
@@ -1016,15 +1061,21 @@ void Offloader::analyseDirective(KernelPlan &P) {
                                          D->clauses().end());
   switch (Kind) {
   case llvm::omp::OMPD_parallel_for:
+  case llvm::omp::OMPD_parallel_for_simd:
   case llvm::omp::OMPD_target_teams_distribute_parallel_for:
+  case llvm::omp::OMPD_target_teams_distribute_parallel_for_simd:
   case llvm::omp::OMPD_target_parallel_for:
+  case llvm::omp::OMPD_target_parallel_for_simd:
   case llvm::omp::OMPD_teams_distribute_parallel_for:
+  case llvm::omp::OMPD_teams_distribute_parallel_for_simd:
     Loop = cast<OMPLoopDirective>(D);
     break;
   case llvm::omp::OMPD_parallel: {
     const Stmt *Body =
         soleStatement(D->getInnermostCapturedStmt()->getCapturedStmt());
-    auto *For = dyn_cast_or_null<OMPForDirective>(Body);
+    auto *For = dyn_cast_or_null<OMPLoopDirective>(Body);
+    if (For && !isa<OMPForDirective>(For) && !isa<OMPForSimdDirective>(For))
+      For = nullptr;
     if (!For) {
       Refuse("the parallel region has statements besides one '#pragma omp "
              "for' (they would run once per thread); only a region whose "
@@ -1089,6 +1140,13 @@ void Offloader::analyseDirective(KernelPlan &P) {
       break;
     case llvm::omp::OMPC_nowait:
       // One loop alone in its region: nothing waits on it anyway.
+      break;
+    case llvm::omp::OMPC_simdlen:
+    case llvm::omp::OMPC_safelen:
+    case llvm::omp::OMPC_aligned:
+    case llvm::omp::OMPC_order:
+      P.Notes.push_back("'" + Name +
+                        "' is ignored: each iteration is a thread of its own");
       break;
     case llvm::omp::OMPC_reduction: {
       auto *R = cast<OMPReductionClause>(C);
@@ -1349,6 +1407,12 @@ void Offloader::analyseDirective(KernelPlan &P) {
       continue;
     }
     if (PrivateSet.count(V)) {
+      if (localType(V->getType())) {
+        Refuse("the type of the private '" + N +
+               "' is declared inside the function; the kernel, at file "
+               "scope, cannot name it");
+        return;
+      }
       if (V->getType()->isVariablyModifiedType()) {
         Refuse("the private '" + N + "' has a variable-length type");
         return;
@@ -1357,7 +1421,22 @@ void Offloader::analyseDirective(KernelPlan &P) {
       continue;
     }
     QualType T = V->getType();
+    if (localType(T)) {
+      Refuse("the type of '" + N + "' is declared inside the function; the "
+             "kernel, at file scope, cannot name it");
+      return;
+    }
     bool Scalar = T->isArithmeticType() || T->isEnumeralType();
+    if (T->isRecordType() && plainData(T)) {
+      // A structure of plain values is passed by value, as a scalar is.
+      if (Use.ScalarWrite || Use.ElementWrite || Use.AddressTaken) {
+        Refuse("the shared structure '" + N +
+               "' is written by the loop (a data race)");
+        return;
+      }
+      P.ByValue.push_back(V);
+      continue;
+    }
     if (FirstprivateSet.count(V)) {
       if (!Scalar) {
         Refuse("firstprivate '" + N +
