@@ -125,6 +125,9 @@ private:
   bool UseStub = false;
   std::unique_ptr<clang::tooling::CompilationDatabase> Database;
   std::string StubDir; ///< Temporary directory with the stub headers.
+  /// offload: a directory with a declarations-only omp.h, searched after
+  /// every other (-idirafter), for machines whose clang has none.
+  std::string OmpStubDir;
   mutable std::mutex FlagsMutex;
   mutable std::map<std::string, TranslatedFlags> FlagsCache;
 };

@@ -76,6 +76,32 @@ const llvm::StringSet<> DeviceMath = {
     "expm1",  "expm1f", "log1p",  "log1pf",   "rsqrt",     "rsqrtf", "fma",
     "fmaf"};
 
+/// The statement a directive applies to (inside its captured regions), or
+/// null for a stand-alone one (barrier, flush).
+const Stmt *directiveBody(const OMPExecutableDirective *D) {
+  if (!D->hasAssociatedStmt())
+    return nullptr;
+  const Stmt *A = D->getAssociatedStmt();
+  if (isa<CapturedStmt>(A))
+    return D->getInnermostCapturedStmt()->getCapturedStmt();
+  return A;
+}
+
+/// A statement's children, with an OpenMP directive (an inner `omp simd`)
+/// standing for the statement it applies to: its clauses' helper
+/// expressions and the capture list are not code of the loop.
+std::vector<const Stmt *> childrenOf(const Stmt *S) {
+  if (auto *D = dyn_cast<OMPExecutableDirective>(S)) {
+    if (const Stmt *B = directiveBody(D))
+      return {B};
+    return {};
+  }
+  if (auto *C = dyn_cast<CapturedStmt>(S))
+    return {C->getCapturedStmt()};
+  std::vector<const Stmt *> Out(S->child_begin(), S->child_end());
+  return Out;
+}
+
 std::string textOf(const SourceManager &SM, const LangOptions &LO,
                    SourceRange R) {
   return Lexer::getSourceText(CharSourceRange::getTokenRange(R), SM, LO).str();
@@ -166,7 +192,7 @@ enum class MapKind { None, To, From, ToFrom, Alloc };
 struct MappedArray {
   const VarDecl *Var = nullptr;
   std::string Name;
-  QualType DeviceType;             ///< The pointer type of the device copy.
+  QualType DeviceType; ///< The pointer type of the device copy.
   /// The array dimensions below the pointer as written (`N` in
   /// `double a[M][N]`), so that the kernel's types follow the macros the
   /// program is built with; and the element type.
@@ -274,6 +300,9 @@ public:
   std::vector<const BinaryOperator *> PlainStores;
 
   bool shouldVisitImplicitCode() const { return false; }
+  bool TraverseOMPSimdDirective(OMPSimdDirective *D) {
+    return TraverseStmt(const_cast<Stmt *>(directiveBody(D)));
+  }
 
   Use &use(const VarDecl *V, SourceLocation L) {
     auto [It, New] = Uses.try_emplace(V);
@@ -361,13 +390,24 @@ public:
       if (const VarDecl *V = baseVar(A)) {
         Use &X = use(V, A->getBeginLoc());
         X.PassedToCall = true;
-        if (DeviceMath.count(F->getName()) == 0)
-          X.ElementWrite = X.Read = true;
+        // A pointer-to-const parameter only reads.
+        bool ReadOnly =
+            I < F->getNumParams() &&
+            F->getParamDecl(I)->getType()->isPointerType() &&
+            F->getParamDecl(I)->getType()->getPointeeType().isConstQualified();
+        X.Read = true;
+        if (DeviceMath.count(F->getName()) == 0 && !ReadOnly)
+          X.ElementWrite = true;
       }
     }
     return true;
   }
   bool VisitStmt(Stmt *S) {
+    if (isa<OMPSimdDirective>(S)) {
+      // `omp simd` inside the loop: one thread runs that inner loop in
+      // order, which is always a valid execution of it.
+      return true;
+    }
     if (isa<OMPExecutableDirective>(S)) {
       // The pragma's own name: "#pragma omp critical".
       std::string Name = "an OpenMP directive";
@@ -422,7 +462,7 @@ bool hasOwnJump(const Stmt *S, bool Breaks, bool Continues) {
     return true;
   bool InnerLoop = isa<ForStmt>(S) || isa<WhileStmt>(S) || isa<DoStmt>(S);
   bool InnerSwitch = isa<SwitchStmt>(S);
-  for (const Stmt *C : S->children())
+  for (const Stmt *C : childrenOf(S))
     if (hasOwnJump(C, Breaks && !InnerLoop && !InnerSwitch,
                    Continues && !InnerLoop))
       return true;
@@ -507,6 +547,7 @@ private:
   bool deviceCallable(const FunctionDecl *F, std::string &Why,
                       std::set<const FunctionDecl *> &Seen);
   void proveFullWrites(KernelPlan &P);
+  bool parallelIndependent(const KernelPlan &P, std::string &Why);
   void trySwap(KernelPlan &P);
   bool checkIndependence(const KernelPlan &P, const VarDecl *I,
                          const VarDecl *J, const LoopLevel &Inner,
@@ -526,6 +567,10 @@ private:
     std::vector<const VarDecl *> Arrays;
     std::map<const VarDecl *, std::pair<bool, bool>> CopyInOut;
     std::map<const VarDecl *, std::string> Why;
+    /// Arrays not proven to be separate objects (pointer parameters, map
+    /// clauses): the pairs whose host ranges are compared before the
+    /// device path is taken.
+    std::vector<std::pair<const VarDecl *, const VarDecl *>> AliasPairs;
   };
   void walk(const Stmt *S, bool InHostLoop);
   void walkCompound(const CompoundStmt *C, bool InHostLoop);
@@ -533,6 +578,10 @@ private:
   bool inert(const Stmt *S, const std::set<const VarDecl *> &Mapped);
   std::set<const VarDecl *> mappedVars(const Unit &U);
   void finishRegion(Region &R, bool InHostLoop);
+  std::vector<std::pair<const VarDecl *, const VarDecl *>>
+  aliasPairs(const std::vector<KernelPlan *> &Ks);
+  std::string aliasCondition(const Region &R);
+  std::string fallbackText(const Region &R);
   bool usedOnlyIn(const VarDecl *V, const Region &R);
 
   // --- emission -----------------------------------------------------------
@@ -575,8 +624,36 @@ private:
   /// stmtEnd, and for a directive the end of the statement it applies to.
   unsigned endOf(const Stmt *S) const {
     if (auto *D = dyn_cast<OMPExecutableDirective>(S))
-      return stmtEnd(D->getInnermostCapturedStmt()->getCapturedStmt());
+      if (const Stmt *B = directiveBody(D))
+        return stmtEnd(B);
     return stmtEnd(S);
+  }
+  /// Where a statement's own code starts: for a directive, the statement it
+  /// applies to (the pragma may sit inside an #ifdef of its own).
+  unsigned headOffset(const Stmt *S) const {
+    if (auto *D = dyn_cast<OMPExecutableDirective>(S))
+      if (const Stmt *B = directiveBody(D))
+        return offset(B->getBeginLoc());
+    return offset(S->getBeginLoc());
+  }
+  /// The whole lines of \p D's pragma, continuation lines included, with
+  /// their newline.
+  std::pair<unsigned, unsigned>
+  pragmaLines(const OMPExecutableDirective *D) const {
+    unsigned B = lineStart(offset(D->getBeginLoc()));
+    unsigned E = offset(D->getBeginLoc());
+    while (E < Contents.size()) {
+      size_t NL = Contents.find('\n', E);
+      if (NL == llvm::StringRef::npos) {
+        E = Contents.size();
+        break;
+      }
+      E = NL + 1;
+      llvm::StringRef Line = Contents.slice(B, NL).rtrim();
+      if (!Line.ends_with("\\"))
+        break;
+    }
+    return {lineStart(offset(D->getBeginLoc())), E};
   }
   std::string lastLineOf(const Stmt *S) const {
     return std::to_string(SM.getLineNumber(SM.getMainFileID(), endOf(S)));
@@ -778,14 +855,16 @@ bool Offloader::extentFromMalloc(KernelPlan &P, const VarDecl *V,
           ++Assignments;
           Alloc = V->getInit();
         }
-    for (const Stmt *C : S->children())
+    for (const Stmt *C : childrenOf(S))
       Find(C);
   };
   Find(P.Function->getBody());
   auto Why = [&](std::string W) {
     P.Refusal =
         "the extent of '" + V->getNameAsString() + "' is unknown: " + W +
-        "; give it with map(to|from|tofrom: " + V->getNameAsString() + "[0:n])";
+        "; give it with a map clause: '#pragma omp target teams distribute "
+        "parallel for map(tofrom: " +
+        V->getNameAsString() + "[0:n])'";
     return false;
   };
   if (!Alloc)
@@ -992,8 +1071,10 @@ bool Offloader::mapArray(KernelPlan &P, const VarDecl *V, MappedArray &A) {
 
 bool Offloader::deviceCallable(const FunctionDecl *F, std::string &Why,
                                std::set<const FunctionDecl *> &Seen) {
-  if (DeviceMath.count(F->getName()) && !F->hasBody())
-    return true;
+  if (DeviceMath.count(F->getName()) &&
+      (!F->hasBody() ||
+       SM.isInSystemHeader(SM.getExpansionLoc(F->getLocation()))))
+    return true; // C's sqrt, or C++'s std::sqrt overloads: CUDA has both.
   if (F->getBuiltinID() && DeviceMath.count(F->getName()))
     return true;
   const FunctionDecl *Def = nullptr;
@@ -1051,6 +1132,36 @@ void Offloader::analyseDirective(KernelPlan &P) {
   auto Kind = D->getDirectiveKind();
   auto Refuse = [&](std::string Why) { P.Refusal = std::move(Why); };
 
+  if (!directiveBody(D)) {
+    Refuse("'" + P.PragmaText.substr(P.PragmaText.find("omp")) +
+           "' is a stand-alone directive, not a loop");
+    return;
+  }
+  {
+    // The statement is replaced by the launch and copied into the kernel:
+    // a preprocessor conditional must open and close inside it.
+    const Stmt *Loop = directiveBody(D);
+    unsigned LB = offset(Loop->getBeginLoc()), LE = endOf(D);
+    int Depth = 0;
+    bool Crosses = false;
+    llvm::SmallVector<llvm::StringRef> Lines;
+    Contents.slice(LB, LE).split(Lines, '\n');
+    for (llvm::StringRef L : Lines) {
+      L = L.ltrim();
+      if (!L.consume_front("#"))
+        continue;
+      L = L.ltrim();
+      if (L.starts_with("if"))
+        ++Depth;
+      else if (L.starts_with("endif") && --Depth < 0)
+        Crosses = true;
+    }
+    if (Crosses || Depth != 0) {
+      Refuse("a preprocessor conditional (#if/#endif) crosses the loop's "
+             "boundary");
+      return;
+    }
+  }
   if (D->getBeginLoc().isMacroID() || SM.isMacroBodyExpansion(D->getEndLoc())) {
     Refuse("the directive comes from a macro");
     return;
@@ -1071,8 +1182,7 @@ void Offloader::analyseDirective(KernelPlan &P) {
     Loop = cast<OMPLoopDirective>(D);
     break;
   case llvm::omp::OMPD_parallel: {
-    const Stmt *Body =
-        soleStatement(D->getInnermostCapturedStmt()->getCapturedStmt());
+    const Stmt *Body = soleStatement(directiveBody(D));
     auto *For = dyn_cast_or_null<OMPLoopDirective>(Body);
     if (For && !isa<OMPForDirective>(For) && !isa<OMPForSimdDirective>(For))
       For = nullptr;
@@ -1422,7 +1532,8 @@ void Offloader::analyseDirective(KernelPlan &P) {
     }
     QualType T = V->getType();
     if (localType(T)) {
-      Refuse("the type of '" + N + "' is declared inside the function; the "
+      Refuse("the type of '" + N +
+             "' is declared inside the function; the "
              "kernel, at file scope, cannot name it");
       return;
     }
@@ -1511,9 +1622,203 @@ void Offloader::analyseDirective(KernelPlan &P) {
            "' (scalars, arrays and pointers to data can be mapped)");
     return;
   }
+  std::string Race;
+  if (!parallelIndependent(P, Race)) {
+    Refuse(Race);
+    return;
+  }
   proveFullWrites(P);
   if (P.Levels.size() == 1)
     trySwap(P);
+}
+
+/// The dependence test of the parallel loop(s): every array the loop writes
+/// is accessed at one subscript only, and that subscript gives each
+/// iteration of the parallel dimensions its own element (`a[i][j]`,
+/// `a[i + 1]`, `a[i * n + j]` with j in [0, n)). Anything else may be a race
+/// or a dependence between iterations, and stays on the host.
+bool Offloader::parallelIndependent(const KernelPlan &P, std::string &Why) {
+  std::set<const VarDecl *> LevelVars;
+  for (const LoopLevel &L : P.Levels)
+    LevelVars.insert(L.Var);
+  // Inner canonical loops, for the range of the j in a[i * n + j].
+  std::map<const VarDecl *, LoopLevel> Inner;
+  std::function<void(const Stmt *)> FindLoops = [&](const Stmt *S) {
+    if (!S)
+      return;
+    if (auto *For = dyn_cast<ForStmt>(S)) {
+      LoopLevel L;
+      KernelPlan Scratch;
+      if (analyseLoop(Scratch, For, L))
+        Inner[L.Var] = L;
+    }
+    for (const Stmt *C : childrenOf(S))
+      FindLoops(C);
+  };
+  FindLoops(P.Body);
+  for (const LoopLevel &L : P.Levels)
+    Inner[L.Var] = L;
+  UseCollector BodyUses(Ctx);
+  BodyUses.TraverseStmt(const_cast<Stmt *>(P.Body));
+  auto Invariant = [&](const Expr *E) {
+    UseCollector U(Ctx);
+    U.TraverseStmt(const_cast<Expr *>(E));
+    for (const VarDecl *V : U.Order) {
+      if (LevelVars.count(V) || Inner.count(V) || U.Declared.count(V))
+        return false;
+      auto It = BodyUses.Uses.find(V);
+      if (It != BodyUses.Uses.end() &&
+          (It->second.ScalarWrite || It->second.AddressTaken))
+        return false;
+      if (BodyUses.Declared.count(V))
+        return false;
+    }
+    return U.Calls.empty();
+  };
+  // v, v + c, c + v, v - c with c invariant.
+  auto Offsets = [&](const Expr *E, const VarDecl *V) {
+    E = strip(E);
+    if (varOf(E) == V)
+      return true;
+    auto *B = dyn_cast<BinaryOperator>(E);
+    if (!B || (B->getOpcode() != BO_Add && B->getOpcode() != BO_Sub))
+      return false;
+    if (varOf(B->getLHS()) == V)
+      return Invariant(B->getRHS());
+    return B->getOpcode() == BO_Add && varOf(B->getRHS()) == V &&
+           Invariant(B->getLHS());
+  };
+  // i * E + j (any order of the products and the sum), j in [0, E).
+  auto Flat = [&](const Expr *E, const VarDecl *I, const VarDecl *J) {
+    auto *B = dyn_cast<BinaryOperator>(strip(E));
+    if (!B || B->getOpcode() != BO_Add)
+      return false;
+    for (auto [Prod, Rest] : {std::pair(B->getLHS(), B->getRHS()),
+                              std::pair(B->getRHS(), B->getLHS())}) {
+      if (varOf(Rest) != J || !Inner.count(J))
+        continue;
+      auto *M = dyn_cast<BinaryOperator>(strip(Prod));
+      if (!M || M->getOpcode() != BO_Mul)
+        continue;
+      const Expr *Stride = varOf(M->getLHS()) == I   ? M->getRHS()
+                           : varOf(M->getRHS()) == I ? M->getLHS()
+                                                     : nullptr;
+      const LoopLevel &JL = Inner[J];
+      Expr::EvalResult Lb;
+      if (Stride && Invariant(Stride) && JL.UnitStep && !JL.Decreasing &&
+          JL.Cmp == BO_LT && JL.Lb->EvaluateAsInt(Lb, Ctx) &&
+          Lb.Val.getInt() == 0 &&
+          normalised(SM, LO, Stride->IgnoreParenCasts()) ==
+              normalised(SM, LO, JL.Ub->IgnoreParenCasts()))
+        return true;
+    }
+    return false;
+  };
+  for (const MappedArray &A : P.Arrays) {
+    if (!A.Written)
+      continue;
+    unsigned Rank = 1;
+    for (QualType E = A.DeviceType->getPointeeType();
+         Ctx.getAsConstantArrayType(E);
+         E = Ctx.getAsConstantArrayType(E)->getElementType())
+      ++Rank;
+    // Every mention of A: full subscripts, one key.
+    std::vector<std::vector<const Expr *>> Accesses;
+    unsigned Refs = 0, Consumed = 0;
+    std::function<void(const Stmt *)> Walk = [&](const Stmt *S) {
+      if (!S)
+        return;
+      if (auto *DR = dyn_cast<DeclRefExpr>(S); DR && DR->getDecl() == A.Var)
+        ++Refs;
+      if (auto *AS = dyn_cast<ArraySubscriptExpr>(S)) {
+        std::vector<const Expr *> Subs;
+        if (subscripts(AS, Subs) == A.Var && Subs.size() == Rank) {
+          Accesses.push_back(Subs);
+          ++Consumed;
+          ++Refs;
+          for (const Expr *X : Subs)
+            Walk(X);
+          return;
+        }
+      }
+      for (const Stmt *C : childrenOf(S))
+        Walk(C);
+    };
+    Walk(P.Body);
+    // Subscripts of the whole nest's headers do not touch arrays.
+    if (Refs != Consumed || Accesses.empty()) {
+      Why = "the loop writes '" + A.Name +
+            "' other than through full subscripts (a pointer, a row or a "
+            "call), so its iterations are not proven independent";
+      return false;
+    }
+    auto Key = [&](const std::vector<const Expr *> &Subs) {
+      std::string K;
+      for (const Expr *X : Subs)
+        K += "[" + normalised(SM, LO, X) + "]";
+      return K;
+    };
+    std::string K0 = Key(Accesses.front());
+    // Each parallel variable owns one position: the same expression there
+    // in every access (i, i + c), so iterations with different values of
+    // it never touch the same element; the other positions may differ
+    // (a[i][j - 1] and a[i][j] stay in row i).
+    const std::vector<const Expr *> &Subs = Accesses.front();
+    bool Injective = true;
+    std::set<size_t> Used;
+    for (const LoopLevel &L : P.Levels) {
+      bool Found = false;
+      for (size_t D = 0; D < Subs.size() && !Found; ++D) {
+        if (Used.count(D) || !Offsets(Subs[D], L.Var))
+          continue;
+        std::string Here = normalised(SM, LO, Subs[D]);
+        if (llvm::all_of(Accesses, [&](const std::vector<const Expr *> &A2) {
+              return normalised(SM, LO, A2[D]) == Here;
+            })) {
+          Used.insert(D);
+          Found = true;
+        }
+      }
+      if (!Found) {
+        Injective = false;
+        break;
+      }
+    }
+    bool SameKey =
+        llvm::all_of(Accesses, [&](const auto &A2) { return Key(A2) == K0; });
+    if (!Injective && !SameKey) {
+      for (const auto &Acc : Accesses)
+        if (Key(Acc) != K0) {
+          Why = "'" + A.Name + "' is accessed at " + K0 + " and at " +
+                Key(Acc) +
+                " in one iteration: another iteration may write what this "
+                "one reads (a dependence or a race)";
+          return false;
+        }
+    }
+    if (!Injective && Subs.size() == 1) {
+      // The flattened forms: a[i * n + j] (j an inner loop or the second
+      // collapsed level).
+      const VarDecl *I = P.Levels.front().Var;
+      Injective = false;
+      for (const auto &[J, JL] : Inner)
+        if (J != I &&
+            (P.Levels.size() == 1 ||
+             (P.Levels.size() == 2 && J == P.Levels[1].Var)) &&
+            Flat(Subs[0], I, J))
+          Injective = true;
+    }
+    if (!Injective) {
+      std::string Vars;
+      for (const LoopLevel &L : P.Levels)
+        Vars += (Vars.empty() ? "'" : ", '") + L.Var->getNameAsString() + "'";
+      Why = "the loop writes '" + A.Name + "' at " + K0 +
+            ", which is not proven to differ between iterations of " + Vars +
+            " (a possible race)";
+      return false;
+    }
+  }
+  return true;
 }
 
 /// An array the loop writes at every index of its extent, before any read,
@@ -1620,9 +1925,10 @@ void Offloader::proveFullWrites(KernelPlan &P) {
                 Writes(TopLevel(If->getElse())))
               return true;
             if (auto *For = dyn_cast<ForStmt>(S);
-                For && llvm::any_of(Loops, [&](const LoopLevel &L) {
-                  return L.For == For;
-                }) && !Mentions(For->getInit(), A.Var) &&
+                For &&
+                llvm::any_of(
+                    Loops, [&](const LoopLevel &L) { return L.For == For; }) &&
+                !Mentions(For->getInit(), A.Var) &&
                 !Mentions(For->getCond(), A.Var) &&
                 !Mentions(For->getInc(), A.Var) &&
                 Writes(TopLevel(For->getBody())))
@@ -1684,7 +1990,7 @@ bool Offloader::checkIndependence(const KernelPlan &P, const VarDecl *I,
         return;
       }
     }
-    for (const Stmt *C : S->children())
+    for (const Stmt *C : childrenOf(S))
       Walk(C);
   };
   Walk(Body);
@@ -1761,7 +2067,7 @@ void Offloader::trySwap(KernelPlan &P) {
           Strided = true;
       }
     }
-    for (const Stmt *C : S->children())
+    for (const Stmt *C : childrenOf(S))
       Walk(C);
   };
   Walk(For->getBody());
@@ -1894,7 +2200,7 @@ bool Offloader::inert(const Stmt *S, const std::set<const VarDecl *> &Mapped) {
         OK = false;
         return;
       }
-    for (const Stmt *C : X->children())
+    for (const Stmt *C : childrenOf(X))
       Walk(C);
   };
   Walk(S);
@@ -1925,7 +2231,7 @@ void Offloader::walk(const Stmt *S, bool InHostLoop) {
     return;
   }
   bool Loop = isa<ForStmt>(S) || isa<WhileStmt>(S) || isa<DoStmt>(S);
-  for (const Stmt *C : S->children())
+  for (const Stmt *C : childrenOf(S))
     walk(C, InHostLoop || Loop);
 }
 
@@ -1978,6 +2284,23 @@ void Offloader::walkCompound(const CompoundStmt *C, bool InHostLoop) {
           break;
         }
     }
+    // A region whose arrays may overlap is wrapped in an if/else (device
+    // path or the original code): a declaration between its loops would go
+    // out of scope, so the region ends before one.
+    {
+      std::vector<KernelPlan *> Ks;
+      for (auto &[K, U] : Span)
+        if (U)
+          Ks.insert(Ks.end(), U->Kernels.begin(), U->Kernels.end());
+      if (!aliasPairs(Ks).empty())
+        for (size_t K = 0; K < Span.size(); ++K)
+          if (!Span[K].second && isa<DeclStmt>(Kids[Span[K].first])) {
+            Span.resize(K);
+            while (!Span.back().second)
+              Span.pop_back();
+            break;
+          }
+    }
     Region R;
     for (auto &[K, U] : Span)
       if (U)
@@ -2020,7 +2343,7 @@ bool Offloader::usedOnlyIn(const VarDecl *V, const Region &R) {
                         isa<CStyleCastExpr>(S))
                            ? Up
                            : S;
-    for (const Stmt *C : S->children())
+    for (const Stmt *C : childrenOf(S))
       Walk(C, Next);
   };
   Walk(R.First->getBeginLoc().isValid() ? CurrentFunction->getBody() : nullptr,
@@ -2078,8 +2401,7 @@ void Offloader::finishRegion(Region &R, bool InHostLoop) {
     bool In = true;
     if (F.WrittenInFull && (!F.InLoop || !Out)) {
       In = false;
-      Why.insert(Why.begin(), "not copied in: line " +
-                                  std::to_string(F.Line) +
+      Why.insert(Why.begin(), "not copied in: line " + std::to_string(F.Line) +
                                   " writes all of it first");
     } else if (F.WrittenInFull) {
       Why.insert(Why.begin(), "copied in although line " +
@@ -2098,7 +2420,69 @@ void Offloader::finishRegion(Region &R, bool InHostLoop) {
       R.Why[V] = llvm::join(Why, "; ");
     R.CopyInOut[V] = {In, Out};
   }
+  std::vector<KernelPlan *> Ks;
+  for (const Unit &U : R.Units)
+    Ks.insert(Ks.end(), U.Kernels.begin(), U.Kernels.end());
+  R.AliasPairs = aliasPairs(Ks);
   Regions.push_back(R);
+}
+
+/// Arrays the translation cannot prove to be separate objects: a pointer
+/// that is not its own malloc's (a parameter, a section of a map clause).
+/// Two of them, or one and another array, may overlap; where one of the
+/// pair is written, separate device copies would lose writes.
+std::vector<std::pair<const VarDecl *, const VarDecl *>>
+Offloader::aliasPairs(const std::vector<KernelPlan *> &Ks) {
+  std::vector<const MappedArray *> All;
+  std::set<const VarDecl *> Seen, Written;
+  for (const KernelPlan *P : Ks)
+    for (const MappedArray &A : P->Arrays) {
+      if (A.Written)
+        Written.insert(A.Var);
+      if (Seen.insert(A.Var).second)
+        All.push_back(&A);
+    }
+  auto Proven = [](const MappedArray &A) {
+    return A.Var->getType()->isArrayType() ||
+           llvm::StringRef(A.ExtentFrom).starts_with("its malloc");
+  };
+  std::vector<std::pair<const VarDecl *, const VarDecl *>> Out;
+  for (size_t I = 0; I < All.size(); ++I)
+    for (size_t J = I + 1; J < All.size(); ++J)
+      if ((!Proven(*All[I]) || !Proven(*All[J])) &&
+          (Written.count(All[I]->Var) || Written.count(All[J]->Var)))
+        Out.push_back({All[I]->Var, All[J]->Var});
+  return Out;
+}
+
+std::string Offloader::aliasCondition(const Region &R) {
+  std::map<const VarDecl *, const MappedArray *> Info;
+  for (const Unit &U : R.Units)
+    for (const KernelPlan *P : U.Kernels)
+      for (const MappedArray &A : P->Arrays)
+        Info.try_emplace(A.Var, &A);
+  auto Range = [&](const MappedArray &A) {
+    std::string Base = A.Offset == "0" ? A.Name : A.Name + " + " + A.Offset;
+    return Base + ", (size_t)" + A.Count + " * sizeof(*" + A.Name + ")";
+  };
+  std::string Cond;
+  for (auto [X, Y] : R.AliasPairs)
+    Cond += (Cond.empty() ? "" : " &&\n    ") +
+            std::string("ww_omp_disjoint(") + Range(*Info[X]) + ", " +
+            Range(*Info[Y]) + ")";
+  return Cond;
+}
+
+/// The region as the input has it, pragmas included: what runs on the host
+/// when its arrays overlap.
+std::string Offloader::fallbackText(const Region &R) {
+  std::string Text;
+  if (auto *D = dyn_cast<OMPExecutableDirective>(R.First)) {
+    auto [PB, PE] = pragmaLines(D);
+    Text += Contents.slice(PB, PE).str();
+  }
+  Text += Contents.slice(lineStart(headOffset(R.First)), endOf(R.Last)).str();
+  return Text;
 }
 
 // --- emission --------------------------------------------------------------
@@ -2110,6 +2494,7 @@ const char *Preamble =
 // each kernel's time (CUDA events) to standard error.
 #include <cfloat>
 #include <climits>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #ifndef WW_OMP_SUPPORT
@@ -2143,8 +2528,15 @@ const char *Preamble =
 #define WW_OMP_TIME_BEGIN
 #define WW_OMP_TIME_END(name)
 #endif
+/// Whether two host ranges are apart (then separate device copies are
+/// exact).
+inline bool ww_omp_disjoint(const void *a, size_t a_bytes,
+                                   const void *b, size_t b_bytes) {
+  uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+  return x + a_bytes <= y || y + b_bytes <= x;
+}
 /// Blocks for \p n items of \p per_block each, at least 1, at most \p cap.
-static inline unsigned ww_omp_blocks(long long n, unsigned per_block,
+inline unsigned ww_omp_blocks(long long n, unsigned per_block,
                                      unsigned cap) {
   long long b = (n + per_block - 1) / per_block;
   return b < 1 ? 1u : b > (long long)cap ? cap : (unsigned)b;
@@ -2258,6 +2650,26 @@ std::string Offloader::kernelText(const KernelPlan &P) {
   unsigned BE = stmtEnd(P.Body);
   unsigned BB = offset(P.Body->getBeginLoc());
   Body = Contents.substr(BB, BE - BB).str();
+  // An inner `#pragma omp simd` means nothing in device code.
+  {
+    llvm::SmallVector<llvm::StringRef> Lines;
+    llvm::StringRef(Body).split(Lines, '\n');
+    std::string Out;
+    for (size_t K = 0; K < Lines.size(); ++K) {
+      llvm::StringRef L = Lines[K];
+      llvm::StringRef T = L.ltrim();
+      if (T.starts_with("#pragma") &&
+          T.drop_front(7).ltrim().starts_with("omp") &&
+          T.drop_front(7).ltrim().drop_front(3).ltrim().starts_with("simd"))
+        Out += L.take_front(L.size() - T.size()).str() +
+               "// (device: runs in order in the thread) " + T.str();
+      else
+        Out += L.str();
+      if (K + 1 < Lines.size())
+        Out += "\n";
+    }
+    Body = Out;
+  }
   OS << Indent << Body << "\n";
   Indent.resize(2);
   OS << "  }\n";
@@ -2283,6 +2695,10 @@ std::string Offloader::launchText(const KernelPlan &P, const Region &R) {
   std::string Out;
   llvm::raw_string_ostream OS(Out);
   OS << "{ // warpwise offload: '" << P.PragmaText << "' -> " << P.Name << "\n";
+  if (R.InsideBlock && !R.AliasPairs.empty())
+    OS << "// warpwise offload: arrays not proven separate; where they "
+          "overlap, the loop runs on the host as written\n"
+       << "if (" << aliasCondition(R) << ") {\n";
   if (R.InsideBlock)
     OS << prologue(R);
   size_t Dims = P.Levels.size();
@@ -2385,6 +2801,8 @@ std::string Offloader::launchText(const KernelPlan &P, const Region &R) {
   OS << "  }\n";
   if (R.InsideBlock)
     OS << epilogue(R);
+  if (R.InsideBlock && !R.AliasPairs.empty())
+    OS << "} else {\n" << fallbackText(R) << "\n}\n";
   OS << "}";
   return Out;
 }
@@ -2527,7 +2945,7 @@ OffloadResult Offloader::run() {
           Found.push_back(D);
           return;
         }
-        for (const Stmt *C : S->children())
+        for (const Stmt *C : childrenOf(S))
           Outermost(C, Found);
       };
   for (const FunctionDecl *F : Functions) {
@@ -2548,25 +2966,35 @@ OffloadResult Offloader::run() {
     for (const Unit &U : R.Units) {
       for (const KernelPlan *P : U.Kernels) {
         InRegion.insert(P->Directive);
-        unsigned B = lineStart(offset(P->Directive->getBeginLoc()));
-        // lineStart keeps the indentation outside the replaced text.
-        unsigned Indented = B;
-        while (Indented < Contents.size() &&
-               (Contents[Indented] == ' ' || Contents[Indented] == '\t'))
-          ++Indented;
+        // The pragma's lines go; the statement it applies to becomes the
+        // launch. Lines between them (an #endif closing an #ifdef around
+        // the pragma) stay as they are.
+        auto [PB, PE] = pragmaLines(P->Directive);
+        Replaced.push_back({PB, PE});
+        addEdit(PB, PE, "");
+        const Stmt *Loop =
+            P->Directive->getInnermostCapturedStmt()->getCapturedStmt();
+        unsigned B = offset(Loop->getBeginLoc());
         unsigned E = endOf(P->Directive);
-        Replaced.push_back({Indented, E});
-        addEdit(Indented, E, launchText(*P, R));
+        Replaced.push_back({B, E});
+        addEdit(B, E, launchText(*P, R));
       }
     }
     if (!R.InsideBlock) {
-      unsigned B = lineStart(offset(R.First->getBeginLoc()));
+      unsigned B = lineStart(headOffset(R.First));
       unsigned E = endOf(R.Last);
       std::string Head = "// warpwise offload: device data for lines " +
                          lineOf(R.First->getBeginLoc()) + "-" +
-                         lastLineOf(R.Last) + "\n" + prologue(R);
-      addEdit(B, B, Head);
+                         lastLineOf(R.Last) + "\n";
       std::string Tail = "\n" + epilogue(R);
+      if (!R.AliasPairs.empty()) {
+        Head += "// warpwise offload: arrays not proven separate; where they "
+                "overlap, the loops run on the host as written\n";
+        Head += "if (" + aliasCondition(R) + ") {\n";
+        Tail += "} else {\n" + fallbackText(R) + "\n}\n";
+      }
+      Head += prologue(R);
+      addEdit(B, B, Head);
       if (!Tail.empty() && Tail.back() == '\n')
         Tail.pop_back();
       addEdit(E, E, Tail);
@@ -2597,6 +3025,16 @@ OffloadResult Offloader::run() {
       Msg += ", resident across the iterations of the host loop around them";
     if (!R.Arrays.empty())
       Msg += ": " + Plan;
+    if (!R.AliasPairs.empty()) {
+      std::string Pairs;
+      for (auto [X, Y] : R.AliasPairs)
+        Pairs += (Pairs.empty() ? "" : ", ") + X->getNameAsString() + "/" +
+                 Y->getNameAsString();
+      Msg += "; " + Pairs +
+             " are not proven separate arrays: the program checks at run "
+             "time that they do not overlap, and runs the original loops on "
+             "the host where they do";
+    }
     decide(First, diag::DataPlan, Severity::Remark, "data", Msg);
   }
   // Verdicts, in source order.

@@ -90,7 +90,7 @@ static void shapes(int n, int *idx, double *w, unsigned *u) {
 #pragma omp parallel for collapse(2)
   for (int i = 1; i < M - 1; i++)
     for (int j = 2; j < M; j += 3)
-      field[i][j] = i * 100 + j + field[i - 1][j - 1] * 0;
+      field[i][j] = i * 100 + j + field[i][j] * 0.5;
   int lo = 1 << 30, hi = -(1 << 30);
   unsigned total = 0;
 #pragma omp target teams distribute parallel for reduction(min:lo) reduction(max:hi) reduction(+:total) map(to: idx[0:n], u[0:n])
