@@ -227,6 +227,13 @@ struct KernelPlan {
   std::set<const FunctionDecl *> DeviceFunctions;
   std::vector<std::string> Notes;
   std::string Refusal; ///< Why it stays on the host; empty when offloaded.
+  /// A `parallel` region holding several worksharing loops: no kernel of its
+  /// own; its loops (Members) are kernels one after another.
+  bool Group = false;
+  std::vector<KernelPlan *> Members;
+  /// A member's parallel directive, whose clauses apply to it too.
+  const OMPExecutableDirective *Enclosing = nullptr;
+  bool Hidden = false; ///< A member of a refused group: said by the group.
   std::string SwapNote;
 
   const MappedArray *array(const VarDecl *V) const {
@@ -547,6 +554,8 @@ private:
   bool deviceCallable(const FunctionDecl *F, std::string &Why,
                       std::set<const FunctionDecl *> &Seen);
   void proveFullWrites(KernelPlan &P);
+  void planGroup(KernelPlan &P);
+  void nameKernel(KernelPlan &P);
   bool parallelIndependent(const KernelPlan &P, std::string &Why);
   void trySwap(KernelPlan &P);
   bool checkIndependence(const KernelPlan &P, const VarDecl *I,
@@ -1170,7 +1179,16 @@ void Offloader::analyseDirective(KernelPlan &P) {
   const OMPLoopDirective *Loop = nullptr;
   std::vector<const OMPClause *> Clauses(D->clauses().begin(),
                                          D->clauses().end());
-  switch (Kind) {
+  if (P.Enclosing) {
+    Loop = cast<OMPLoopDirective>(D);
+    Clauses.assign(P.Enclosing->clauses().begin(),
+                   P.Enclosing->clauses().end());
+    Clauses.insert(Clauses.end(), D->clauses().begin(), D->clauses().end());
+    Kind = llvm::omp::OMPD_unknown;
+  }
+  switch (P.Enclosing ? llvm::omp::OMPD_for : Kind) {
+  case llvm::omp::OMPD_for:
+    break;
   case llvm::omp::OMPD_parallel_for:
   case llvm::omp::OMPD_parallel_for_simd:
   case llvm::omp::OMPD_target_teams_distribute_parallel_for:
@@ -1187,9 +1205,7 @@ void Offloader::analyseDirective(KernelPlan &P) {
     if (For && !isa<OMPForDirective>(For) && !isa<OMPForSimdDirective>(For))
       For = nullptr;
     if (!For) {
-      Refuse("the parallel region has statements besides one '#pragma omp "
-             "for' (they would run once per thread); only a region whose "
-             "only statement is a worksharing loop is offloaded");
+      planGroup(P);
       return;
     }
     Loop = For;
@@ -2106,18 +2122,77 @@ KernelPlan &Offloader::plan(const OMPExecutableDirective *D) {
     P.Directive = D;
     P.Function = CurrentFunction;
     analyseDirective(P);
-    if (P.Refusal.empty()) {
-      std::string Base = "ww_omp_" + CurrentFunction->getNameAsString() + "_L" +
-                         std::to_string(P.Line);
-      std::string Name = Base;
-      for (unsigned K = 2; KernelNames.count(Name); ++K)
-        Name = Base + "_" + std::to_string(K);
-      KernelNames.insert(Name);
-      P.Name = Name;
-      FunctionKernels.push_back(&P);
-    }
+    if (P.Refusal.empty() && !P.Group)
+      nameKernel(P);
   }
   return P;
+}
+
+void Offloader::nameKernel(KernelPlan &P) {
+  std::string Base = "ww_omp_" + CurrentFunction->getNameAsString() + "_L" +
+                     std::to_string(P.Line);
+  std::string Name = Base;
+  for (unsigned K = 2; KernelNames.count(Name); ++K)
+    Name = Base + "_" + std::to_string(K);
+  KernelNames.insert(Name);
+  P.Name = Name;
+  FunctionKernels.push_back(&P);
+}
+
+/// A parallel region holding only worksharing loops (and barriers): each
+/// loop becomes a kernel, in order. The end of each loop is a barrier in
+/// OpenMP, and a kernel boundary here; nothing runs between them.
+void Offloader::planGroup(KernelPlan &P) {
+  const OMPExecutableDirective *D = P.Directive;
+  auto *C = dyn_cast_or_null<CompoundStmt>(directiveBody(D));
+  std::vector<const OMPExecutableDirective *> Loops;
+  if (C)
+    for (const Stmt *S : C->body()) {
+      if (isa<OMPBarrierDirective>(S))
+        continue;
+      if (isa<OMPForDirective>(S) || isa<OMPForSimdDirective>(S)) {
+        Loops.push_back(cast<OMPExecutableDirective>(S));
+        continue;
+      }
+      Loops.clear();
+      break;
+    }
+  if (Loops.empty()) {
+    P.Refusal = "the parallel region has statements other than "
+                "worksharing loops (they would run once per thread); only "
+                "regions of '#pragma omp for' loops are offloaded";
+    return;
+  }
+  for (const OMPClause *Cl : D->clauses())
+    if (Cl->getClauseKind() == llvm::omp::OMPC_reduction && !Cl->isImplicit()) {
+      P.Refusal = "a reduction on a parallel region of several loops is not "
+                  "supported (a reduction on each '#pragma omp for' is)";
+      return;
+    }
+  P.Group = true;
+  for (const OMPExecutableDirective *L : Loops) {
+    auto [It, New] = Plans.try_emplace(L);
+    KernelPlan &M = It->second;
+    if (New) {
+      M.Directive = L;
+      M.Function = CurrentFunction;
+      M.Enclosing = D;
+      analyseDirective(M);
+    }
+    P.Members.push_back(&M);
+    if (!M.Refusal.empty() && P.Refusal.empty())
+      P.Refusal = "its loop at line " + std::to_string(M.Line) +
+                  " cannot be offloaded: " + M.Refusal;
+  }
+  for (KernelPlan *M : P.Members) {
+    if (!P.Refusal.empty()) {
+      M->Hidden = true;
+      if (M->Refusal.empty())
+        M->Refusal = "its parallel region stays on the host";
+    } else {
+      nameKernel(*M);
+    }
+  }
 }
 
 // --- regions ---------------------------------------------------------------
@@ -2129,7 +2204,7 @@ std::optional<Offloader::Unit> Offloader::unitOf(const Stmt *S) {
       return std::nullopt;
     Unit U;
     U.S = S;
-    U.Kernels = {&P};
+    U.Kernels = P.Group ? P.Members : std::vector<KernelPlan *>{&P};
     return U;
   }
   // A host loop whose body is offloaded loops and statements that touch
@@ -2159,7 +2234,10 @@ std::optional<Offloader::Unit> Offloader::unitOf(const Stmt *S) {
       KernelPlan &P = plan(D);
       if (!P.Refusal.empty())
         return std::nullopt;
-      U.Kernels.push_back(&P);
+      if (P.Group)
+        U.Kernels.insert(U.Kernels.end(), P.Members.begin(), P.Members.end());
+      else
+        U.Kernels.push_back(&P);
     } else
       Others.push_back(X);
   }
@@ -2218,6 +2296,12 @@ void Offloader::walk(const Stmt *S, bool InHostLoop) {
     // Not directly in a block (the body of an if without braces): a region
     // of its own, inside its launch block.
     KernelPlan &P = plan(D);
+    if (P.Group && P.Refusal.empty()) {
+      P.Refusal = "a parallel region of several loops as the body of a "
+                  "statement without braces is not supported";
+      for (KernelPlan *M : P.Members)
+        M->Hidden = true, M->Refusal = P.Refusal;
+    }
     if (P.Refusal.empty()) {
       Region R;
       Unit U;
@@ -2960,7 +3044,7 @@ OffloadResult Offloader::run() {
           P.Refusal = "it is nested in host code that is not offloaded";
       }
   }
-  std::set<const OMPExecutableDirective *> InRegion;
+  std::set<const OMPExecutableDirective *> InRegion, Groups;
   for (const Region &R : Regions) {
     // Edits: the directives become launches; the region's copies go around.
     for (const Unit &U : R.Units) {
@@ -2978,6 +3062,21 @@ OffloadResult Offloader::run() {
         unsigned E = endOf(P->Directive);
         Replaced.push_back({B, E});
         addEdit(B, E, launchText(*P, R));
+        // A parallel region of several loops: its pragma and its barriers
+        // go; its braces stay, around the launches.
+        if (P->Enclosing && Groups.insert(P->Enclosing).second) {
+          InRegion.insert(P->Enclosing);
+          auto [GB, GE] = pragmaLines(P->Enclosing);
+          Replaced.push_back({GB, GE});
+          addEdit(GB, GE, "");
+          if (auto *C = dyn_cast<CompoundStmt>(directiveBody(P->Enclosing)))
+            for (const Stmt *X : C->body())
+              if (auto *Bar = dyn_cast<OMPBarrierDirective>(X)) {
+                auto [BB, BE] = pragmaLines(Bar);
+                Replaced.push_back({BB, BE});
+                addEdit(BB, BE, "");
+              }
+        }
       }
     }
     if (!R.InsideBlock) {
@@ -3046,6 +3145,17 @@ OffloadResult Offloader::run() {
            std::make_pair(B->Line, B->Column);
   });
   for (const KernelPlan *P : All) {
+    if (P->Hidden)
+      continue; // Said by its parallel region.
+    if (P->Group && P->Refusal.empty() && InRegion.count(P->Directive)) {
+      decide(*P, diag::OffloadNote, Severity::Note, "note",
+             "the parallel region's " + std::to_string(P->Members.size()) +
+                 " worksharing loops become " +
+                 std::to_string(P->Members.size()) +
+                 " kernels, one after another (the barrier at the end of "
+                 "each loop is a kernel boundary)");
+      continue;
+    }
     if (P->Refusal.empty() && !InRegion.count(P->Directive))
       const_cast<KernelPlan *>(P)->Refusal =
           "it is nested in host code that is not offloaded";
