@@ -389,6 +389,22 @@ public:
       return true;
     }
     Calls.insert(F);
+    // An argument bound to a non-const reference may be written.
+    for (unsigned I = 0; I < C->getNumArgs() && I < F->getNumParams(); ++I) {
+      QualType PT = F->getParamDecl(I)->getType();
+      if (!PT->isReferenceType() || PT->getPointeeType().isConstQualified())
+        continue;
+      const Expr *A = strip(C->getArg(I));
+      if (auto *DR = dyn_cast<DeclRefExpr>(A)) {
+        if (auto *V = dyn_cast<VarDecl>(DR->getDecl())) {
+          Use &X = use(V, DR->getLocation());
+          X.ScalarWrite = X.Read = X.AddressTaken = true;
+        }
+      } else if (const VarDecl *V = baseVar(A)) {
+        Use &X = use(V, A->getBeginLoc());
+        X.ElementWrite = X.Read = X.PassedToCall = true;
+      }
+    }
     for (unsigned I = 0; I < C->getNumArgs(); ++I) {
       const Expr *A = strip(C->getArg(I));
       if (!A->getType()->isPointerType() &&
@@ -1746,6 +1762,12 @@ bool Offloader::parallelIndependent(const KernelPlan &P, std::string &Why) {
         return;
       if (auto *DR = dyn_cast<DeclRefExpr>(S); DR && DR->getDecl() == A.Var)
         ++Refs;
+      // &a[i] lets a callee reach a[i + 1]: not a single element.
+      if (auto *U = dyn_cast<UnaryOperator>(S);
+          U && U->getOpcode() == UO_AddrOf && baseVar(U->getSubExpr()) == A.Var) {
+        ++Refs;
+        return;
+      }
       if (auto *AS = dyn_cast<ArraySubscriptExpr>(S)) {
         std::vector<const Expr *> Subs;
         if (subscripts(AS, Subs) == A.Var && Subs.size() == Rank) {
