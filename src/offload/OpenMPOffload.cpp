@@ -579,10 +579,29 @@ private:
                          std::string &Why);
 
   // --- regions ------------------------------------------------------------
+  /// `t = a; a = b; b = t;` (t may be declared there): the host swapping
+  /// two buffers between time steps.
+  struct SwapTriple {
+    const Stmt *S1 = nullptr, *S2 = nullptr, *S3 = nullptr;
+    const VarDecl *A = nullptr, *B = nullptr;
+  };
+  std::vector<SwapTriple> Swaps; ///< The current function's.
+  void findSwaps(const Stmt *S);
+  const SwapTriple *swapOf(const Stmt *S) const {
+    for (const SwapTriple &T : Swaps)
+      if (T.S1 == S || T.S2 == S || T.S3 == S)
+        return &T;
+    return nullptr;
+  }
+  /// The normalised allocation text of \p V's one malloc (swaps aside), or
+  /// "" when it has not exactly one.
+  std::string mallocText(const VarDecl *V);
   struct Unit {
     const Stmt *S = nullptr;
     std::vector<KernelPlan *> Kernels; ///< In source order.
     bool InLoop = false;               ///< A host loop around kernels.
+    /// Buffer swaps in the host loop: the device copies swap with them.
+    std::vector<const SwapTriple *> Swaps;
   };
   struct Region {
     std::vector<Unit> Units;
@@ -860,6 +879,74 @@ bool Offloader::analyseLoop(KernelPlan &P, const ForStmt *For, LoopLevel &L) {
   return true;
 }
 
+void Offloader::findSwaps(const Stmt *S) {
+  if (!S)
+    return;
+  if (auto *C = dyn_cast<CompoundStmt>(S)) {
+    std::vector<const Stmt *> K(C->body_begin(), C->body_end());
+    auto Assign = [](const Stmt *X, const VarDecl *&L, const VarDecl *&R) {
+      auto *B = dyn_cast<BinaryOperator>(X);
+      if (!B || B->getOpcode() != BO_Assign)
+        return false;
+      L = varOf(B->getLHS());
+      R = varOf(B->getRHS());
+      return L && R;
+    };
+    for (size_t I = 0; I + 2 < K.size(); ++I) {
+      const VarDecl *T = nullptr, *A = nullptr, *A2 = nullptr, *B = nullptr,
+                    *B2 = nullptr, *T2 = nullptr;
+      if (auto *DS = dyn_cast<DeclStmt>(K[I]); DS && DS->isSingleDecl()) {
+        T = dyn_cast<VarDecl>(DS->getSingleDecl());
+        A = T && T->getInit() ? varOf(T->getInit()) : nullptr;
+      } else {
+        Assign(K[I], T, A);
+      }
+      if (!T || !A || !Assign(K[I + 1], A2, B) || !Assign(K[I + 2], B2, T2))
+        continue;
+      if (A2 != A || B2 != B || T2 != T || A == B || T == A || T == B ||
+          !A->getType()->isPointerType() ||
+          Ctx.getCanonicalType(A->getType()) !=
+              Ctx.getCanonicalType(B->getType()))
+        continue;
+      Swaps.push_back({K[I], K[I + 1], K[I + 2], A, B});
+      I += 2;
+    }
+  }
+  for (const Stmt *C : childrenOf(S))
+    findSwaps(C);
+}
+
+std::string Offloader::mallocText(const VarDecl *V) {
+  const Expr *Alloc = nullptr;
+  unsigned N = 0;
+  std::function<void(const Stmt *)> Find = [&](const Stmt *S) {
+    if (!S)
+      return;
+    if (auto *B = dyn_cast<BinaryOperator>(S);
+        B && B->isAssignmentOp() && varOf(B->getLHS()) == V && !swapOf(B)) {
+      ++N;
+      Alloc = B->getRHS();
+    }
+    if (auto *DS = dyn_cast<DeclStmt>(S); DS && !swapOf(DS))
+      for (const Decl *D : DS->decls())
+        if (D == V && V->getInit()) {
+          ++N;
+          Alloc = V->getInit();
+        }
+    for (const Stmt *C : childrenOf(S))
+      Find(C);
+  };
+  Find(CurrentFunction->getBody());
+  auto *Call = Alloc ? dyn_cast<CallExpr>(Alloc->IgnoreParenCasts()) : nullptr;
+  const FunctionDecl *F = Call ? Call->getDirectCallee() : nullptr;
+  if (N != 1 || !F || (F->getName() != "malloc" && F->getName() != "calloc"))
+    return "";
+  std::string T;
+  for (const Expr *A : Call->arguments())
+    T += normalised(SM, LO, A) + ",";
+  return T;
+}
+
 bool Offloader::extentFromMalloc(KernelPlan &P, const VarDecl *V,
                                  MappedArray &A) {
   // The one assignment of V in the function, `V = malloc(E)` (or calloc, or
@@ -870,7 +957,7 @@ bool Offloader::extentFromMalloc(KernelPlan &P, const VarDecl *V,
     if (!S)
       return;
     if (auto *B = dyn_cast<BinaryOperator>(S);
-        B && B->isAssignmentOp() && varOf(B->getLHS()) == V) {
+        B && B->isAssignmentOp() && varOf(B->getLHS()) == V && !swapOf(B)) {
       ++Assignments;
       Alloc = B->getRHS();
     }
@@ -884,6 +971,20 @@ bool Offloader::extentFromMalloc(KernelPlan &P, const VarDecl *V,
       Find(C);
   };
   Find(P.Function->getBody());
+  // Swapped with another buffer: that one must be its own malloc of the
+  // same size, so that the extent holds whichever buffer V points to.
+  for (const SwapTriple &T : Swaps)
+    if (T.A == V || T.B == V) {
+      const VarDecl *Other = T.A == V ? T.B : T.A;
+      std::string Mine = mallocText(V), Theirs = mallocText(Other);
+      if (Mine.empty() || Mine != Theirs) {
+        P.Refusal = "the extent of '" + V->getNameAsString() +
+                    "' is unknown: it is swapped with '" +
+                    Other->getNameAsString() +
+                    "', which is not a malloc of the same size";
+        return false;
+      }
+    }
   auto Why = [&](std::string W) {
     P.Refusal =
         "the extent of '" + V->getNameAsString() + "' is unknown: " + W +
@@ -1764,7 +1865,8 @@ bool Offloader::parallelIndependent(const KernelPlan &P, std::string &Why) {
         ++Refs;
       // &a[i] lets a callee reach a[i + 1]: not a single element.
       if (auto *U = dyn_cast<UnaryOperator>(S);
-          U && U->getOpcode() == UO_AddrOf && baseVar(U->getSubExpr()) == A.Var) {
+          U && U->getOpcode() == UO_AddrOf &&
+          baseVar(U->getSubExpr()) == A.Var) {
         ++Refs;
         return;
       }
@@ -2267,9 +2369,33 @@ std::optional<Offloader::Unit> Offloader::unitOf(const Stmt *S) {
     return std::nullopt;
   std::set<const VarDecl *> Mapped = mappedVars(U);
   std::set<const VarDecl *> Extents = extentVars(U.Kernels);
-  for (const Stmt *X : Others)
-    if (X && (!inert(X, Mapped) || writesAny(X, Extents)))
+  for (const Stmt *X : Others) {
+    if (!X)
+      continue;
+    // Swapping two of the loop's buffers: the device copies swap too.
+    if (const SwapTriple *T = swapOf(X);
+        T && Mapped.count(T->A) && Mapped.count(T->B) && !Extents.count(T->A) &&
+        !Extents.count(T->B)) {
+      if (llvm::find(U.Swaps, T) == U.Swaps.end())
+        U.Swaps.push_back(T);
+      continue;
+    }
+    if (!inert(X, Mapped) || writesAny(X, Extents))
       return std::nullopt;
+  }
+  // Both buffers of a swap must have one extent.
+  for (const SwapTriple *T : U.Swaps) {
+    std::string EA, EB;
+    for (const KernelPlan *P : U.Kernels)
+      for (const MappedArray &A : P->Arrays) {
+        if (A.Var == T->A)
+          EA = A.Offset + "+" + A.Count;
+        if (A.Var == T->B)
+          EB = A.Offset + "+" + A.Count;
+      }
+    if (EA != EB)
+      return std::nullopt;
+  }
   return U;
 }
 
@@ -2493,9 +2619,24 @@ void Offloader::finishRegion(Region &R, bool InHostLoop) {
           Out = true;
         CopyOut[A.Var] = CopyOut[A.Var] || Out;
       }
+  // Buffers the host swaps between steps: each holds either's data, so
+  // both are copied in, and both out when either is written.
+  std::map<const VarDecl *, const VarDecl *> Partner;
+  for (const Unit &U : R.Units)
+    for (const SwapTriple *T : U.Swaps) {
+      Partner[T->A] = T->B;
+      Partner[T->B] = T->A;
+    }
   for (const VarDecl *V : R.Arrays) {
     const FirstUse &F = First[V];
     std::vector<std::string> Why;
+    if (auto It = Partner.find(V); It != Partner.end()) {
+      bool Out = CopyOut[V] || CopyOut[It->second];
+      R.Why[V] = "swapped with " + It->second->getNameAsString() +
+                 " by the host loop; the device copies swap with them";
+      R.CopyInOut[V] = {true, Out};
+      continue;
+    }
     bool Out = CopyOut[V];
     if (Out && !InHostLoop && usedOnlyIn(V, R)) {
       Out = false;
@@ -2982,6 +3123,8 @@ std::string Offloader::epilogue(const Region &R) {
 
 void Offloader::planFunction(const FunctionDecl *F) {
   CurrentFunction = F;
+  Swaps.clear();
+  findSwaps(F->getBody());
   FunctionWrites = WrittenVars();
   FunctionWrites.TraverseStmt(F->getBody());
   FunctionKernels.clear();
@@ -3101,6 +3244,16 @@ OffloadResult Offloader::run() {
         }
       }
     }
+    for (const Unit &U : R.Units)
+      for (const SwapTriple *T : U.Swaps) {
+        std::string DA = deviceName(R, T->A), DB = deviceName(R, T->B);
+        unsigned At = stmtEnd(T->S3);
+        addEdit(At, At,
+                "\n{ // warpwise offload: the device copies swap as well\n"
+                "  auto ww_swap = " +
+                    DA + ";\n  " + DA + " = " + DB + ";\n  " + DB +
+                    " = ww_swap;\n}");
+      }
     if (!R.InsideBlock) {
       unsigned B = lineStart(headOffset(R.First));
       unsigned E = endOf(R.Last);
