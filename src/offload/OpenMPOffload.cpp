@@ -234,6 +234,9 @@ struct KernelPlan {
   /// A member's parallel directive, whose clauses apply to it too.
   const OMPExecutableDirective *Enclosing = nullptr;
   bool Hidden = false; ///< A member of a refused group: said by the group.
+  /// Edits of the body's text as the kernel copies it (file offsets).
+  std::vector<std::tuple<unsigned, unsigned, std::string>> BodyEdits;
+  std::set<const VarDecl *> AtomicArrays;
   std::string SwapNote;
 
   const MappedArray *array(const VarDecl *V) const {
@@ -306,6 +309,81 @@ public:
   /// Assignments `v[...] = e` at any depth: (statement, array).
   std::vector<const BinaryOperator *> PlainStores;
 
+  /// `#pragma omp atomic` (update) of `x += e`, `x -= e`, `x++`, `x--`,
+  /// `x = x + e`: what CUDA's atomicAdd does.
+  struct AtomicUpdate {
+    const OMPExecutableDirective *D = nullptr;
+    const Expr *Update = nullptr, *Target = nullptr, *Amount = nullptr;
+    const VarDecl *Var = nullptr;
+    bool Element = false, Minus = false;
+  };
+  std::vector<AtomicUpdate> Atomics;
+  bool TraverseOMPAtomicDirective(OMPAtomicDirective *D) {
+    for (const OMPClause *C : D->clauses())
+      if (!C->isImplicit() && C->getClauseKind() != llvm::omp::OMPC_update &&
+          C->getClauseKind() != llvm::omp::OMPC_relaxed &&
+          C->getClauseKind() != llvm::omp::OMPC_seq_cst) {
+        Problems.push_back(
+            {D->getBeginLoc(),
+             "has an atomic " +
+                 llvm::omp::getOpenMPClauseName(C->getClauseKind()).str() +
+                 " (only atomic updates x += e, x -= e, x++, x-- are "
+                 "offloaded)"});
+        return true;
+      }
+    const Stmt *Body = directiveBody(D);
+    const Expr *E = dyn_cast_or_null<Expr>(Body);
+    AtomicUpdate A;
+    A.D = D;
+    if (E) {
+      E = E->IgnoreParenImpCasts();
+      if (auto *CA = dyn_cast<CompoundAssignOperator>(E);
+          CA && (CA->getOpcode() == BO_AddAssign ||
+                 CA->getOpcode() == BO_SubAssign)) {
+        A.Target = CA->getLHS();
+        A.Amount = CA->getRHS();
+        A.Minus = CA->getOpcode() == BO_SubAssign;
+      } else if (auto *U = dyn_cast<UnaryOperator>(E);
+                 U && U->isIncrementDecrementOp()) {
+        A.Target = U->getSubExpr();
+        A.Minus = U->isDecrementOp();
+      } else if (auto *B = dyn_cast<BinaryOperator>(E);
+                 B && B->getOpcode() == BO_Assign) {
+        auto *R = dyn_cast<BinaryOperator>(B->getRHS()->IgnoreParenImpCasts());
+        std::string L = B->getLHS()->IgnoreParenImpCasts()->getStmtClassName();
+        if (R && (R->getOpcode() == BO_Add || R->getOpcode() == BO_Sub) &&
+            baseVar(R->getLHS()) == baseVar(B->getLHS()) &&
+            baseVar(B->getLHS())) {
+          A.Target = B->getLHS();
+          A.Amount = R->getRHS();
+          A.Minus = R->getOpcode() == BO_Sub;
+        }
+        (void)L;
+      }
+      A.Update = E;
+    }
+    QualType T = A.Target ? A.Target->getType().getCanonicalType() : QualType();
+    bool TypeOK =
+        !T.isNull() && (T->isSpecificBuiltinType(BuiltinType::Int) ||
+                        T->isSpecificBuiltinType(BuiltinType::UInt) ||
+                        T->isSpecificBuiltinType(BuiltinType::ULongLong) ||
+                        T->isSpecificBuiltinType(BuiltinType::Float) ||
+                        T->isSpecificBuiltinType(BuiltinType::Double));
+    if (A.Target) {
+      A.Var = baseVar(A.Target);
+      A.Element = !isa<DeclRefExpr>(strip(A.Target));
+    }
+    if (!A.Target || !A.Var || !TypeOK ||
+        (A.Element && !isa<ArraySubscriptExpr>(strip(A.Target)))) {
+      Problems.push_back(
+          {D->getBeginLoc(),
+           "has an atomic update that is not x += e, x -= e, x++ or x-- on "
+           "an int, unsigned, unsigned long long, float or double"});
+      return true;
+    }
+    Atomics.push_back(A);
+    return TraverseStmt(const_cast<Stmt *>(Body));
+  }
   bool shouldVisitImplicitCode() const { return false; }
   bool TraverseOMPSimdDirective(OMPSimdDirective *D) {
     return TraverseStmt(const_cast<Stmt *>(directiveBody(D)));
@@ -1632,6 +1710,75 @@ void Offloader::analyseDirective(KernelPlan &P) {
   std::set<const VarDecl *> LevelVars;
   for (const LoopLevel &L : P.Levels)
     LevelVars.insert(L.Var);
+  // Atomic updates: of a shared scalar, a reduction in all but name (each
+  // thread adds into its own copy); of array elements, CUDA's atomicAdd.
+  {
+    std::map<const VarDecl *, unsigned> AtomicRefs;
+    for (const UseCollector::AtomicUpdate &A : U.Atomics) {
+      if (A.Element)
+        P.AtomicArrays.insert(A.Var);
+      else
+        ++AtomicRefs[A.Var];
+      // The pragma's line, commented out in the kernel's copy.
+      auto [PB, PE] = pragmaLines(A.D);
+      P.BodyEdits.push_back(
+          {PB, PE,
+           "// (device: " +
+               std::string(A.Element ? "atomicAdd" : "the thread's own copy") +
+               ") " + Contents.slice(PB, PE).trim().str() + "\n"});
+      if (A.Element) {
+        std::string T = A.Target->getType()
+                            .getCanonicalType()
+                            .getUnqualifiedType()
+                            .getAsString();
+        std::string Amount =
+            A.Amount ? "(" + T + ")(" +
+                           textOf(SM, LO, A.Amount->getSourceRange()) + ")"
+                     : "(" + T + ")1";
+        if (A.Minus)
+          Amount = "(" + T + ")0 - " + Amount;
+        unsigned B = offset(A.Update->getBeginLoc());
+        unsigned E = offset(A.Update->getEndLoc()) +
+                     Lexer::MeasureTokenLength(
+                         SM.getExpansionLoc(A.Update->getEndLoc()), SM, LO);
+        P.BodyEdits.push_back({B, E,
+                               "atomicAdd(&(" +
+                                   textOf(SM, LO, A.Target->getSourceRange()) +
+                                   "), " + Amount + ")"});
+      }
+    }
+    for (auto [V, N] : AtomicRefs) {
+      if (U.Declared.count(V) || LevelVars.count(V))
+        continue;
+      // Every mention of V in the nest is one of its atomic updates.
+      unsigned All = 0;
+      std::function<void(const Stmt *)> Count = [&](const Stmt *X) {
+        if (!X)
+          return;
+        if (auto *DR = dyn_cast<DeclRefExpr>(X); DR && DR->getDecl() == V)
+          ++All;
+        for (const Stmt *C : childrenOf(X))
+          Count(C);
+      };
+      Count(Outer);
+      if (All != N || llvm::any_of(P.Reductions, [&](const ReductionVar &R) {
+            return R.Var == V;
+          })) {
+        Refuse("'" + V->getNameAsString() +
+               "' is updated atomically and also used otherwise in the loop");
+        return;
+      }
+      ReductionVar RV;
+      RV.Var = V;
+      RV.Op = "ww_omp_plus";
+      RV.Identity =
+          "(" + V->getType().getUnqualifiedType().getAsString() + ")0";
+      P.Reductions.push_back(RV);
+      P.Notes.push_back("the atomic updates of '" + V->getNameAsString() +
+                        "' are a sum: each thread adds into its own copy, and "
+                        "the copies are combined as a reduction");
+    }
+  }
   for (const VarDecl *V : U.Order) {
     if (U.Declared.count(V) || LevelVars.count(V))
       continue;
@@ -1857,12 +2004,42 @@ bool Offloader::parallelIndependent(const KernelPlan &P, std::string &Why) {
       ++Rank;
     // Every mention of A: full subscripts, one key.
     std::vector<std::vector<const Expr *>> Accesses;
-    unsigned Refs = 0, Consumed = 0;
+    unsigned Refs = 0, Consumed = 0, AtomicAccesses = 0;
     std::function<void(const Stmt *)> Walk = [&](const Stmt *S) {
       if (!S)
         return;
       if (auto *DR = dyn_cast<DeclRefExpr>(S); DR && DR->getDecl() == A.Var)
         ++Refs;
+      if (auto *AD = dyn_cast<OMPAtomicDirective>(S)) {
+        // An atomic update of A: any element, safely; its subscripts and
+        // operand are still walked.
+        if (const auto *E = dyn_cast_or_null<Expr>(directiveBody(AD))) {
+          const Expr *Tgt = nullptr;
+          const Expr *X = E->IgnoreParenImpCasts();
+          if (auto *CA = dyn_cast<CompoundAssignOperator>(X))
+            Tgt = CA->getLHS();
+          else if (auto *UO = dyn_cast<UnaryOperator>(X))
+            Tgt = UO->getSubExpr();
+          else if (auto *BO = dyn_cast<BinaryOperator>(X))
+            Tgt = BO->getLHS();
+          if (Tgt && baseVar(Tgt) == A.Var) {
+            ++AtomicAccesses;
+            std::vector<const Expr *> Subs;
+            subscripts(Tgt, Subs);
+            for (const Expr *Sub : Subs)
+              Walk(Sub);
+            if (auto *CA = dyn_cast<CompoundAssignOperator>(X))
+              Walk(CA->getRHS());
+            else if (auto *BO = dyn_cast<BinaryOperator>(X)) {
+              auto *R =
+                  dyn_cast<BinaryOperator>(BO->getRHS()->IgnoreParenImpCasts());
+              if (R)
+                Walk(R->getRHS());
+            }
+            return;
+          }
+        }
+      }
       // &a[i] lets a callee reach a[i + 1]: not a single element.
       if (auto *U = dyn_cast<UnaryOperator>(S);
           U && U->getOpcode() == UO_AddrOf &&
@@ -1885,6 +2062,15 @@ bool Offloader::parallelIndependent(const KernelPlan &P, std::string &Why) {
         Walk(C);
     };
     Walk(P.Body);
+    if (AtomicAccesses > 0) {
+      if (Refs != Consumed || !Accesses.empty()) {
+        Why = "'" + A.Name +
+              "' is updated atomically and also accessed otherwise in the "
+              "loop (a race between the two)";
+        return false;
+      }
+      continue; // Only atomic updates: any elements, in any order.
+    }
     // Subscripts of the whole nest's headers do not touch arrays.
     if (Refs != Consumed || Accesses.empty()) {
       Why = "the loop writes '" + A.Name +
@@ -2896,7 +3082,23 @@ std::string Offloader::kernelText(const KernelPlan &P) {
   std::string Body = textOf(SM, LO, P.Body->getSourceRange());
   unsigned BE = stmtEnd(P.Body);
   unsigned BB = offset(P.Body->getBeginLoc());
-  Body = Contents.substr(BB, BE - BB).str();
+  {
+    // The body as the kernel has it: atomic updates made CUDA's.
+    auto Sorted = P.BodyEdits;
+    llvm::sort(Sorted, [](const auto &X, const auto &Y) {
+      return std::get<0>(X) < std::get<0>(Y);
+    });
+    std::string Out;
+    unsigned Pos = BB;
+    for (const auto &[EB, EE, ET] : Sorted) {
+      if (EB < Pos || EE > BE)
+        continue;
+      Out += Contents.slice(Pos, EB).str() + ET;
+      Pos = EE;
+    }
+    Out += Contents.slice(Pos, BE).str();
+    Body = Out;
+  }
   // An inner `#pragma omp simd` means nothing in device code.
   {
     llvm::SmallVector<llvm::StringRef> Lines;
