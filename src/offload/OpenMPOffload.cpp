@@ -200,7 +200,19 @@ struct MappedArray {
   QualType Element;
   std::string Offset = "0", Count; ///< In units of *Name.
   const Expr *CountExpr = nullptr; ///< Count's expression, when it has one.
-  std::string ExtentFrom;          ///< "map clause", "declaration", "malloc".
+  /// A malloc's element count is kept in `ww_extent_NAME`, declared right
+  /// after the malloc (CaptureAt), so that later changes to the variables
+  /// of its size, or other variables of the same names, do not matter.
+  unsigned CaptureAt = 0;
+  /// The outermost dimension as written, and its value, for an array
+  /// declared with one (-1: none known).
+  std::string Dim0Text;
+  long long Dim0Value = -1;
+  std::string CaptureText;
+  /// CountExpr means at the loop what it meant at the malloc (its variables
+  /// are not written after it): a bound can be compared with it.
+  bool CountStable = true;
+  std::string ExtentFrom; ///< "map clause", "declaration", "malloc".
   std::vector<const Expr *> ExtentExprs;
   bool Read = false, Written = false, WrittenInFull = false;
   bool PassedToCall = false;
@@ -624,6 +636,25 @@ const Stmt *soleStatement(const Stmt *S) {
   return S;
 }
 
+/// The variables \p A and \p B name, in order, are the same declarations
+/// (`n` in both, not two different `n`s).
+bool sameVariables(const Expr *A, const Expr *B) {
+  auto Refs = [](const Expr *E) {
+    std::vector<const Decl *> Out;
+    std::function<void(const Stmt *)> Walk = [&](const Stmt *S) {
+      if (!S)
+        return;
+      if (auto *DR = dyn_cast<DeclRefExpr>(S))
+        Out.push_back(DR->getDecl()->getCanonicalDecl());
+      for (const Stmt *C : S->children())
+        Walk(C);
+    };
+    Walk(E);
+    return Out;
+  };
+  return Refs(A) == Refs(B);
+}
+
 class Offloader {
 public:
   Offloader(ASTContext &Ctx, llvm::StringRef Contents, bool IsC,
@@ -699,6 +730,13 @@ private:
   std::optional<Unit> unitOf(const Stmt *S);
   bool inert(const Stmt *S, const std::set<const VarDecl *> &Mapped);
   std::set<const VarDecl *> mappedVars(const Unit &U);
+  /// An array two of \p Ks map with different extents (sections), or null:
+  /// one device copy cannot serve both.
+  const VarDecl *extentConflict(const std::vector<KernelPlan *> &Ks);
+  /// Whether everything the region head's prologue names (the arrays, the
+  /// captured counts, the variables of map sections) is declared before
+  /// offset \p Head.
+  bool declaredBefore(const std::vector<KernelPlan *> &Ks, unsigned Head);
   void finishRegion(Region &R, bool InHostLoop);
   std::vector<std::pair<const VarDecl *, const VarDecl *>>
   aliasPairs(const std::vector<KernelPlan *> &Ks);
@@ -954,6 +992,31 @@ bool Offloader::analyseLoop(KernelPlan &P, const ForStmt *For, LoopLevel &L) {
   }
   if ((Up && Minus) || (Down && !Minus))
     return Refuse("its step goes away from its bound");
+  // Its header is the program's text: the bounds are copied as written.
+  if (For->getBeginLoc().isMacroID() || For->getRParenLoc().isMacroID())
+    return Refuse("the loop's header comes from a macro");
+  for (const Expr *E : {L.Lb, L.Ub, L.Step})
+    if (E && textOf(SM, LO, E->getSourceRange()).empty())
+      return Refuse("the loop's header comes from a macro");
+  // The body leaves the variable, the bound and the step alone: the
+  // iteration space is what the header says.
+  UseCollector Body(Ctx);
+  Body.TraverseStmt(const_cast<Stmt *>(For->getBody()));
+  std::set<const VarDecl *> Header = {L.Var};
+  for (const Expr *E : {L.Ub, L.Step}) {
+    if (!E)
+      continue;
+    UseCollector H(Ctx);
+    H.TraverseStmt(const_cast<Expr *>(E));
+    Header.insert(H.Order.begin(), H.Order.end());
+  }
+  for (const VarDecl *V : Header) {
+    auto It = Body.Uses.find(V);
+    if (It != Body.Uses.end() &&
+        (It->second.ScalarWrite || It->second.AddressTaken))
+      return Refuse("its body changes '" + V->getNameAsString() +
+                    "', which its header uses");
+  }
   return true;
 }
 
@@ -1090,7 +1153,7 @@ bool Offloader::extentFromMalloc(KernelPlan &P, const VarDecl *V,
     return Why("it is not set by malloc or calloc");
   // The malloc must run whenever the loop does: its statement is directly in
   // a block that also holds the directive.
-  const Stmt *Holder = nullptr;
+  const Stmt *Holder = nullptr, *Child = nullptr;
   for (const Stmt *S = Call; S;) {
     auto Ps = Ctx.getParents(*S);
     if (Ps.empty())
@@ -1104,10 +1167,14 @@ bool Offloader::extentFromMalloc(KernelPlan &P, const VarDecl *V,
     }
     if (auto *CS = dyn_cast_or_null<CompoundStmt>(Parent)) {
       Holder = CS;
+      Child = S;
       break;
     }
     S = Parent;
   }
+  // The malloc is a statement of that block of its own (not under an if).
+  if (Child && !isa<DeclStmt>(Child) && !isa<Expr>(Child))
+    Holder = nullptr;
   if (!Holder ||
       offset(Holder->getBeginLoc()) > offset(P.Directive->getBeginLoc()) ||
       offset(Holder->getEndLoc()) < offset(P.Directive->getEndLoc()))
@@ -1156,8 +1223,7 @@ bool Offloader::extentFromMalloc(KernelPlan &P, const VarDecl *V,
       for (SourceLocation L : FunctionWrites.At[X])
         Later |= offset(L) > AllocAt;
       if (Later)
-        return Why("its size uses '" + X->getNameAsString() +
-                   "', which the function changes after the malloc");
+        A.CountStable = false; // Captured at the malloc; not a bound.
     }
     if (!U.Calls.empty() && llvm::any_of(U.Calls, [](const FunctionDecl *C) {
           return !C->isConstexpr();
@@ -1165,7 +1231,11 @@ bool Offloader::extentFromMalloc(KernelPlan &P, const VarDecl *V,
       return Why("its size calls a function");
   }
   A.ExtentFrom = "its malloc at line " + lineOf(Call->getBeginLoc());
-  A.ExtentExprs = Parts;
+  // The count is captured where the malloc runs; the regions use that.
+  A.CaptureText = A.Count;
+  A.CaptureAt = stmtEnd(Child);
+  A.Count = "ww_extent_" + A.Name;
+  A.ExtentExprs.clear();
   return true;
 }
 
@@ -1223,10 +1293,13 @@ bool Offloader::mapArray(KernelPlan &P, const VarDecl *V, MappedArray &A) {
     QualType Decayed = Ctx.getDecayedType(T);
     QualType Pointee = Decayed->getPointeeType();
     A.DeviceType = Ctx.getPointerType(Pointee.getUnqualifiedType());
-    A.Count =
-        std::to_string(Ctx.getAsConstantArrayType(T)->getSize().getZExtValue());
+    A.Dim0Value = Ctx.getAsConstantArrayType(T)->getSize().getZExtValue();
+    A.Dim0Text = std::to_string(A.Dim0Value);
     if (!Dims.empty() && !Dims[0].empty())
-      A.Count = "(" + Dims[0] + ")";
+      A.Dim0Text = "(" + Dims[0] + ")";
+    // The array's own size, whatever its dimension's macro means where the
+    // copies are made.
+    A.Count = "(sizeof(" + A.Name + ") / sizeof(*" + A.Name + "))";
     A.ExtentFrom = "its declaration";
     if (!Dims.empty())
       A.InnerDims.assign(Dims.begin() + 1, Dims.end());
@@ -1250,6 +1323,8 @@ bool Offloader::mapArray(KernelPlan &P, const VarDecl *V, MappedArray &A) {
       A.Count = std::to_string(CA->getSize().getZExtValue());
       if (!WrittenPointer && !Dims.empty() && !Dims[0].empty())
         A.Count = "(" + Dims[0] + ")";
+      A.Dim0Text = A.Count;
+      A.Dim0Value = CA->getSize().getZExtValue();
       A.ExtentFrom = "its declaration";
       if (!WrittenPointer && !Dims.empty())
         A.InnerDims.assign(Dims.begin() + 1, Dims.end());
@@ -1821,8 +1896,13 @@ void Offloader::analyseDirective(KernelPlan &P) {
     if (T->isRecordType() && plainData(T)) {
       // A structure of plain values is passed by value, as a scalar is.
       if (Use.ScalarWrite || Use.ElementWrite || Use.AddressTaken) {
-        Refuse("the shared structure '" + N +
-               "' is written by the loop (a data race)");
+        Refuse(FirstprivateSet.count(V)
+                   ? "the firstprivate structure '" + N +
+                         "' is changed in the loop (structures are passed "
+                         "by value only when the loop just reads them)"
+                   : "the loop writes into the shared structure '" + N +
+                         "' (structures are passed by value, so only ones "
+                         "the loop just reads are offloaded)");
         return;
       }
       P.ByValue.push_back(V);
@@ -1989,7 +2069,8 @@ bool Offloader::parallelIndependent(const KernelPlan &P, std::string &Why) {
           JL.Cmp == BO_LT && JL.Lb->EvaluateAsInt(Lb, Ctx) &&
           Lb.Val.getInt() == 0 &&
           normalised(SM, LO, Stride->IgnoreParenCasts()) ==
-              normalised(SM, LO, JL.Ub->IgnoreParenCasts()))
+              normalised(SM, LO, JL.Ub->IgnoreParenCasts()) &&
+          sameVariables(Stride, JL.Ub))
         return true;
     }
     return false;
@@ -2181,14 +2262,19 @@ void Offloader::proveFullWrites(KernelPlan &P) {
     if (!A.Written || A.Offset != "0")
       continue;
     // The dims' extents: the array's own, outermost from A.Count.
-    std::vector<std::string> Extents = {A.Count};
-    if (!A.InnerDims.empty()) {
-      Extents.insert(Extents.end(), A.InnerDims.begin(), A.InnerDims.end());
-    } else {
+    std::vector<std::string> Extents = {A.Dim0Text.empty() ? A.Count
+                                                           : A.Dim0Text};
+    std::vector<long long> Values = {A.Dim0Value};
+    {
       QualType E = A.DeviceType->getPointeeType();
+      size_t K = 0;
       while (auto *CA = Ctx.getAsConstantArrayType(E)) {
-        Extents.push_back(std::to_string(CA->getSize().getZExtValue()));
+        Extents.push_back(K < A.InnerDims.size()
+                              ? A.InnerDims[K]
+                              : std::to_string(CA->getSize().getZExtValue()));
+        Values.push_back(CA->getSize().getZExtValue());
         E = CA->getElementType();
+        ++K;
       }
     }
     // `A[i][j] = e` with each subscript the variable of a loop running over
@@ -2220,16 +2306,23 @@ void Offloader::proveFullWrites(KernelPlan &P) {
           Want = Want.substr(1, Want.size() - 2);
         // Equal as written (the same macro is the same value in any build),
         // or two integer literals of one value.
+        // Both spelled alike and of one value here (a macro redefined in
+        // between is not the same extent).
         bool Same = Ub == Want;
+        Expr::EvalResult UbV;
+        if (Same && Values[D] >= 0 && L->Ub->EvaluateAsInt(UbV, Ctx))
+          Same = UbV.Val.getInt().getExtValue() == Values[D];
         auto *UbLit = dyn_cast<IntegerLiteral>(L->Ub->IgnoreParenImpCasts());
         if (!Same && UbLit && !UbLit->getBeginLoc().isMacroID() &&
             !Want.empty() && llvm::all_of(Want, llvm::isDigit))
           Same = std::to_string(UbLit->getValue().getZExtValue()) == Want;
-        // The same variable or expression once conversions are set aside:
-        // `i < n` against malloc((size_t)n * sizeof *y).
-        if (!Same && D == 0 && A.CountExpr)
+        // The same variable or expression once conversions are set aside
+        // (`i < n` against malloc((size_t)n * sizeof *y)): the same
+        // variables, unchanged since the malloc.
+        if (!Same && D == 0 && A.CountExpr && A.CountStable)
           Same = normalised(SM, LO, L->Ub->IgnoreParenCasts()) ==
-                 normalised(SM, LO, A.CountExpr->IgnoreParenCasts());
+                     normalised(SM, LO, A.CountExpr->IgnoreParenCasts()) &&
+                 sameVariables(L->Ub, A.CountExpr);
         if (!Same)
           return false;
       }
@@ -2494,6 +2587,10 @@ void Offloader::planGroup(KernelPlan &P) {
       P.Refusal = "its loop at line " + std::to_string(M.Line) +
                   " cannot be offloaded: " + M.Refusal;
   }
+  if (P.Refusal.empty())
+    if (const VarDecl *V = extentConflict(P.Members))
+      P.Refusal =
+          "its loops map different sections of '" + V->getNameAsString() + "'";
   for (KernelPlan *M : P.Members) {
     if (!P.Refusal.empty()) {
       M->Hidden = true;
@@ -2569,20 +2666,56 @@ std::optional<Offloader::Unit> Offloader::unitOf(const Stmt *S) {
     if (!inert(X, Mapped) || writesAny(X, Extents))
       return std::nullopt;
   }
+  if (extentConflict(U.Kernels) ||
+      !declaredBefore(U.Kernels, lineStart(offset(S->getBeginLoc()))))
+    return std::nullopt;
   // Both buffers of a swap must have one extent.
   for (const SwapTriple *T : U.Swaps) {
+    // Two mallocs of one size, whose variables have not changed since.
     std::string EA, EB;
     for (const KernelPlan *P : U.Kernels)
       for (const MappedArray &A : P->Arrays) {
+        std::string E = A.CaptureAt ? (A.CountStable ? A.CaptureText : "?")
+                                    : A.Offset + "+" + A.Count;
         if (A.Var == T->A)
-          EA = A.Offset + "+" + A.Count;
+          EA = E;
         if (A.Var == T->B)
-          EB = A.Offset + "+" + A.Count;
+          EB = E;
       }
-    if (EA != EB)
+    if (EA != EB || EA == "?")
       return std::nullopt;
   }
   return U;
+}
+
+bool Offloader::declaredBefore(const std::vector<KernelPlan *> &Ks,
+                               unsigned Head) {
+  for (const KernelPlan *P : Ks)
+    for (const MappedArray &A : P->Arrays) {
+      if (offset(A.Var->getLocation()) >= Head ||
+          (A.CaptureAt && A.CaptureAt > Head))
+        return false;
+      for (const Expr *E : A.ExtentExprs) {
+        UseCollector U(Ctx);
+        U.TraverseStmt(const_cast<Expr *>(E));
+        for (const VarDecl *V : U.Order)
+          if (offset(V->getLocation()) >= Head)
+            return false;
+      }
+    }
+  return true;
+}
+
+const VarDecl *Offloader::extentConflict(const std::vector<KernelPlan *> &Ks) {
+  std::map<const VarDecl *, std::string> Seen;
+  for (const KernelPlan *P : Ks)
+    for (const MappedArray &A : P->Arrays) {
+      std::string E = A.Offset + "+" + A.Count;
+      auto [It, New] = Seen.try_emplace(A.Var, E);
+      if (!New && It->second != E)
+        return A.Var;
+    }
+  return nullptr;
 }
 
 std::set<const VarDecl *> Offloader::mappedVars(const Unit &U) {
@@ -2612,6 +2745,25 @@ bool Offloader::inert(const Stmt *S, const std::set<const VarDecl *> &Mapped) {
         OK = false;
         return;
       }
+    // Memory reached through a pointer may be a device-resident array under
+    // another name (q = a; q[0] = 1): only arrays of their own are touched.
+    if (auto *AS = dyn_cast<ArraySubscriptExpr>(X)) {
+      const Expr *Base = AS->getBase()->IgnoreParenImpCasts();
+      while (auto *Inner = dyn_cast<ArraySubscriptExpr>(Base))
+        Base = Inner->getBase()->IgnoreParenImpCasts();
+      if (!isa<DeclRefExpr>(Base) || !Base->getType()->isArrayType()) {
+        OK = false;
+        return;
+      }
+    }
+    if (auto *U = dyn_cast<UnaryOperator>(X); U && U->getOpcode() == UO_Deref) {
+      OK = false;
+      return;
+    }
+    if (auto *M = dyn_cast<MemberExpr>(X); M && M->isArrow()) {
+      OK = false;
+      return;
+    }
     for (const Stmt *C : childrenOf(X))
       Walk(C);
   };
@@ -2671,6 +2823,14 @@ void Offloader::walkCompound(const CompoundStmt *C, bool InHostLoop) {
     for (; J < Kids.size(); ++J) {
       std::optional<Unit> U = unitOf(Kids[J]);
       if (U) {
+        std::vector<KernelPlan *> Ks;
+        for (auto &[K, V] : Span)
+          if (V)
+            Ks.insert(Ks.end(), V->Kernels.begin(), V->Kernels.end());
+        Ks.insert(Ks.end(), U->Kernels.begin(), U->Kernels.end());
+        if (extentConflict(Ks) ||
+            !declaredBefore(U->Kernels, lineStart(headOffset(Kids[I]))))
+          break; // Another section of an array, or data declared later.
         Span.push_back({J, U});
         continue;
       }
@@ -3412,6 +3572,18 @@ OffloadResult Offloader::run() {
       }
   }
   std::set<const OMPExecutableDirective *> InRegion, Groups;
+  // The element counts of malloc'd arrays, kept where each malloc runs.
+  std::set<const VarDecl *> Captured;
+  for (const Region &R : Regions)
+    for (const Unit &U : R.Units)
+      for (const KernelPlan *P : U.Kernels)
+        for (const MappedArray &A : P->Arrays)
+          if (A.CaptureAt && Captured.insert(A.Var).second)
+            addEdit(A.CaptureAt, A.CaptureAt,
+                    "\nconst size_t ww_extent_" + A.Name + " = (size_t)" +
+                        A.CaptureText +
+                        "; // warpwise offload: the element count of '" +
+                        A.Name + "'");
   for (const Region &R : Regions) {
     // Edits: the directives become launches; the region's copies go around.
     for (const Unit &U : R.Units) {
