@@ -55,8 +55,8 @@ TEST_CASE("options a command does not read are usage errors", "[cli]") {
   Opts.Cmd = Command::Analyze;
   Opts.Given = {"--arch", "--diff"};
   CHECK(checkOptionsApply(Opts) ==
-        "'--diff' is an option of 'warpwise rewrite', not of 'warpwise "
-        "analyze'");
+        "'--diff' is an option of 'warpwise rewrite' and 'warpwise offload', "
+        "not of 'warpwise analyze'");
   Opts.Cmd = Command::Occupancy;
   Opts.Given = {"--regs", "-j"};
   CHECK(checkOptionsApply(Opts) ==
@@ -65,4 +65,12 @@ TEST_CASE("options a command does not read are usage errors", "[cli]") {
   Opts.Cmd = Command::Rewrite;
   Opts.Given = {"--block-size", "-i", "--fmad=false", "-k"};
   CHECK(checkOptionsApply(Opts).empty());
+  // offload reads its own options and the front door's, not rewrite's.
+  Opts.Cmd = Command::Offload;
+  Opts.Given = {"-o", "--no-rewrite", "--report", "--", "-q"};
+  CHECK(checkOptionsApply(Opts).empty());
+  Opts.Given = {"--transforms"};
+  CHECK(checkOptionsApply(Opts) ==
+        "'--transforms' is an option of 'warpwise rewrite', not of 'warpwise "
+        "offload'");
 }
