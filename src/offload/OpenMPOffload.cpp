@@ -741,6 +741,21 @@ private:
   std::vector<std::pair<const VarDecl *, const VarDecl *>>
   aliasPairs(const std::vector<KernelPlan *> &Ks);
   std::string aliasCondition(const Region &R);
+  /// Each array of \p R, as the first kernel to use it maps it.
+  static std::map<const VarDecl *, const MappedArray *>
+  arraysOf(const Region &R) {
+    std::map<const VarDecl *, const MappedArray *> Info;
+    for (const Unit &U : R.Units)
+      for (const KernelPlan *P : U.Kernels)
+        for (const MappedArray &A : P->Arrays)
+          Info.try_emplace(A.Var, &A);
+    return Info;
+  }
+  /// The thread-index type of a level: 64-bit for a 64-bit loop variable.
+  std::string counterType(const LoopLevel &L) const {
+    return Ctx.getTypeSize(L.Var->getType()) > 32 ? "unsigned long long"
+                                                  : "unsigned int";
+  }
   std::string fallbackText(const Region &R);
   bool usedOnlyIn(const VarDecl *V, const Region &R);
 
@@ -1582,47 +1597,28 @@ void Offloader::analyseDirective(KernelPlan &P) {
           Refuse("a reduction over an array section is not supported");
           return;
         }
+        // The identities of min and max: the type's extremes.
+        static const struct {
+          BuiltinType::Kind Kind;
+          const char *Lo, *Hi;
+        } Limits[] = {
+            {BuiltinType::Float, "-FLT_MAX", "FLT_MAX"},
+            {BuiltinType::Double, "-DBL_MAX", "DBL_MAX"},
+            {BuiltinType::Int, "INT_MIN", "INT_MAX"},
+            {BuiltinType::UInt, "0u", "UINT_MAX"},
+            {BuiltinType::Long, "LONG_MIN", "LONG_MAX"},
+            {BuiltinType::ULong, "0ul", "ULONG_MAX"},
+            {BuiltinType::LongLong, "LLONG_MIN", "LLONG_MAX"},
+            {BuiltinType::ULongLong, "0ull", "ULLONG_MAX"},
+        };
         const auto *BT = V->getType()->getAs<BuiltinType>();
         std::string Ty = V->getType().getUnqualifiedType().getAsString();
         std::string Lo, Hi;
-        if (BT) {
-          switch (BT->getKind()) {
-          case BuiltinType::Float:
-            Lo = "-FLT_MAX";
-            Hi = "FLT_MAX";
-            break;
-          case BuiltinType::Double:
-            Lo = "-DBL_MAX";
-            Hi = "DBL_MAX";
-            break;
-          case BuiltinType::Int:
-            Lo = "INT_MIN";
-            Hi = "INT_MAX";
-            break;
-          case BuiltinType::UInt:
-            Lo = "0u";
-            Hi = "UINT_MAX";
-            break;
-          case BuiltinType::Long:
-            Lo = "LONG_MIN";
-            Hi = "LONG_MAX";
-            break;
-          case BuiltinType::ULong:
-            Lo = "0ul";
-            Hi = "ULONG_MAX";
-            break;
-          case BuiltinType::LongLong:
-            Lo = "LLONG_MIN";
-            Hi = "LLONG_MAX";
-            break;
-          case BuiltinType::ULongLong:
-            Lo = "0ull";
-            Hi = "ULLONG_MAX";
-            break;
-          default:
-            break;
+        for (const auto &L : Limits)
+          if (BT && BT->getKind() == L.Kind) {
+            Lo = L.Lo;
+            Hi = L.Hi;
           }
-        }
         if (Lo.empty()) {
           Refuse("the reduction variable '" + V->getNameAsString() +
                  "' has type '" + Ty +
@@ -3049,11 +3045,7 @@ Offloader::aliasPairs(const std::vector<KernelPlan *> &Ks) {
 }
 
 std::string Offloader::aliasCondition(const Region &R) {
-  std::map<const VarDecl *, const MappedArray *> Info;
-  for (const Unit &U : R.Units)
-    for (const KernelPlan *P : U.Kernels)
-      for (const MappedArray &A : P->Arrays)
-        Info.try_emplace(A.Var, &A);
+  std::map<const VarDecl *, const MappedArray *> Info = arraysOf(R);
   auto Range = [&](const MappedArray &A) {
     std::string Base = A.Offset == "0" ? A.Name : A.Name + " + " + A.Offset;
     return Base + ", (size_t)" + A.Count + " * sizeof(*" + A.Name + ")";
@@ -3193,9 +3185,7 @@ std::string Offloader::kernelText(const KernelPlan &P) {
   for (size_t K = 0; K < Dims; ++K) {
     const LoopLevel &L = P.Levels[K];
     std::string T = typeText(L.Var->getType().getUnqualifiedType());
-    std::string C = Ctx.getTypeSize(L.Var->getType()) > 32
-                        ? "unsigned long long"
-                        : "unsigned int";
+    std::string C = counterType(L);
     Params.push_back(T + " ww_lb" + std::to_string(K));
     if (!L.UnitStep || L.Decreasing)
       Params.push_back(T + " ww_st" + std::to_string(K));
@@ -3218,9 +3208,7 @@ std::string Offloader::kernelText(const KernelPlan &P) {
   for (size_t K = 0; K < Dims; ++K) {
     const LoopLevel &L = P.Levels[K];
     const char *A = Axis[Dims - 1 - K];
-    std::string C = Ctx.getTypeSize(L.Var->getType()) > 32
-                        ? "unsigned long long"
-                        : "unsigned int";
+    std::string C = counterType(L);
     std::string T = "ww_t" + std::to_string(K);
     OS << Indent << "for (" << C << " " << T << " = (" << C << ")blockIdx." << A
        << " * blockDim." << A << " + threadIdx." << A << "; " << T << " < ww_n"
@@ -3374,9 +3362,7 @@ std::string Offloader::launchText(const KernelPlan &P, const Region &R) {
   for (size_t K = 0; K < Dims; ++K) {
     const LoopLevel &L = P.Levels[K];
     std::string T = typeText(L.Var->getType().getUnqualifiedType());
-    std::string C = Ctx.getTypeSize(L.Var->getType()) > 32
-                        ? "unsigned long long"
-                        : "unsigned int";
+    std::string C = counterType(L);
     std::string Ks = std::to_string(K);
     Args.push_back("(" + T + ")ww_lb" + Ks);
     if (!L.UnitStep || L.Decreasing)
@@ -3419,11 +3405,7 @@ std::string Offloader::launchText(const KernelPlan &P, const Region &R) {
 std::string Offloader::prologue(const Region &R) {
   std::string Out;
   llvm::raw_string_ostream OS(Out);
-  std::map<const VarDecl *, const MappedArray *> Info;
-  for (const Unit &U : R.Units)
-    for (const KernelPlan *P : U.Kernels)
-      for (const MappedArray &A : P->Arrays)
-        Info.try_emplace(A.Var, &A);
+  std::map<const VarDecl *, const MappedArray *> Info = arraysOf(R);
   for (const VarDecl *V : R.Arrays) {
     const MappedArray &A = *Info[V];
     std::string D = deviceName(R, V);
@@ -3458,11 +3440,7 @@ std::string Offloader::prologue(const Region &R) {
 std::string Offloader::epilogue(const Region &R) {
   std::string Out;
   llvm::raw_string_ostream OS(Out);
-  std::map<const VarDecl *, const MappedArray *> Info;
-  for (const Unit &U : R.Units)
-    for (const KernelPlan *P : U.Kernels)
-      for (const MappedArray &A : P->Arrays)
-        Info.try_emplace(A.Var, &A);
+  std::map<const VarDecl *, const MappedArray *> Info = arraysOf(R);
   for (const VarDecl *V : R.Arrays) {
     const MappedArray &A = *Info[V];
     std::string D = deviceName(R, V);
