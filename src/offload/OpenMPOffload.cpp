@@ -25,7 +25,10 @@
 //===----------------------------------------------------------------------===//
 #include "warpwise/Offload.h"
 
+#include "warpwise/AstQueries.h"
 #include "warpwise/Format.h"
+
+#include "../transform/SourceText.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Expr.h"
@@ -102,15 +105,9 @@ std::vector<const Stmt *> childrenOf(const Stmt *S) {
   return Out;
 }
 
-std::string textOf(const SourceManager &SM, const LangOptions &LO,
-                   SourceRange R) {
-  return Lexer::getSourceText(CharSourceRange::getTokenRange(R), SM, LO).str();
-}
-
 /// The text of \p E with whitespace runs collapsed, for comparing bounds.
-std::string normalised(const SourceManager &SM, const LangOptions &LO,
-                       const Expr *E) {
-  std::string T = textOf(SM, LO, E->getSourceRange()), Out;
+std::string normalised(const ASTContext &Ctx, const Expr *E) {
+  std::string T = sourceText(Ctx, E->getSourceRange()), Out;
   for (char C : T)
     if (!llvm::isSpace(C))
       Out += C;
@@ -134,12 +131,6 @@ std::string normalised(const SourceManager &SM, const LangOptions &LO,
 
 const Expr *strip(const Expr *E) {
   return E ? E->IgnoreParenImpCasts() : nullptr;
-}
-
-const VarDecl *varOf(const Expr *E) {
-  if (auto *DR = dyn_cast_or_null<DeclRefExpr>(strip(E)))
-    return dyn_cast<VarDecl>(DR->getDecl());
-  return nullptr;
 }
 
 /// The variable whose storage \p E designates: `a` in a[i][j], *(a + i),
@@ -175,7 +166,7 @@ const VarDecl *subscripts(const Expr *E, std::vector<const Expr *> &Subs) {
     E = strip(AS->getBase());
   }
   Subs.assign(Rev.rbegin(), Rev.rend());
-  return varOf(E);
+  return referencedVar(E);
 }
 
 struct LoopLevel {
@@ -276,29 +267,28 @@ public:
   std::set<const VarDecl *> AddressTaken;
   bool VisitBinaryOperator(BinaryOperator *B) {
     if (B->isAssignmentOp())
-      if (const VarDecl *V = varOf(B->getLHS()))
+      if (const VarDecl *V = referencedVar(B->getLHS()))
         At[V].push_back(B->getBeginLoc());
     return true;
   }
   bool VisitUnaryOperator(UnaryOperator *U) {
     if (U->isIncrementDecrementOp())
-      if (const VarDecl *V = varOf(U->getSubExpr()))
+      if (const VarDecl *V = referencedVar(U->getSubExpr()))
         At[V].push_back(U->getBeginLoc());
     if (U->getOpcode() == UO_AddrOf)
-      if (const VarDecl *V = varOf(U->getSubExpr()))
+      if (const VarDecl *V = referencedVar(U->getSubExpr()))
         AddressTaken.insert(V);
     return true;
   }
 };
 
-/// Whether \p S assigns, increments or takes the address of one of \p Vars.
+/// Whether \p S writes one of \p Vars (AstQueries' writtenVariables: also
+/// through a reference argument).
 bool writesAny(const Stmt *S, const std::set<const VarDecl *> &Vars) {
   if (!S || Vars.empty())
     return false;
-  WrittenVars W;
-  W.TraverseStmt(const_cast<Stmt *>(S));
-  for (const VarDecl *V : Vars)
-    if (W.At.count(V) || W.AddressTaken.count(V))
+  for (const VarDecl *V : writtenVariables(S))
+    if (Vars.count(V))
       return true;
   return false;
 }
@@ -462,7 +452,7 @@ public:
       noteReadWrite(U->getSubExpr());
     if (U->getOpcode() == UO_AddrOf) {
       const Expr *S = strip(U->getSubExpr());
-      if (const VarDecl *V = varOf(S))
+      if (const VarDecl *V = referencedVar(S))
         use(V, S->getBeginLoc()).AddressTaken = true;
       else if (const VarDecl *V = baseVar(S)) {
         // &a[i]: what the pointer is used for is not followed.
@@ -920,7 +910,7 @@ bool Offloader::analyseLoop(KernelPlan &P, const ForStmt *For, LoopLevel &L) {
     L.Lb = V->getInit();
   } else if (auto *B = dyn_cast_or_null<BinaryOperator>(Init);
              B && B->getOpcode() == BO_Assign) {
-    L.Var = varOf(B->getLHS());
+    L.Var = referencedVar(B->getLHS());
     L.Lb = B->getRHS();
   }
   if (!L.Var || !L.Lb)
@@ -934,10 +924,10 @@ bool Offloader::analyseLoop(KernelPlan &P, const ForStmt *For, LoopLevel &L) {
       For->getCond() ? For->getCond()->IgnoreParenImpCasts() : nullptr);
   if (!C || !C->isComparisonOp() || C->getOpcode() == BO_EQ)
     return Refuse("its condition is not a comparison of the variable");
-  if (varOf(C->getLHS()) == L.Var) {
+  if (referencedVar(C->getLHS()) == L.Var) {
     L.Cmp = C->getOpcode();
     L.Ub = C->getRHS();
-  } else if (varOf(C->getRHS()) == L.Var) {
+  } else if (referencedVar(C->getRHS()) == L.Var) {
     L.Ub = C->getLHS();
     switch (C->getOpcode()) {
     case BO_LT:
@@ -962,23 +952,27 @@ bool Offloader::analyseLoop(KernelPlan &P, const ForStmt *For, LoopLevel &L) {
       For->getInc() ? For->getInc()->IgnoreParenImpCasts() : nullptr;
   bool Minus = false;
   if (auto *U = dyn_cast_or_null<UnaryOperator>(Inc);
-      U && U->isIncrementDecrementOp() && varOf(U->getSubExpr()) == L.Var) {
+      U && U->isIncrementDecrementOp() &&
+      referencedVar(U->getSubExpr()) == L.Var) {
     Minus = U->isDecrementOp();
     L.UnitStep = true;
   } else if (auto *CA = dyn_cast_or_null<CompoundAssignOperator>(Inc);
-             CA && varOf(CA->getLHS()) == L.Var &&
+             CA && referencedVar(CA->getLHS()) == L.Var &&
              (CA->getOpcode() == BO_AddAssign ||
               CA->getOpcode() == BO_SubAssign)) {
     Minus = CA->getOpcode() == BO_SubAssign;
     L.Step = CA->getRHS();
   } else if (auto *A = dyn_cast_or_null<BinaryOperator>(Inc);
-             A && A->getOpcode() == BO_Assign && varOf(A->getLHS()) == L.Var) {
+             A && A->getOpcode() == BO_Assign &&
+             referencedVar(A->getLHS()) == L.Var) {
     auto *R = dyn_cast<BinaryOperator>(A->getRHS()->IgnoreParenImpCasts());
-    if (R && R->getOpcode() == BO_Add && varOf(R->getLHS()) == L.Var)
+    if (R && R->getOpcode() == BO_Add && referencedVar(R->getLHS()) == L.Var)
       L.Step = R->getRHS();
-    else if (R && R->getOpcode() == BO_Add && varOf(R->getRHS()) == L.Var)
+    else if (R && R->getOpcode() == BO_Add &&
+             referencedVar(R->getRHS()) == L.Var)
       L.Step = R->getLHS();
-    else if (R && R->getOpcode() == BO_Sub && varOf(R->getLHS()) == L.Var) {
+    else if (R && R->getOpcode() == BO_Sub &&
+             referencedVar(R->getLHS()) == L.Var) {
       L.Step = R->getRHS();
       Minus = true;
     }
@@ -1011,7 +1005,7 @@ bool Offloader::analyseLoop(KernelPlan &P, const ForStmt *For, LoopLevel &L) {
   if (For->getBeginLoc().isMacroID() || For->getRParenLoc().isMacroID())
     return Refuse("the loop's header comes from a macro");
   for (const Expr *E : {L.Lb, L.Ub, L.Step})
-    if (E && textOf(SM, LO, E->getSourceRange()).empty())
+    if (E && sourceText(Ctx, E->getSourceRange()).empty())
       return Refuse("the loop's header comes from a macro");
   // The body leaves the variable, the bound and the step alone: the
   // iteration space is what the header says.
@@ -1044,8 +1038,8 @@ void Offloader::findSwaps(const Stmt *S) {
       auto *B = dyn_cast<BinaryOperator>(X);
       if (!B || B->getOpcode() != BO_Assign)
         return false;
-      L = varOf(B->getLHS());
-      R = varOf(B->getRHS());
+      L = referencedVar(B->getLHS());
+      R = referencedVar(B->getRHS());
       return L && R;
     };
     for (size_t I = 0; I + 2 < K.size(); ++I) {
@@ -1053,7 +1047,7 @@ void Offloader::findSwaps(const Stmt *S) {
                     *B2 = nullptr, *T2 = nullptr;
       if (auto *DS = dyn_cast<DeclStmt>(K[I]); DS && DS->isSingleDecl()) {
         T = dyn_cast<VarDecl>(DS->getSingleDecl());
-        A = T && T->getInit() ? varOf(T->getInit()) : nullptr;
+        A = T && T->getInit() ? referencedVar(T->getInit()) : nullptr;
       } else {
         Assign(K[I], T, A);
       }
@@ -1079,7 +1073,8 @@ std::string Offloader::mallocText(const VarDecl *V) {
     if (!S)
       return;
     if (auto *B = dyn_cast<BinaryOperator>(S);
-        B && B->isAssignmentOp() && varOf(B->getLHS()) == V && !swapOf(B)) {
+        B && B->isAssignmentOp() && referencedVar(B->getLHS()) == V &&
+        !swapOf(B)) {
       ++N;
       Alloc = B->getRHS();
     }
@@ -1099,7 +1094,7 @@ std::string Offloader::mallocText(const VarDecl *V) {
     return "";
   std::string T;
   for (const Expr *A : Call->arguments())
-    T += normalised(SM, LO, A) + ",";
+    T += normalised(Ctx, A) + ",";
   return T;
 }
 
@@ -1113,7 +1108,8 @@ bool Offloader::extentFromMalloc(KernelPlan &P, const VarDecl *V,
     if (!S)
       return;
     if (auto *B = dyn_cast<BinaryOperator>(S);
-        B && B->isAssignmentOp() && varOf(B->getLHS()) == V && !swapOf(B)) {
+        B && B->isAssignmentOp() && referencedVar(B->getLHS()) == V &&
+        !swapOf(B)) {
       ++Assignments;
       Alloc = B->getRHS();
     }
@@ -1203,11 +1199,11 @@ bool Offloader::extentFromMalloc(KernelPlan &P, const VarDecl *V,
   if (F->getName() == "calloc" && Call->getNumArgs() == 2) {
     const Expr *N = Call->getArg(0), *S = Call->getArg(1);
     if (IsSizeofElem(S)) {
-      A.Count = "(" + textOf(SM, LO, N->getSourceRange()) + ")";
+      A.Count = "(" + sourceText(Ctx, N->getSourceRange()) + ")";
       A.CountExpr = N;
     } else {
-      A.Count = "((" + textOf(SM, LO, N->getSourceRange()) + ") * (" +
-                textOf(SM, LO, S->getSourceRange()) + ") / sizeof(*" + A.Name +
+      A.Count = "((" + sourceText(Ctx, N->getSourceRange()) + ") * (" +
+                sourceText(Ctx, S->getSourceRange()) + ") / sizeof(*" + A.Name +
                 "))";
     }
     Parts = {N, S};
@@ -1215,13 +1211,13 @@ bool Offloader::extentFromMalloc(KernelPlan &P, const VarDecl *V,
     const Expr *E = strip(Call->getArg(0));
     auto *M = dyn_cast<BinaryOperator>(E);
     if (M && M->getOpcode() == BO_Mul && IsSizeofElem(M->getRHS())) {
-      A.Count = "(" + textOf(SM, LO, M->getLHS()->getSourceRange()) + ")";
+      A.Count = "(" + sourceText(Ctx, M->getLHS()->getSourceRange()) + ")";
       A.CountExpr = M->getLHS();
     } else if (M && M->getOpcode() == BO_Mul && IsSizeofElem(M->getLHS())) {
-      A.Count = "(" + textOf(SM, LO, M->getRHS()->getSourceRange()) + ")";
+      A.Count = "(" + sourceText(Ctx, M->getRHS()->getSourceRange()) + ")";
       A.CountExpr = M->getRHS();
     } else
-      A.Count = "((" + textOf(SM, LO, E->getSourceRange()) + ") / sizeof(*" +
+      A.Count = "((" + sourceText(Ctx, E->getSourceRange()) + ") / sizeof(*" +
                 A.Name + "))";
     Parts = {E};
   } else
@@ -1256,9 +1252,8 @@ bool Offloader::extentFromMalloc(KernelPlan &P, const VarDecl *V,
 
 /// The dimensions of \p V's type as written, outermost first, through one
 /// pointer (`double (*p)[N]`); \p Element gets the type below them.
-std::vector<std::string> writtenDims(const VarDecl *V, const SourceManager &SM,
-                                     const LangOptions &LO, bool &Pointer,
-                                     QualType &Element) {
+std::vector<std::string> writtenDims(const VarDecl *V, const ASTContext &Ctx,
+                                     bool &Pointer, QualType &Element) {
   std::vector<std::string> Dims;
   Pointer = false;
   TypeSourceInfo *TSI = V->getTypeSourceInfo();
@@ -1278,7 +1273,7 @@ std::vector<std::string> writtenDims(const VarDecl *V, const SourceManager &SM,
     }
     if (auto A = TL.getAs<ArrayTypeLoc>()) {
       Expr *Size = A.getSizeExpr();
-      Dims.push_back(Size ? textOf(SM, LO, Size->getSourceRange()) : "");
+      Dims.push_back(Size ? sourceText(Ctx, Size->getSourceRange()) : "");
       TL = A.getElementLoc();
       continue;
     }
@@ -1301,7 +1296,7 @@ bool Offloader::mapArray(KernelPlan &P, const VarDecl *V, MappedArray &A) {
   };
   bool WrittenPointer = false;
   std::vector<std::string> Dims =
-      writtenDims(V, SM, LO, WrittenPointer, A.Element);
+      writtenDims(V, Ctx, WrittenPointer, A.Element);
   if (T->isArrayType()) {
     if (!Ctx.getAsConstantArrayType(T))
       return Refuse("is a variable-length array");
@@ -1517,12 +1512,12 @@ void Offloader::analyseDirective(KernelPlan &P) {
     switch (C->getClauseKind()) {
     case llvm::omp::OMPC_private:
       for (const Expr *E : cast<OMPPrivateClause>(C)->varlist())
-        if (const VarDecl *V = varOf(E))
+        if (const VarDecl *V = referencedVar(E))
           PrivateSet.insert(V);
       break;
     case llvm::omp::OMPC_firstprivate:
       for (const Expr *E : cast<OMPFirstprivateClause>(C)->varlist())
-        if (const VarDecl *V = varOf(E))
+        if (const VarDecl *V = referencedVar(E))
           FirstprivateSet.insert(V);
       break;
     case llvm::omp::OMPC_shared:
@@ -1536,7 +1531,7 @@ void Offloader::analyseDirective(KernelPlan &P) {
     }
     case llvm::omp::OMPC_schedule:
       P.Notes.push_back("'" +
-                        textOf(SM, LO, {C->getBeginLoc(), C->getEndLoc()}) +
+                        sourceText(Ctx, {C->getBeginLoc(), C->getEndLoc()}) +
                         "' has no GPU counterpart: each iteration is one "
                         "thread, and the hardware schedules the blocks");
       break;
@@ -1592,7 +1587,7 @@ void Offloader::analyseDirective(KernelPlan &P) {
         return;
       }
       for (const Expr *E : R->varlist()) {
-        const VarDecl *V = varOf(E);
+        const VarDecl *V = referencedVar(E);
         if (!V) {
           Refuse("a reduction over an array section is not supported");
           return;
@@ -1655,26 +1650,26 @@ void Offloader::analyseDirective(KernelPlan &P) {
         K = MapKind::ToFrom;
         break;
       default:
-        Refuse("'" + textOf(SM, LO, {C->getBeginLoc(), C->getEndLoc()}) +
+        Refuse("'" + sourceText(Ctx, {C->getBeginLoc(), C->getEndLoc()}) +
                "' is not a to, from, tofrom or alloc map");
         return;
       }
       for (const Expr *E : M->varlist()) {
         const Expr *S = strip(E);
-        const VarDecl *V = varOf(S);
+        const VarDecl *V = referencedVar(S);
         if (auto *AS = dyn_cast<ArraySectionExpr>(S)) {
           if (isa<ArraySectionExpr>(strip(AS->getBase()))) {
             Refuse("the multi-dimensional section '" +
-                   textOf(SM, LO, AS->getSourceRange()) +
+                   sourceText(Ctx, AS->getSourceRange()) +
                    "' is not supported; map the whole array");
             return;
           }
-          V = varOf(AS->getBase());
+          V = referencedVar(AS->getBase());
           if (V)
             MapSection[V] = AS;
         }
         if (!V) {
-          Refuse("the map item '" + textOf(SM, LO, S->getSourceRange()) +
+          Refuse("the map item '" + sourceText(Ctx, S->getSourceRange()) +
                  "' is not a variable or a section of one");
           return;
         }
@@ -1804,7 +1799,7 @@ void Offloader::analyseDirective(KernelPlan &P) {
                             .getAsString();
         std::string Amount =
             A.Amount ? "(" + T + ")(" +
-                           textOf(SM, LO, A.Amount->getSourceRange()) + ")"
+                           sourceText(Ctx, A.Amount->getSourceRange()) + ")"
                      : "(" + T + ")1";
         if (A.Minus)
           Amount = "(" + T + ")0 - " + Amount;
@@ -1814,7 +1809,7 @@ void Offloader::analyseDirective(KernelPlan &P) {
                          SM.getExpansionLoc(A.Update->getEndLoc()), SM, LO);
         P.BodyEdits.push_back({B, E,
                                "atomicAdd(&(" +
-                                   textOf(SM, LO, A.Target->getSourceRange()) +
+                                   sourceText(Ctx, A.Target->getSourceRange()) +
                                    "), " + Amount + ")"});
       }
     }
@@ -1943,11 +1938,12 @@ void Offloader::analyseDirective(KernelPlan &P) {
         if (AS->getLowerBound() &&
             !(AS->getLowerBound()->EvaluateAsInt(Zero, Ctx) &&
               Zero.Val.getInt() == 0))
-          A.Offset =
-              "(" + textOf(SM, LO, AS->getLowerBound()->getSourceRange()) + ")";
+          A.Offset = "(" +
+                     sourceText(Ctx, AS->getLowerBound()->getSourceRange()) +
+                     ")";
         if (AS->getLength()) {
           A.Count =
-              "(" + textOf(SM, LO, AS->getLength()->getSourceRange()) + ")";
+              "(" + sourceText(Ctx, AS->getLength()->getSourceRange()) + ")";
           A.CountExpr = AS->getLength();
         } else if (A.Count.empty()) {
           Refuse("the map section of '" + N + "' has no length");
@@ -2034,14 +2030,14 @@ bool Offloader::parallelIndependent(const KernelPlan &P, std::string &Why) {
   // v, v + c, c + v, v - c with c invariant.
   auto Offsets = [&](const Expr *E, const VarDecl *V) {
     E = strip(E);
-    if (varOf(E) == V)
+    if (referencedVar(E) == V)
       return true;
     auto *B = dyn_cast<BinaryOperator>(E);
     if (!B || (B->getOpcode() != BO_Add && B->getOpcode() != BO_Sub))
       return false;
-    if (varOf(B->getLHS()) == V)
+    if (referencedVar(B->getLHS()) == V)
       return Invariant(B->getRHS());
-    return B->getOpcode() == BO_Add && varOf(B->getRHS()) == V &&
+    return B->getOpcode() == BO_Add && referencedVar(B->getRHS()) == V &&
            Invariant(B->getLHS());
   };
   // i * E + j (any order of the products and the sum), j in [0, E).
@@ -2051,21 +2047,21 @@ bool Offloader::parallelIndependent(const KernelPlan &P, std::string &Why) {
       return false;
     for (auto [Prod, Rest] : {std::pair(B->getLHS(), B->getRHS()),
                               std::pair(B->getRHS(), B->getLHS())}) {
-      if (varOf(Rest) != J || !Inner.count(J))
+      if (referencedVar(Rest) != J || !Inner.count(J))
         continue;
       auto *M = dyn_cast<BinaryOperator>(strip(Prod));
       if (!M || M->getOpcode() != BO_Mul)
         continue;
-      const Expr *Stride = varOf(M->getLHS()) == I   ? M->getRHS()
-                           : varOf(M->getRHS()) == I ? M->getLHS()
-                                                     : nullptr;
+      const Expr *Stride = referencedVar(M->getLHS()) == I   ? M->getRHS()
+                           : referencedVar(M->getRHS()) == I ? M->getLHS()
+                                                             : nullptr;
       const LoopLevel &JL = Inner[J];
       Expr::EvalResult Lb;
       if (Stride && Invariant(Stride) && JL.UnitStep && !JL.Decreasing &&
           JL.Cmp == BO_LT && JL.Lb->EvaluateAsInt(Lb, Ctx) &&
           Lb.Val.getInt() == 0 &&
-          normalised(SM, LO, Stride->IgnoreParenCasts()) ==
-              normalised(SM, LO, JL.Ub->IgnoreParenCasts()) &&
+          normalised(Ctx, Stride->IgnoreParenCasts()) ==
+              normalised(Ctx, JL.Ub->IgnoreParenCasts()) &&
           sameVariables(Stride, JL.Ub))
         return true;
     }
@@ -2158,7 +2154,7 @@ bool Offloader::parallelIndependent(const KernelPlan &P, std::string &Why) {
     auto Key = [&](const std::vector<const Expr *> &Subs) {
       std::string K;
       for (const Expr *X : Subs)
-        K += "[" + normalised(SM, LO, X) + "]";
+        K += "[" + normalised(Ctx, X) + "]";
       return K;
     };
     std::string K0 = Key(Accesses.front());
@@ -2174,9 +2170,9 @@ bool Offloader::parallelIndependent(const KernelPlan &P, std::string &Why) {
       for (size_t D = 0; D < Subs.size() && !Found; ++D) {
         if (Used.count(D) || !Offsets(Subs[D], L.Var))
           continue;
-        std::string Here = normalised(SM, LO, Subs[D]);
+        std::string Here = normalised(Ctx, Subs[D]);
         if (llvm::all_of(Accesses, [&](const std::vector<const Expr *> &A2) {
-              return normalised(SM, LO, A2[D]) == Here;
+              return normalised(Ctx, A2[D]) == Here;
             })) {
           Used.insert(D);
           Found = true;
@@ -2285,7 +2281,7 @@ void Offloader::proveFullWrites(KernelPlan &P) {
         return false;
       std::set<const VarDecl *> UsedLoops;
       for (size_t D = 0; D < Subs.size(); ++D) {
-        const VarDecl *V = varOf(Subs[D]);
+        const VarDecl *V = referencedVar(Subs[D]);
         auto L = llvm::find_if(Loops,
                                [&](const LoopLevel &X) { return X.Var == V; });
         if (!V || L == Loops.end() || !UsedLoops.insert(V).second ||
@@ -2294,7 +2290,7 @@ void Offloader::proveFullWrites(KernelPlan &P) {
         Expr::EvalResult Lb;
         if (!L->Lb->EvaluateAsInt(Lb, Ctx) || Lb.Val.getInt() != 0)
           return false;
-        std::string Ub = normalised(SM, LO, L->Ub);
+        std::string Ub = normalised(Ctx, L->Ub);
         std::string Want = Extents[D];
         Want.erase(std::remove_if(Want.begin(), Want.end(), llvm::isSpace),
                    Want.end());
@@ -2316,8 +2312,8 @@ void Offloader::proveFullWrites(KernelPlan &P) {
         // (`i < n` against malloc((size_t)n * sizeof *y)): the same
         // variables, unchanged since the malloc.
         if (!Same && D == 0 && A.CountExpr && A.CountStable)
-          Same = normalised(SM, LO, L->Ub->IgnoreParenCasts()) ==
-                     normalised(SM, LO, A.CountExpr->IgnoreParenCasts()) &&
+          Same = normalised(Ctx, L->Ub->IgnoreParenCasts()) ==
+                     normalised(Ctx, A.CountExpr->IgnoreParenCasts()) &&
                  sameVariables(L->Ub, A.CountExpr);
         if (!Same)
           return false;
@@ -2398,7 +2394,7 @@ bool Offloader::checkIndependence(const KernelPlan &P, const VarDecl *I,
       if (V) {
         std::string Key;
         for (const Expr *X : Subs)
-          Key += "[" + normalised(SM, LO, X) + "]";
+          Key += "[" + normalised(Ctx, X) + "]";
         Keys[V].push_back(Key);
         for (const Expr *X : Subs)
           Walk(X);
@@ -2410,7 +2406,7 @@ bool Offloader::checkIndependence(const KernelPlan &P, const VarDecl *I,
   };
   Walk(Body);
   std::string IN = I->getNameAsString(), JN = J->getNameAsString();
-  std::string Extent = normalised(SM, LO, Inner.Ub);
+  std::string Extent = normalised(Ctx, Inner.Ub);
   for (const MappedArray &A : P.Arrays) {
     if (!A.Written)
       continue;
@@ -2466,7 +2462,7 @@ void Offloader::trySwap(KernelPlan &P) {
     if (auto *AS = dyn_cast<ArraySubscriptExpr>(S)) {
       std::vector<const Expr *> Subs;
       if (subscripts(AS, Subs) && !Subs.empty()) {
-        std::string Last = normalised(SM, LO, Subs.back());
+        std::string Last = normalised(Ctx, Subs.back());
         UseCollector Idx(Ctx);
         Idx.TraverseStmt(const_cast<Expr *>(Subs.back()));
         bool IInFront = false;
@@ -2906,7 +2902,8 @@ bool Offloader::usedOnlyIn(const VarDecl *V, const Region &R) {
         if (auto *F = Call->getDirectCallee(); F && F->getName() == "free")
           Allowed = true;
       if (auto *Bin = dyn_cast_or_null<BinaryOperator>(Up);
-          Bin && Bin->getOpcode() == BO_Assign && varOf(Bin->getLHS()) == V)
+          Bin && Bin->getOpcode() == BO_Assign &&
+          referencedVar(Bin->getLHS()) == V)
         Allowed = true;
       if (!Allowed)
         OK = false;
@@ -3227,7 +3224,7 @@ std::string Offloader::kernelText(const KernelPlan &P) {
   }
   for (const VarDecl *V : P.Private)
     OS << Indent << typeText(V->getType(), V->getName()) << ";\n";
-  std::string Body = textOf(SM, LO, P.Body->getSourceRange());
+  std::string Body = sourceText(Ctx, P.Body->getSourceRange());
   unsigned BE = stmtEnd(P.Body);
   unsigned BB = offset(P.Body->getBeginLoc());
   {
@@ -3305,13 +3302,13 @@ std::string Offloader::launchText(const KernelPlan &P, const Region &R) {
     std::string T = typeText(L.Var->getType().getUnqualifiedType());
     std::string Ks = std::to_string(K);
     OS << "  const long long ww_lb" << Ks << " = (long long)("
-       << textOf(SM, LO, L.Lb->getSourceRange()) << ");\n";
+       << sourceText(Ctx, L.Lb->getSourceRange()) << ");\n";
     OS << "  const long long ww_ub" << Ks << " = (long long)("
-       << textOf(SM, LO, L.Ub->getSourceRange()) << ");\n";
+       << sourceText(Ctx, L.Ub->getSourceRange()) << ");\n";
     OS << "  const long long ww_st" << Ks << " = "
-       << (L.Step
-               ? "(long long)(" + textOf(SM, LO, L.Step->getSourceRange()) + ")"
-               : std::string("1"))
+       << (L.Step ? "(long long)(" + sourceText(Ctx, L.Step->getSourceRange()) +
+                        ")"
+                  : std::string("1"))
        << ";\n";
     OS << "  const long long ww_n" << Ks << " = ";
     switch (L.Cmp) {
