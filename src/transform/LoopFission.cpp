@@ -5,6 +5,7 @@
 #include "Candidates.h"
 #include "../analysis/MemoryAccess.h"
 #include "SourceText.h"
+#include "StatementSplice.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
@@ -48,6 +49,191 @@ Effects effectsOf(const Stmt *S, const FunctionDecl *FD,
     E.Forbidden = std::string("the loop contains a `") +
                   E.Jump->getStmtClassName() + "` (line " + Line(E.Jump) + ")";
   return E;
+}
+
+/// User text between two statements of a block: a comment, or a
+/// preprocessor line.
+struct GapItem {
+  unsigned Begin, End; ///< File offsets.
+  bool Directive;
+};
+
+/// The end of the line at \p P of \p Buf (before its `\r\n` or `\n`),
+/// following backslash continuations.
+unsigned endOfLine(llvm::StringRef Buf, unsigned P) {
+  for (;;) {
+    size_t NL = Buf.find('\n', P);
+    if (NL == llvm::StringRef::npos)
+      return Buf.size();
+    unsigned E = NL > 0 && Buf[NL - 1] == '\r' ? NL - 1 : NL;
+    if (E == 0 || Buf[E - 1] != '\\')
+      return E;
+    P = NL + 1;
+  }
+}
+
+/// Collects the comments and preprocessor lines in [From, To) of \p Buf,
+/// which should hold nothing else but white space. Returns the offset of the
+/// first other character, or To.
+unsigned scanGap(llvm::StringRef Buf, unsigned From, unsigned To,
+                 std::vector<GapItem> &Items) {
+  size_t NL = Buf.rfind('\n', From);
+  size_t LineBegin = NL == llvm::StringRef::npos ? 0 : NL + 1;
+  bool LineStart = Buf.slice(LineBegin, From).trim().empty();
+  for (unsigned P = From; P < To;) {
+    char C = Buf[P];
+    if (C == '\n' || C == ' ' || C == '\t' || C == '\r' || C == '\f' ||
+        C == '\v') {
+      LineStart |= C == '\n';
+      ++P;
+      continue;
+    }
+    unsigned E;
+    bool Directive = false;
+    if (Buf.substr(P).starts_with("//")) {
+      E = endOfLine(Buf, P);
+    } else if (Buf.substr(P).starts_with("/*")) {
+      size_t Close = Buf.find("*/", P + 2);
+      if (Close == llvm::StringRef::npos)
+        return P;
+      E = Close + 2;
+    } else if (C == '#' && LineStart) {
+      E = endOfLine(Buf, P);
+      Directive = true;
+    } else {
+      return P;
+    }
+    if (E > To)
+      return P;
+    Items.push_back({P, E, Directive});
+    LineStart = false;
+    P = E;
+  }
+  return To;
+}
+
+/// The indentation of the line \p Offset of \p Buf starts in: the white
+/// space before it, or as many spaces as its column when text precedes it.
+std::string indentAt(llvm::StringRef Buf, unsigned Offset) {
+  size_t NL = Buf.rfind('\n', Offset); // Searches before Offset.
+  size_t LineBegin = NL == llvm::StringRef::npos ? 0 : NL + 1;
+  llvm::StringRef Before = Buf.slice(LineBegin, Offset);
+  if (Before.find_first_not_of(" \t") == llvm::StringRef::npos)
+    return Before.str();
+  return std::string(Offset - LineBegin, ' ');
+}
+
+/// A statement of a block with the user text that belongs to it: the
+/// comments (and `#pragma` lines) on the lines above it, after the statement
+/// before, and the comments after it on its last line.
+struct Placed {
+  unsigned Begin = 0, End = 0; ///< File offsets of it with its comments.
+  std::string Indent;          ///< What its first line is indented by.
+  std::string Text;            ///< Its text, with its `;`.
+};
+
+/// The statements of a block, or of a stretch of one, with their comments.
+struct PlacedBlock {
+  std::vector<Placed> Stmts;
+  /// Comments on the line of the `{` (or of what precedes the first
+  /// statement), after it.
+  std::vector<Placed> OnOpenLine;
+  /// Comments after the last statement, on lines of their own.
+  std::vector<Placed> Loose;
+  /// The first gap (0: before the first statement) that holds text other
+  /// than comments and `#pragma` lines (another preprocessor line, stray
+  /// tokens), at file offset StopAt; Stmts.size() + 1 when none does.
+  unsigned Stop = 0, StopAt = 0;
+};
+
+/// Places \p Stmts, consecutive statements of one block in the file
+/// \p FID whose text is valid (not partly in a macro): the first gap starts
+/// at \p OpenEnd (after the `{` or the statement before them), the last one
+/// ends at \p CloseBegin (the `}` or the statement after them).
+PlacedBlock placeStatements(const std::vector<const Stmt *> &Stmts,
+                            unsigned OpenEnd, unsigned CloseBegin, FileID FID,
+                            const SourceManager &SM, const LangOptions &LO) {
+  llvm::StringRef Buf = SM.getBufferData(FID);
+  PlacedBlock B;
+  B.Stop = Stmts.size() + 1;
+  std::vector<unsigned> CoreBegin, CoreEnd;
+  std::vector<std::string> Core;
+  for (const Stmt *S : Stmts) {
+    CharSourceRange R = Lexer::makeFileCharRange(
+        CharSourceRange::getTokenRange(S->getSourceRange()), SM, LO);
+    unsigned Begin = SM.getFileOffset(R.getBegin()),
+             End = SM.getFileOffset(R.getEnd());
+    // A loop under `#pragma unroll` starts inside the pragma's line (at
+    // `unroll`): the pragma line belongs to it.
+    size_t NL = Buf.rfind('\n', Begin);
+    size_t LineBegin = NL == llvm::StringRef::npos ? 0 : NL + 1;
+    llvm::StringRef Line = Buf.slice(LineBegin, Begin);
+    if (isa<AttributedStmt>(S) && Line.ltrim().starts_with("#"))
+      Begin = LineBegin + (Line.size() - Line.ltrim().size());
+    std::string Text = Buf.slice(Begin, End).rtrim(" \t").str();
+    // The statement's `;` (after an expression, `return`, `do ... while`),
+    // with any comment before it: `x = y /* why */;`.
+    if (!Text.empty() && Text.back() != ';' && Text.back() != '}') {
+      std::vector<GapItem> Ignored;
+      unsigned Next = scanGap(Buf, End, CloseBegin, Ignored);
+      bool Directives = llvm::any_of(
+          Ignored, [](const GapItem &It) { return It.Directive; });
+      if (Next < CloseBegin && Buf[Next] == ';' && !Directives) {
+        End = Next + 1;
+        Text = Buf.slice(Begin, End).str();
+      } else {
+        Text = withSemicolon(S, Text, SM, LO);
+      }
+    }
+    CoreBegin.push_back(Begin);
+    CoreEnd.push_back(End);
+    Core.push_back(Text);
+  }
+  for (unsigned I = 0; I < Stmts.size(); ++I)
+    B.Stmts.push_back({CoreBegin[I], CoreEnd[I], indentAt(Buf, CoreBegin[I]),
+                       Core[I]});
+  for (unsigned G = 0; G <= Stmts.size(); ++G) {
+    unsigned From = G ? CoreEnd[G - 1] : OpenEnd;
+    unsigned To = G < Stmts.size() ? CoreBegin[G] : CloseBegin;
+    std::vector<GapItem> Items;
+    unsigned Stopped = From <= To ? scanGap(Buf, From, To, Items) : From;
+    unsigned PrevLine = SM.getLineNumber(FID, From ? From - 1 : 0);
+    std::vector<Placed> Leading;
+    for (const GapItem &It : Items) {
+      Placed P{It.Begin, It.End, indentAt(Buf, It.Begin),
+               Buf.slice(It.Begin, It.End).str()};
+      bool Trailing = SM.getLineNumber(FID, It.Begin) == PrevLine;
+      if (It.Directive && !P.Text.empty() &&
+          !llvm::StringRef(P.Text).drop_front().ltrim().starts_with("pragma")) {
+        Stopped = It.Begin;
+        break;
+      }
+      if (Trailing && G > 0) {
+        Placed &Prev = B.Stmts[G - 1];
+        Prev.Text += Buf.slice(Prev.End, It.End).str();
+        Prev.End = It.End;
+      } else if (Trailing) {
+        B.OnOpenLine.push_back(P);
+      } else if (G < Stmts.size()) {
+        Leading.push_back(P);
+      } else {
+        B.Loose.push_back(P);
+      }
+    }
+    if (Stopped < To) {
+      B.Stop = G;
+      B.StopAt = Stopped;
+      return B;
+    }
+    if (!Leading.empty()) {
+      Placed &Next = B.Stmts[G];
+      Next.Text =
+          Buf.slice(Leading.front().Begin, Next.Begin).str() + Next.Text;
+      Next.Begin = Leading.front().Begin;
+      Next.Indent = Leading.front().Indent;
+    }
+  }
+  return B;
 }
 
 struct UnionFind {
@@ -199,6 +385,27 @@ void LoopFission::run(TransformContext &TC, std::vector<Decision> &Decisions,
       Decline(Forbidden);
       continue;
     }
+    // Every comment of the body goes into the split loops with the statement
+    // it is attached to; a preprocessor line could not stay in place.
+    FileID LoopFile = SM.getFileID(Range.getBegin());
+    PlacedBlock Inside = placeStatements(
+        Stmts,
+        SM.getFileOffset(SM.getExpansionLoc(Body->getLBracLoc())) + 1,
+        SM.getFileOffset(SM.getExpansionLoc(Body->getRBracLoc())), LoopFile,
+        SM, LO);
+    if (Inside.Stop <= Stmts.size()) {
+      llvm::StringRef Buf = SM.getBufferData(LoopFile);
+      llvm::StringRef What =
+          Buf.slice(Inside.StopAt, endOfLine(Buf, Inside.StopAt)).rtrim();
+      Decline("its body has `" +
+              (What.size() > 60 ? What.take_front(57).str() + "..."
+                                : What.str()) +
+              "` at line " +
+              std::to_string(SM.getLineNumber(LoopFile, Inside.StopAt)) +
+              " between statements, which the split loops could not keep "
+              "in place");
+      continue;
+    }
     // Declarations that only read what the loop never writes can be
     // recomputed in every copy: they do not tie statements together.
     std::set<const VarDecl *> WrittenInBody;
@@ -300,36 +507,38 @@ void LoopFission::run(TransformContext &TC, std::vector<Decision> &Decisions,
     // group or a statement it would jump over touches.
     std::vector<const Stmt *> After;
     std::vector<Effects> AfterEff;
-    {
-      // With `#pragma unroll` the loop sits in an AttributedStmt.
-      const Stmt *Self = Loop;
-      DynTypedNodeList Parents = Ctx.getParents(*Loop);
-      if (!Parents.empty())
-        if (const auto *Attributed = Parents[0].get<AttributedStmt>()) {
-          Self = Attributed;
-          Parents = Ctx.getParents(*Attributed);
-        }
-      const CompoundStmt *Parent =
-          Parents.empty() ? nullptr : Parents[0].get<CompoundStmt>();
+    PlacedBlock Behind; // After, with the comments from the loop's `}` on.
+    if (const auto *Parent =
+            dyn_cast_or_null<CompoundStmt>(statementParent(Loop, Ctx))) {
+      const Stmt *Self = asWritten(Loop, Ctx);
+      unsigned Until = SM.getFileOffset(SM.getExpansionLoc(Parent->getRBracLoc()));
       bool Seen = false;
-      if (Parent)
-        for (const Stmt *S : Parent->body()) {
-          if (Seen) {
-            CharSourceRange SR = Lexer::makeFileCharRange(
-                CharSourceRange::getTokenRange(S->getSourceRange()), SM, LO);
-            if (!SR.isValid())
-              break;
-            // An earlier decision rewrites this statement (a fused if-else):
-            // the replaced range must not reach into it.
-            unsigned SB = SM.getFileOffset(SR.getBegin()),
-                     SE = SM.getFileOffset(SR.getEnd());
-            if (TC.claimed(InFile, SB, SE))
-              break;
-            After.push_back(S);
-            AfterEff.push_back(effectsOf(S, FD, SM));
+      for (const Stmt *S : Parent->body()) {
+        if (Seen) {
+          CharSourceRange SR = Lexer::makeFileCharRange(
+              CharSourceRange::getTokenRange(S->getSourceRange()), SM, LO);
+          if (!SR.isValid())
+            break;
+          // An earlier decision rewrites this statement (a fused if-else):
+          // the replaced range must not reach into it.
+          unsigned SB = SM.getFileOffset(SR.getBegin()),
+                   SE = SM.getFileOffset(SR.getEnd());
+          if (TC.claimed(InFile, SB, SE)) {
+            Until = SB;
+            break;
           }
-          Seen |= S == Self;
+          After.push_back(S);
         }
+        Seen |= S == Self;
+      }
+      Behind = placeStatements(After, End, Until, LoopFile, SM, LO);
+      // Only the statements before a preprocessor line can move.
+      if (Behind.Stop <= After.size()) {
+        After.resize(Behind.Stop);
+        Behind.Stmts.resize(Behind.Stop);
+      }
+      for (const Stmt *S : After)
+        AfterEff.push_back(effectsOf(S, FD, SM));
     }
     auto Conflict = [&](const Effects &X, const Effects &Y) {
       for (const VarDecl *V : X.Defs)
@@ -358,14 +567,6 @@ void LoopFission::run(TransformContext &TC, std::vector<Decision> &Decisions,
     };
 
     // Write one loop per group, with the replicated declarations it needs.
-    auto Text = [&](const Stmt *S) {
-      return Lexer::getSourceText(
-                 Lexer::makeFileCharRange(
-                     CharSourceRange::getTokenRange(S->getSourceRange()), SM,
-                     LO),
-                 SM, LO)
-          .str();
-    };
     unsigned Col = SM.getExpansionColumnNumber(Loop->getBeginLoc());
     std::string Indent(Col > 0 ? Col - 1 : 0, ' ');
     std::string Head(SM.getCharacterData(Range.getBegin()),
@@ -373,16 +574,16 @@ void LoopFission::run(TransformContext &TC, std::vector<Decision> &Decisions,
                          Begin);
     // `#pragma unroll` lines right above the loop belong to every copy: the
     // replaced range starts at the first of them.
-    llvm::StringRef Buffer = SM.getBufferData(SM.getFileID(Range.getBegin()));
+    llvm::StringRef Buffer = SM.getBufferData(LoopFile);
     std::vector<std::string> Pragmas;
     unsigned ReplaceBegin = Begin;
     {
-      size_t LineStart = Buffer.rfind('\n', Begin ? Begin - 1 : 0);
+      size_t LineStart = Buffer.rfind('\n', Begin); // Searches before Begin.
       LineStart = LineStart == llvm::StringRef::npos ? 0 : LineStart + 1;
       bool OnlySpace =
           Buffer.substr(LineStart, Begin - LineStart).trim().empty();
       while (OnlySpace && LineStart > 0) {
-        size_t Prev = Buffer.rfind('\n', LineStart - 2);
+        size_t Prev = Buffer.rfind('\n', LineStart - 1);
         Prev = Prev == llvm::StringRef::npos ? 0 : Prev + 1;
         llvm::StringRef L = Buffer.substr(Prev, LineStart - 1 - Prev).trim();
         if (!L.starts_with("#pragma"))
@@ -392,15 +593,23 @@ void LoopFission::run(TransformContext &TC, std::vector<Decision> &Decisions,
         LineStart = Prev;
       }
     }
+    auto Lines = [](const std::vector<Placed> &Items) {
+      std::string T;
+      for (const Placed &P : Items)
+        T += P.Indent + P.Text + "\n";
+      return T;
+    };
     // The decision's comment goes first, filled in once it is applied.
-    std::string Out =
-        (ReplaceBegin != Begin ? Indent : "") + DecisionMark + "\n";
+    std::string Out = std::string(DecisionMark) + "\n";
     std::vector<bool> Moved(After.size(), false);
     unsigned LastMoved = 0; // One past the last statement of After moved.
-    for (size_t GI = 0; GI < Order.size(); ++GI) {
-      unsigned R = Order[GI];
+    // Each loop's statements: its group's, with the replicated declarations
+    // they use (and those use). A declaration no loop uses stays in the
+    // first, with its comments.
+    std::vector<std::set<unsigned>> LoopMembers;
+    std::set<unsigned> Written;
+    for (unsigned R : Order) {
       std::set<unsigned> Members(Groups[R].begin(), Groups[R].end());
-      // Replicated declarations used by the group (and by those).
       for (bool Grew = true; Grew;) {
         Grew = false;
         for (unsigned I : std::set<unsigned>(Members))
@@ -409,18 +618,39 @@ void LoopFission::run(TransformContext &TC, std::vector<Decision> &Decisions,
                 Members.insert(DeclaredBy[U]).second)
               Grew = true;
       }
+      Written.insert(Members.begin(), Members.end());
+      LoopMembers.push_back(Members);
+    }
+    for (unsigned I = 0; I < Stmts.size(); ++I)
+      if (!Written.count(I))
+        LoopMembers[0].insert(I);
+    for (size_t GI = 0; GI < Order.size(); ++GI) {
+      const std::set<unsigned> &Members = LoopMembers[GI];
       for (const std::string &P : Pragmas)
         Out += Indent + P + "\n";
-      Out += Indent + Head + "{\n";
-      for (unsigned I : Members) {
-        std::string T = withSemicolon(Stmts[I], Text(Stmts[I]), SM, LO);
-        unsigned SCol = SM.getExpansionColumnNumber(Stmts[I]->getBeginLoc());
-        Out += std::string(SCol > 0 ? SCol - 1 : 0, ' ') + T + "\n";
-      }
-      Out += Indent + "}";
+      Out += Indent + Head + "{";
+      // The comments of the body that belong to no statement stay in the
+      // first loop: those on the `{` line, and those after the last
+      // statement.
+      if (GI == 0)
+        for (const Placed &P : Inside.OnOpenLine)
+          Out += " " + P.Text;
       Out += "\n";
-      if (GI + 1 == Order.size())
+      for (unsigned I : Members)
+        Out += Inside.Stmts[I].Indent + Inside.Stmts[I].Text + "\n";
+      if (GI == 0)
+        Out += Lines(Inside.Loose);
+      Out += Indent + "}";
+      if (GI + 1 == Order.size()) {
+        // A comment on the loop's `}` line goes with the last copy's, as
+        // when nothing moves (and it stays where it is).
+        if (LastMoved > 0)
+          for (const Placed &P : Behind.OnOpenLine)
+            Out += " " + P.Text;
+        Out += "\n";
         break;
+      }
+      Out += "\n";
       // What this group defines, and what the later groups do.
       Effects Mine, Later;
       for (unsigned I : Members)
@@ -454,34 +684,52 @@ void LoopFission::run(TransformContext &TC, std::vector<Decision> &Decisions,
           continue;
         Moved[A] = true;
         LastMoved = std::max<unsigned>(LastMoved, A + 1);
-        unsigned SCol = SM.getExpansionColumnNumber(After[A]->getBeginLoc());
-        Out += std::string(SCol > 0 ? SCol - 1 : 0, ' ') +
-               withSemicolon(After[A], Text(After[A]), SM, LO) + "\n";
+        Out += Behind.Stmts[A].Indent + Behind.Stmts[A].Text + "\n";
       }
     }
     // The statements jumped over keep their order after the last loop.
     for (unsigned A = 0; A < LastMoved; ++A)
-      if (!Moved[A]) {
-        unsigned SCol = SM.getExpansionColumnNumber(After[A]->getBeginLoc());
-        Out += std::string(SCol > 0 ? SCol - 1 : 0, ' ') +
-               withSemicolon(After[A], Text(After[A]), SM, LO) + "\n";
-      }
+      if (!Moved[A])
+        Out += Behind.Stmts[A].Indent + Behind.Stmts[A].Text + "\n";
     Out.pop_back();
-    if (LastMoved > 0) {
-      // The replaced range now ends with the last statement moved.
-      const Stmt *LastS = After[LastMoved - 1];
-      CharSourceRange LR = Lexer::makeFileCharRange(
-          CharSourceRange::getTokenRange(LastS->getSourceRange()), SM, LO);
-      End = SM.getFileOffset(LR.getEnd());
-      if (isa<Expr>(LastS)) {
-        // Take the statement's semicolon too.
-        SourceLocation Semi = Lexer::findLocationAfterToken(
-            LR.getEnd().getLocWithOffset(-1), tok::semi, SM, LO, false);
-        if (Semi.isValid())
-          End = SM.getFileOffset(Semi);
+    // The replaced range ends with the last statement moved, and the
+    // comment on its line.
+    if (LastMoved > 0)
+      End = Behind.Stmts[LastMoved - 1].End;
+    bool FromLineStart = ReplaceBegin != Begin;
+    bool Braced = needsBracesWhenReplaced(Loop, Ctx);
+    // Under a user's line comment the decision's comment starts in column 0,
+    // and the formatting step indents it: clang-format continues a comment
+    // section only with comments that start at its column or further right,
+    // so it keeps the two comments apart instead of reflowing one into the
+    // other.
+    std::string MarkIndent = Indent;
+    if (!Braced) {
+      size_t NL = Buffer.rfind('\n', ReplaceBegin);
+      unsigned LineBegin = NL == llvm::StringRef::npos ? 0 : NL + 1;
+      llvm::StringRef Above =
+          LineBegin ? Buffer.slice(Buffer.rfind('\n', LineBegin - 1) + 1,
+                                   LineBegin - 1)
+                    : "";
+      if (Buffer.slice(LineBegin, ReplaceBegin).trim().empty() &&
+          Above.trim().starts_with("//")) {
+        ReplaceBegin = LineBegin;
+        FromLineStart = true;
+        MarkIndent = "";
       }
     }
-    std::string Replacement = Out;
+    std::string Replacement;
+    if (Braced) {
+      // The loop is the whole body of a loop or branch: the copies must
+      // stay in it together.
+      const Stmt *Holder = statementParent(Loop, Ctx);
+      std::string OuterIndent = indentAt(
+          Buffer, SM.getFileOffset(SM.getExpansionLoc(Holder->getBeginLoc())));
+      Replacement = (FromLineStart ? OuterIndent : "") +
+                    inBraces(Indent + Out, OuterIndent);
+    } else {
+      Replacement = (FromLineStart ? MarkIndent : "") + Out;
+    }
     Begin = ReplaceBegin;
     FissionCandidate C{
         FD, Line, InFile, Begin, End, static_cast<unsigned>(Groups.size()), ""};
