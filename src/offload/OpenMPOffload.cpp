@@ -28,6 +28,9 @@
 #include "warpwise/AstQueries.h"
 #include "warpwise/Format.h"
 
+#include "LoopUses.h"
+#include "OffloadAst.h"
+
 #include "../transform/SourceText.h"
 
 #include "clang/AST/ASTContext.h"
@@ -58,116 +61,14 @@ namespace warpwise {
 
 namespace {
 
+using namespace offload;
+
 // Grid caps: a 1-D loop uses up to this many blocks before its threads take
 // several iterations each (grid-stride); a reduction's partials are one per
 // block, so its grid is smaller.
 constexpr unsigned MaxBlocks1D = 1u << 20;
 constexpr unsigned MaxBlocksPerDim = 65535;
 constexpr unsigned MaxReductionBlocks = 1024;
-
-/// Math functions CUDA provides on the device with the C library's meaning.
-const llvm::StringSet<> DeviceMath = {
-    "sqrt",   "sqrtf",  "exp",    "expf",     "exp2",      "exp2f",  "log",
-    "logf",   "log2",   "log2f",  "log10",    "log10f",    "sin",    "sinf",
-    "cos",    "cosf",   "tan",    "tanf",     "pow",       "powf",   "fabs",
-    "fabsf",  "floor",  "floorf", "ceil",     "ceilf",     "fmin",   "fminf",
-    "fmax",   "fmaxf",  "abs",    "labs",     "llabs",     "tanh",   "tanhf",
-    "atan",   "atanf",  "atan2",  "atan2f",   "asin",      "asinf",  "acos",
-    "acosf",  "sinh",   "sinhf",  "cosh",     "coshf",     "cbrt",   "cbrtf",
-    "round",  "roundf", "trunc",  "truncf",   "fmod",      "fmodf",  "hypot",
-    "hypotf", "erf",    "erff",   "copysign", "copysignf", "rint",   "rintf",
-    "expm1",  "expm1f", "log1p",  "log1pf",   "rsqrt",     "rsqrtf", "fma",
-    "fmaf"};
-
-/// The statement a directive applies to (inside its captured regions), or
-/// null for a stand-alone one (barrier, flush).
-const Stmt *directiveBody(const OMPExecutableDirective *D) {
-  if (!D->hasAssociatedStmt())
-    return nullptr;
-  const Stmt *A = D->getAssociatedStmt();
-  if (isa<CapturedStmt>(A))
-    return D->getInnermostCapturedStmt()->getCapturedStmt();
-  return A;
-}
-
-/// A statement's children, with an OpenMP directive (an inner `omp simd`)
-/// standing for the statement it applies to: its clauses' helper
-/// expressions and the capture list are not code of the loop.
-std::vector<const Stmt *> childrenOf(const Stmt *S) {
-  if (auto *D = dyn_cast<OMPExecutableDirective>(S)) {
-    if (const Stmt *B = directiveBody(D))
-      return {B};
-    return {};
-  }
-  if (auto *C = dyn_cast<CapturedStmt>(S))
-    return {C->getCapturedStmt()};
-  std::vector<const Stmt *> Out(S->child_begin(), S->child_end());
-  return Out;
-}
-
-/// The text of \p E with whitespace runs collapsed, for comparing bounds.
-std::string normalised(const ASTContext &Ctx, const Expr *E) {
-  std::string T = sourceText(Ctx, E->getSourceRange()), Out;
-  for (char C : T)
-    if (!llvm::isSpace(C))
-      Out += C;
-  // Redundant outer parentheses do not change a bound.
-  while (Out.size() > 2 && Out.front() == '(' && Out.back() == ')') {
-    int Depth = 0;
-    bool Outer = true;
-    for (size_t I = 0; I + 1 < Out.size(); ++I) {
-      Depth += Out[I] == '(' ? 1 : Out[I] == ')' ? -1 : 0;
-      if (Depth == 0) {
-        Outer = false;
-        break;
-      }
-    }
-    if (!Outer)
-      break;
-    Out = Out.substr(1, Out.size() - 2);
-  }
-  return Out;
-}
-
-const Expr *strip(const Expr *E) {
-  return E ? E->IgnoreParenImpCasts() : nullptr;
-}
-
-/// The variable whose storage \p E designates: `a` in a[i][j], *(a + i),
-/// a->f, s.x.
-const VarDecl *baseVar(const Expr *E) {
-  E = strip(E);
-  while (E) {
-    if (auto *DR = dyn_cast<DeclRefExpr>(E))
-      return dyn_cast<VarDecl>(DR->getDecl());
-    if (auto *AS = dyn_cast<ArraySubscriptExpr>(E))
-      E = strip(AS->getBase());
-    else if (auto *U = dyn_cast<UnaryOperator>(E);
-             U && U->getOpcode() == UO_Deref)
-      E = strip(U->getSubExpr());
-    else if (auto *M = dyn_cast<MemberExpr>(E))
-      E = strip(M->getBase());
-    else if (auto *B = dyn_cast<BinaryOperator>(E);
-             B && B->isAdditiveOp() && B->getType()->isPointerType())
-      E = strip(B->getLHS()->getType()->isPointerType() ? B->getLHS()
-                                                        : B->getRHS());
-    else
-      return nullptr;
-  }
-  return nullptr;
-}
-
-/// The subscripts of \p E = v[s1][s2]..., outermost first, and v.
-const VarDecl *subscripts(const Expr *E, std::vector<const Expr *> &Subs) {
-  E = strip(E);
-  std::vector<const Expr *> Rev;
-  while (auto *AS = dyn_cast<ArraySubscriptExpr>(E)) {
-    Rev.push_back(AS->getIdx());
-    E = strip(AS->getBase());
-  }
-  Subs.assign(Rev.rbegin(), Rev.rend());
-  return referencedVar(E);
-}
 
 struct LoopLevel {
   const ForStmt *For = nullptr;
@@ -255,395 +156,6 @@ struct Edit {
   std::string Text;
   unsigned Order;
 };
-
-/// Every variable written in a function (assigned, incremented, its address
-/// taken), for the checks that an extent or bound is the same wherever it is
-/// evaluated.
-class WrittenVars : public RecursiveASTVisitor<WrittenVars> {
-public:
-  /// Where each variable is written; an address taken counts as a write
-  /// everywhere (UINT_MAX).
-  std::map<const VarDecl *, std::vector<SourceLocation>> At;
-  std::set<const VarDecl *> AddressTaken;
-  bool VisitBinaryOperator(BinaryOperator *B) {
-    if (B->isAssignmentOp())
-      if (const VarDecl *V = referencedVar(B->getLHS()))
-        At[V].push_back(B->getBeginLoc());
-    return true;
-  }
-  bool VisitUnaryOperator(UnaryOperator *U) {
-    if (U->isIncrementDecrementOp())
-      if (const VarDecl *V = referencedVar(U->getSubExpr()))
-        At[V].push_back(U->getBeginLoc());
-    if (U->getOpcode() == UO_AddrOf)
-      if (const VarDecl *V = referencedVar(U->getSubExpr()))
-        AddressTaken.insert(V);
-    return true;
-  }
-};
-
-/// Whether \p S writes one of \p Vars (AstQueries' writtenVariables: also
-/// through a reference argument).
-bool writesAny(const Stmt *S, const std::set<const VarDecl *> &Vars) {
-  if (!S || Vars.empty())
-    return false;
-  for (const VarDecl *V : writtenVariables(S))
-    if (Vars.count(V))
-      return true;
-  return false;
-}
-
-/// What a loop nest does with the variables it names.
-class UseCollector : public RecursiveASTVisitor<UseCollector> {
-public:
-  explicit UseCollector(ASTContext &Ctx, bool InFunction = false)
-      : Ctx(Ctx), InFunction(InFunction) {}
-  struct Use {
-    bool Read = false, ScalarWrite = false, ElementWrite = false;
-    bool AddressTaken = false, PassedToCall = false;
-    SourceLocation First;
-  };
-  std::map<const VarDecl *, Use> Uses;
-  std::vector<const VarDecl *> Order;
-  std::set<const VarDecl *> Declared; ///< Declared inside the nest.
-  std::set<const FunctionDecl *> Calls;
-  std::vector<std::pair<SourceLocation, std::string>> Problems;
-  /// Assignments `v[...] = e` at any depth: (statement, array).
-  std::vector<const BinaryOperator *> PlainStores;
-
-  /// `#pragma omp atomic` (update) of `x += e`, `x -= e`, `x++`, `x--`,
-  /// `x = x + e`: what CUDA's atomicAdd does.
-  struct AtomicUpdate {
-    const OMPExecutableDirective *D = nullptr;
-    const Expr *Update = nullptr, *Target = nullptr, *Amount = nullptr;
-    const VarDecl *Var = nullptr;
-    bool Element = false, Minus = false;
-  };
-  std::vector<AtomicUpdate> Atomics;
-  bool TraverseOMPAtomicDirective(OMPAtomicDirective *D) {
-    for (const OMPClause *C : D->clauses())
-      if (!C->isImplicit() && C->getClauseKind() != llvm::omp::OMPC_update &&
-          C->getClauseKind() != llvm::omp::OMPC_relaxed &&
-          C->getClauseKind() != llvm::omp::OMPC_seq_cst) {
-        Problems.push_back(
-            {D->getBeginLoc(),
-             "has an atomic " +
-                 llvm::omp::getOpenMPClauseName(C->getClauseKind()).str() +
-                 " (only atomic updates x += e, x -= e, x++, x-- are "
-                 "offloaded)"});
-        return true;
-      }
-    const Stmt *Body = directiveBody(D);
-    const Expr *E = dyn_cast_or_null<Expr>(Body);
-    AtomicUpdate A;
-    A.D = D;
-    if (E) {
-      E = E->IgnoreParenImpCasts();
-      if (auto *CA = dyn_cast<CompoundAssignOperator>(E);
-          CA && (CA->getOpcode() == BO_AddAssign ||
-                 CA->getOpcode() == BO_SubAssign)) {
-        A.Target = CA->getLHS();
-        A.Amount = CA->getRHS();
-        A.Minus = CA->getOpcode() == BO_SubAssign;
-      } else if (auto *U = dyn_cast<UnaryOperator>(E);
-                 U && U->isIncrementDecrementOp()) {
-        A.Target = U->getSubExpr();
-        A.Minus = U->isDecrementOp();
-      } else if (auto *B = dyn_cast<BinaryOperator>(E);
-                 B && B->getOpcode() == BO_Assign) {
-        auto *R = dyn_cast<BinaryOperator>(B->getRHS()->IgnoreParenImpCasts());
-        std::string L = B->getLHS()->IgnoreParenImpCasts()->getStmtClassName();
-        if (R && (R->getOpcode() == BO_Add || R->getOpcode() == BO_Sub) &&
-            baseVar(R->getLHS()) == baseVar(B->getLHS()) &&
-            baseVar(B->getLHS())) {
-          A.Target = B->getLHS();
-          A.Amount = R->getRHS();
-          A.Minus = R->getOpcode() == BO_Sub;
-        }
-        (void)L;
-      }
-      A.Update = E;
-    }
-    QualType T = A.Target ? A.Target->getType().getCanonicalType() : QualType();
-    bool TypeOK =
-        !T.isNull() && (T->isSpecificBuiltinType(BuiltinType::Int) ||
-                        T->isSpecificBuiltinType(BuiltinType::UInt) ||
-                        T->isSpecificBuiltinType(BuiltinType::ULongLong) ||
-                        T->isSpecificBuiltinType(BuiltinType::Float) ||
-                        T->isSpecificBuiltinType(BuiltinType::Double));
-    if (A.Target) {
-      A.Var = baseVar(A.Target);
-      A.Element = !isa<DeclRefExpr>(strip(A.Target));
-    }
-    if (!A.Target || !A.Var || !TypeOK ||
-        (A.Element && !isa<ArraySubscriptExpr>(strip(A.Target)))) {
-      Problems.push_back(
-          {D->getBeginLoc(),
-           "has an atomic update that is not x += e, x -= e, x++ or x-- on "
-           "an int, unsigned, unsigned long long, float or double"});
-      return true;
-    }
-    Atomics.push_back(A);
-    return TraverseStmt(const_cast<Stmt *>(Body));
-  }
-  bool shouldVisitImplicitCode() const { return false; }
-  bool TraverseOMPSimdDirective(OMPSimdDirective *D) {
-    return TraverseStmt(const_cast<Stmt *>(directiveBody(D)));
-  }
-
-  Use &use(const VarDecl *V, SourceLocation L) {
-    auto [It, New] = Uses.try_emplace(V);
-    if (New) {
-      Order.push_back(V);
-      It->second.First = L;
-    }
-    return It->second;
-  }
-
-  bool VisitVarDecl(VarDecl *V) {
-    Declared.insert(V);
-    if (V->isStaticLocal())
-      Problems.push_back(
-          {V->getLocation(), "declares the static variable '" +
-                                 V->getNameAsString() +
-                                 "', which every thread would share"});
-    if (V->getType()->isVariableArrayType())
-      Problems.push_back(
-          {V->getLocation(), "declares the variable-length array '" +
-                                 V->getNameAsString() +
-                                 "', which device code cannot have"});
-    return true;
-  }
-  bool VisitDeclRefExpr(DeclRefExpr *DR) {
-    if (auto *V = dyn_cast<VarDecl>(DR->getDecl())) {
-      Use &U = use(V, DR->getLocation());
-      if (!StoreBases.count(DR))
-        U.Read = true;
-    }
-    return true;
-  }
-  bool TraverseBinaryOperator(BinaryOperator *B) {
-    if (B->getOpcode() == BO_Assign) {
-      const Expr *L = strip(B->getLHS());
-      if (auto *DR = dyn_cast<DeclRefExpr>(L)) {
-        if (auto *V = dyn_cast<VarDecl>(DR->getDecl()))
-          use(V, DR->getLocation()).ScalarWrite = true;
-        StoreBases.insert(DR);
-      } else if (const VarDecl *V = baseVar(L)) {
-        use(V, L->getBeginLoc()).ElementWrite = true;
-        if (isa<ArraySubscriptExpr>(L))
-          PlainStores.push_back(B);
-        // The base's DeclRefExpr is written through, not read.
-        const Expr *E = L;
-        while (auto *AS = dyn_cast<ArraySubscriptExpr>(E))
-          E = strip(AS->getBase());
-        if (auto *DR2 = dyn_cast<DeclRefExpr>(E))
-          StoreBases.insert(DR2);
-      }
-    }
-    return RecursiveASTVisitor::TraverseBinaryOperator(B);
-  }
-  bool VisitCompoundAssignOperator(CompoundAssignOperator *B) {
-    noteReadWrite(B->getLHS());
-    return true;
-  }
-  bool VisitUnaryOperator(UnaryOperator *U) {
-    if (U->isIncrementDecrementOp())
-      noteReadWrite(U->getSubExpr());
-    if (U->getOpcode() == UO_AddrOf) {
-      const Expr *S = strip(U->getSubExpr());
-      if (const VarDecl *V = referencedVar(S))
-        use(V, S->getBeginLoc()).AddressTaken = true;
-      else if (const VarDecl *V = baseVar(S)) {
-        // &a[i]: what the pointer is used for is not followed.
-        Use &X = use(V, S->getBeginLoc());
-        X.ElementWrite = X.Read = true;
-      }
-    }
-    return true;
-  }
-  bool VisitCallExpr(CallExpr *C) {
-    const FunctionDecl *F = C->getDirectCallee();
-    if (!F) {
-      Problems.push_back({C->getBeginLoc(), "calls through a pointer"});
-      return true;
-    }
-    Calls.insert(F);
-    // An argument bound to a non-const reference may be written.
-    for (unsigned I = 0; I < C->getNumArgs() && I < F->getNumParams(); ++I) {
-      QualType PT = F->getParamDecl(I)->getType();
-      if (!PT->isReferenceType() || PT->getPointeeType().isConstQualified())
-        continue;
-      const Expr *A = strip(C->getArg(I));
-      if (auto *DR = dyn_cast<DeclRefExpr>(A)) {
-        if (auto *V = dyn_cast<VarDecl>(DR->getDecl())) {
-          Use &X = use(V, DR->getLocation());
-          X.ScalarWrite = X.Read = X.AddressTaken = true;
-        }
-      } else if (const VarDecl *V = baseVar(A)) {
-        Use &X = use(V, A->getBeginLoc());
-        X.ElementWrite = X.Read = X.PassedToCall = true;
-      }
-    }
-    for (unsigned I = 0; I < C->getNumArgs(); ++I) {
-      const Expr *A = strip(C->getArg(I));
-      if (!A->getType()->isPointerType() &&
-          !C->getArg(I)->getType()->isPointerType())
-        continue;
-      if (const VarDecl *V = baseVar(A)) {
-        Use &X = use(V, A->getBeginLoc());
-        X.PassedToCall = true;
-        // A pointer-to-const parameter only reads.
-        bool ReadOnly =
-            I < F->getNumParams() &&
-            F->getParamDecl(I)->getType()->isPointerType() &&
-            F->getParamDecl(I)->getType()->getPointeeType().isConstQualified();
-        X.Read = true;
-        if (DeviceMath.count(F->getName()) == 0 && !ReadOnly)
-          X.ElementWrite = true;
-      }
-    }
-    return true;
-  }
-  bool VisitStmt(Stmt *S) {
-    if (isa<OMPSimdDirective>(S)) {
-      // `omp simd` inside the loop: one thread runs that inner loop in
-      // order, which is always a valid execution of it.
-      return true;
-    }
-    if (isa<OMPExecutableDirective>(S)) {
-      // The pragma's own name: "#pragma omp critical".
-      std::string Name = "an OpenMP directive";
-      if (auto *D = dyn_cast<OMPExecutableDirective>(S))
-        Name = "'#pragma omp " +
-               llvm::omp::getOpenMPDirectiveName(D->getDirectiveKind()).str() +
-               "'";
-      Problems.push_back({S->getBeginLoc(), "contains " + Name});
-    } else if (isa<ReturnStmt>(S) && !InFunction)
-      Problems.push_back({S->getBeginLoc(), "returns from inside the loop"});
-    else if (isa<GotoStmt>(S) || isa<IndirectGotoStmt>(S))
-      Problems.push_back({S->getBeginLoc(), "uses goto"});
-    else if (isa<GCCAsmStmt>(S) || isa<MSAsmStmt>(S))
-      Problems.push_back({S->getBeginLoc(), "contains inline assembly"});
-    else if (isa<StmtExpr>(S))
-      Problems.push_back({S->getBeginLoc(), "contains a statement expression"});
-    else if (isa<CXXThrowExpr>(S) || isa<CXXTryStmt>(S))
-      Problems.push_back({S->getBeginLoc(), "throws or catches exceptions"});
-    else if (isa<CXXNewExpr>(S) || isa<CXXDeleteExpr>(S))
-      Problems.push_back({S->getBeginLoc(), "allocates with new/delete"});
-    else if (isa<LambdaExpr>(S))
-      Problems.push_back({S->getBeginLoc(), "contains a lambda"});
-    return true;
-  }
-
-private:
-  void noteReadWrite(const Expr *E) {
-    E = strip(E);
-    if (auto *DR = dyn_cast<DeclRefExpr>(E)) {
-      if (auto *V = dyn_cast<VarDecl>(DR->getDecl())) {
-        Use &U = use(V, DR->getLocation());
-        U.ScalarWrite = U.Read = true;
-      }
-    } else if (const VarDecl *V = baseVar(E)) {
-      Use &U = use(V, E->getBeginLoc());
-      U.ElementWrite = U.Read = true;
-    }
-  }
-  ASTContext &Ctx;
-  bool InFunction; ///< A called function's body: it may return.
-  std::set<const DeclRefExpr *> StoreBases;
-};
-
-/// Finds the breaks and continues that belong to \p Root's own iteration
-/// (not to a loop or switch nested in it).
-bool hasOwnJump(const Stmt *S, bool Breaks, bool Continues) {
-  if (!S)
-    return false;
-  if (Breaks && isa<BreakStmt>(S))
-    return true;
-  if (Continues && isa<ContinueStmt>(S))
-    return true;
-  bool InnerLoop = isa<ForStmt>(S) || isa<WhileStmt>(S) || isa<DoStmt>(S);
-  bool InnerSwitch = isa<SwitchStmt>(S);
-  for (const Stmt *C : childrenOf(S))
-    if (hasOwnJump(C, Breaks && !InnerLoop && !InnerSwitch,
-                   Continues && !InnerLoop))
-      return true;
-  return false;
-}
-
-/// A type the kernel can take by value: no pointers or references inside.
-bool plainData(QualType T) {
-  T = T.getCanonicalType();
-  if (T->isArithmeticType() || T->isEnumeralType())
-    return true;
-  if (const ArrayType *A = T->getAsArrayTypeUnsafe())
-    return isa<ConstantArrayType>(A) && plainData(A->getElementType());
-  const RecordDecl *RD = T->getAsRecordDecl();
-  if (!RD || !RD->isCompleteDefinition() || RD->isUnion())
-    return false;
-  if (auto *CXX = dyn_cast<CXXRecordDecl>(RD))
-    if (!CXX->isTriviallyCopyable() || CXX->getNumBases() > 0 ||
-        CXX->isPolymorphic())
-      return false;
-  for (const FieldDecl *F : RD->fields())
-    if (!plainData(F->getType()))
-      return false;
-  return true;
-}
-
-/// A type (or the type under its pointers and arrays) declared inside a
-/// function: a kernel at file scope cannot name it.
-bool localType(QualType Q) {
-  for (int Guard = 0; Guard < 64 && !Q.isNull(); ++Guard) {
-    if (const auto *TT = Q->getAs<TypedefType>()) {
-      if (TT->getDecl()->getDeclContext()->isFunctionOrMethod())
-        return true;
-      Q = TT->getDecl()->getUnderlyingType();
-      continue;
-    }
-    if (const TagDecl *TD = Q->getAsTagDecl())
-      return TD->getDeclContext()->isFunctionOrMethod();
-    if (Q->isPointerType()) {
-      Q = Q->getPointeeType();
-      continue;
-    }
-    if (const ArrayType *AT = Q->getAsArrayTypeUnsafe()) {
-      Q = AT->getElementType();
-      continue;
-    }
-    return false;
-  }
-  return false;
-}
-
-const Stmt *soleStatement(const Stmt *S) {
-  while (auto *C = dyn_cast_or_null<CompoundStmt>(S)) {
-    if (C->size() != 1)
-      return S;
-    S = C->body_front();
-  }
-  return S;
-}
-
-/// The variables \p A and \p B name, in order, are the same declarations
-/// (`n` in both, not two different `n`s).
-bool sameVariables(const Expr *A, const Expr *B) {
-  auto Refs = [](const Expr *E) {
-    std::vector<const Decl *> Out;
-    std::function<void(const Stmt *)> Walk = [&](const Stmt *S) {
-      if (!S)
-        return;
-      if (auto *DR = dyn_cast<DeclRefExpr>(S))
-        Out.push_back(DR->getDecl()->getCanonicalDecl());
-      for (const Stmt *C : S->children())
-        Walk(C);
-    };
-    Walk(E);
-    return Out;
-  };
-  return Refs(A) == Refs(B);
-}
 
 class Offloader {
 public:
@@ -870,7 +382,7 @@ Offloader::extentVars(const std::vector<KernelPlan *> &Ks) {
   for (const KernelPlan *P : Ks)
     for (const MappedArray &A : P->Arrays)
       for (const Expr *E : A.ExtentExprs) {
-        UseCollector U(Ctx);
+        UseCollector U;
         U.TraverseStmt(const_cast<Expr *>(E));
         Out.insert(U.Order.begin(), U.Order.end());
       }
@@ -1009,13 +521,13 @@ bool Offloader::analyseLoop(KernelPlan &P, const ForStmt *For, LoopLevel &L) {
       return Refuse("the loop's header comes from a macro");
   // The body leaves the variable, the bound and the step alone: the
   // iteration space is what the header says.
-  UseCollector Body(Ctx);
+  UseCollector Body;
   Body.TraverseStmt(const_cast<Stmt *>(For->getBody()));
   std::set<const VarDecl *> Header = {L.Var};
   for (const Expr *E : {L.Ub, L.Step}) {
     if (!E)
       continue;
-    UseCollector H(Ctx);
+    UseCollector H;
     H.TraverseStmt(const_cast<Expr *>(E));
     Header.insert(H.Order.begin(), H.Order.end());
   }
@@ -1154,7 +666,7 @@ bool Offloader::extentFromMalloc(KernelPlan &P, const VarDecl *V,
   if (offset(Alloc->getBeginLoc()) > offset(P.Directive->getBeginLoc()))
     return Why("its malloc comes after the loop");
   // Not reached through a pointer to it either.
-  UseCollector Esc(Ctx);
+  UseCollector Esc;
   Esc.TraverseStmt(const_cast<Stmt *>(P.Function->getBody()));
   if (Esc.Uses[V].AddressTaken)
     return Why("its address is taken");
@@ -1224,7 +736,7 @@ bool Offloader::extentFromMalloc(KernelPlan &P, const VarDecl *V,
     return Why("its allocation call is not malloc(bytes) or calloc(n, size)");
   // The size must mean the same at the loop as at the malloc.
   for (const Expr *E : Parts) {
-    UseCollector U(Ctx);
+    UseCollector U;
     U.TraverseStmt(const_cast<Expr *>(E));
     unsigned AllocAt = offset(Call->getBeginLoc());
     for (const VarDecl *X : U.Order) {
@@ -1360,11 +872,11 @@ bool Offloader::mapArray(KernelPlan &P, const VarDecl *V, MappedArray &A) {
 
 bool Offloader::deviceCallable(const FunctionDecl *F, std::string &Why,
                                std::set<const FunctionDecl *> &Seen) {
-  if (DeviceMath.count(F->getName()) &&
+  if (isDeviceMath(F->getName()) &&
       (!F->hasBody() ||
        SM.isInSystemHeader(SM.getExpansionLoc(F->getLocation()))))
     return true; // C's sqrt, or C++'s std::sqrt overloads: CUDA has both.
-  if (F->getBuiltinID() && DeviceMath.count(F->getName()))
+  if (F->getBuiltinID() && isDeviceMath(F->getName()))
     return true;
   const FunctionDecl *Def = nullptr;
   if (!F->hasBody(Def) ||
@@ -1382,7 +894,7 @@ bool Offloader::deviceCallable(const FunctionDecl *F, std::string &Why,
           "', a variadic, member or template function (not supported)";
     return false;
   }
-  UseCollector U(Ctx, /*InFunction=*/true);
+  UseCollector U(/*InFunction=*/true);
   U.TraverseStmt(Def->getBody());
   if (!U.Problems.empty()) {
     Why = "calls '" + F->getNameAsString() + "', which " +
@@ -1707,7 +1219,7 @@ void Offloader::analyseDirective(KernelPlan &P) {
   P.Body = P.Levels.back().For->getBody();
   // Rectangular: a bound of an inner level does not use an outer variable.
   for (size_t K = 1; K < P.Levels.size(); ++K) {
-    UseCollector U(Ctx);
+    UseCollector U;
     for (const Expr *E : {P.Levels[K].Lb, P.Levels[K].Ub, P.Levels[K].Step})
       if (E)
         U.TraverseStmt(const_cast<Expr *>(E));
@@ -1722,7 +1234,7 @@ void Offloader::analyseDirective(KernelPlan &P) {
 
   // What the nest does with each variable.
   const ForStmt *Outer = P.Levels.front().For;
-  UseCollector U(Ctx);
+  UseCollector U;
   U.TraverseStmt(const_cast<ForStmt *>(Outer));
   if (!U.Problems.empty()) {
     Refuse("the loop " + U.Problems.front().second + " (line " +
@@ -1736,7 +1248,7 @@ void Offloader::analyseDirective(KernelPlan &P) {
   {
     // The nest is perfect: only the innermost body can change a loop
     // variable or a bound.
-    UseCollector B(Ctx);
+    UseCollector B;
     B.TraverseStmt(const_cast<Stmt *>(P.Body));
     for (const LoopLevel &M : P.Levels) {
       auto It = B.Uses.find(M.Var);
@@ -1752,7 +1264,7 @@ void Offloader::analyseDirective(KernelPlan &P) {
       for (const Expr *E : {L.Lb, L.Ub, L.Step}) {
         if (!E)
           continue;
-        UseCollector BU(Ctx);
+        UseCollector BU;
         BU.TraverseStmt(const_cast<Expr *>(E));
         for (const VarDecl *V : BU.Order)
           if (B.Uses.count(V) &&
@@ -1770,7 +1282,7 @@ void Offloader::analyseDirective(KernelPlan &P) {
       Refuse("the loop " + Why);
       return;
     }
-    if (DeviceMath.count(F->getName()) == 0)
+    if (!isDeviceMath(F->getName()))
       P.DeviceFunctions.insert(F->getDefinition() ? F->getDefinition() : F);
   }
   std::set<const VarDecl *> LevelVars;
@@ -1955,7 +1467,7 @@ void Offloader::analyseDirective(KernelPlan &P) {
           if (E)
             A.ExtentExprs.push_back(E);
         for (const Expr *E : A.ExtentExprs) {
-          UseCollector EU(Ctx);
+          UseCollector EU;
           EU.TraverseStmt(const_cast<Expr *>(E));
           for (const VarDecl *X : EU.Order)
             if (U.Uses.count(X) && U.Uses[X].ScalarWrite) {
@@ -2010,10 +1522,10 @@ bool Offloader::parallelIndependent(const KernelPlan &P, std::string &Why) {
   FindLoops(P.Body);
   for (const LoopLevel &L : P.Levels)
     Inner[L.Var] = L;
-  UseCollector BodyUses(Ctx);
+  UseCollector BodyUses;
   BodyUses.TraverseStmt(const_cast<Stmt *>(P.Body));
   auto Invariant = [&](const Expr *E) {
-    UseCollector U(Ctx);
+    UseCollector U;
     U.TraverseStmt(const_cast<Expr *>(E));
     for (const VarDecl *V : U.Order) {
       if (LevelVars.count(V) || Inner.count(V) || U.Declared.count(V))
@@ -2246,7 +1758,7 @@ void Offloader::proveFullWrites(KernelPlan &P) {
         Loops.push_back(L);
     }
   auto Mentions = [&](const Stmt *S, const VarDecl *V) {
-    UseCollector X(Ctx);
+    UseCollector X;
     X.TraverseStmt(const_cast<Stmt *>(S));
     return X.Uses.count(V) > 0;
   };
@@ -2357,10 +1869,10 @@ bool Offloader::checkIndependence(const KernelPlan &P, const VarDecl *I,
                                   const VarDecl *J, const LoopLevel &Inner,
                                   std::string &Why) {
   const Stmt *Body = Inner.For->getBody();
-  UseCollector U(Ctx);
+  UseCollector U;
   U.TraverseStmt(const_cast<Stmt *>(Body));
   for (const FunctionDecl *F : U.Calls)
-    if (!DeviceMath.count(F->getName())) {
+    if (!isDeviceMath(F->getName())) {
       Why = "it calls '" + F->getNameAsString() + "'";
       return false;
     }
@@ -2463,11 +1975,11 @@ void Offloader::trySwap(KernelPlan &P) {
       std::vector<const Expr *> Subs;
       if (subscripts(AS, Subs) && !Subs.empty()) {
         std::string Last = normalised(Ctx, Subs.back());
-        UseCollector Idx(Ctx);
+        UseCollector Idx;
         Idx.TraverseStmt(const_cast<Expr *>(Subs.back()));
         bool IInFront = false;
         for (size_t K = 0; K + 1 < Subs.size(); ++K) {
-          UseCollector F(Ctx);
+          UseCollector F;
           F.TraverseStmt(const_cast<Expr *>(Subs[K]));
           IInFront |= F.Uses.count(I) > 0;
         }
@@ -2485,7 +1997,7 @@ void Offloader::trySwap(KernelPlan &P) {
   if (!Strided)
     return;
   // Rectangular: j's bounds do not use i.
-  UseCollector B(Ctx);
+  UseCollector B;
   for (const Expr *E : {L.Lb, L.Ub, L.Step})
     if (E)
       B.TraverseStmt(const_cast<Expr *>(E));
@@ -2688,7 +2200,7 @@ bool Offloader::declaredBefore(const std::vector<KernelPlan *> &Ks,
           (A.CaptureAt && A.CaptureAt > Head))
         return false;
       for (const Expr *E : A.ExtentExprs) {
-        UseCollector U(Ctx);
+        UseCollector U;
         U.TraverseStmt(const_cast<Expr *>(E));
         for (const VarDecl *V : U.Order)
           if (offset(V->getLocation()) >= Head)
