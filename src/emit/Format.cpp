@@ -2,10 +2,120 @@
 #include "warpwise/Format.h"
 
 #include "clang/Format/Format.h"
+#include "clang/Lex/Lexer.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 
+#include <set>
 #include <vector>
 
 namespace warpwise {
+
+namespace {
+
+struct CommentSpan {
+  unsigned Begin, End;
+  llvm::StringRef Text;
+};
+
+/// The comments of \p Code (followed by a NUL), found by the raw lexer.
+std::vector<CommentSpan> commentsOf(llvm::StringRef Code) {
+  clang::LangOptions LO;
+  LO.CPlusPlus = LO.CPlusPlus11 = LO.CPlusPlus14 = LO.CPlusPlus17 = true;
+  LO.LineComment = true;
+  clang::Lexer L(clang::SourceLocation(), LO, Code.data(), Code.data(),
+                 Code.data() + Code.size());
+  L.SetCommentRetentionState(true);
+  std::vector<CommentSpan> Out;
+  clang::Token Tok;
+  while (true) {
+    L.LexFromRawLexer(Tok);
+    if (Tok.is(clang::tok::eof))
+      break;
+    unsigned End = L.getBufferLocation() - Code.data();
+    if (Tok.is(clang::tok::comment))
+      Out.push_back({End - Tok.getLength(), End,
+                     Code.slice(End - Tok.getLength(), End)});
+  }
+  return Out;
+}
+
+/// \p Text with its runs of whitespace made one space.
+std::string squeezed(llvm::StringRef Text) {
+  std::string Out;
+  for (char C : Text.trim()) {
+    bool Space = C == ' ' || C == '\t' || C == '\n' || C == '\r';
+    if (!Space || (!Out.empty() && Out.back() != ' '))
+      Out += Space ? ' ' : C;
+  }
+  return Out;
+}
+
+/// The text of a comment without its delimiters.
+llvm::StringRef bodyOf(llvm::StringRef Comment) {
+  if (Comment.starts_with("/*") && Comment.ends_with("*/") &&
+      Comment.size() >= 4)
+    return Comment.drop_front(2).drop_back(2).trim();
+  return Comment.ltrim('/').trim();
+}
+
+/// Whether \p Comment, in the code warpwise writes, is a comment of the
+/// user's: one of \p Original's (whitespace aside), or one warpwise moved
+/// with the label of the branch side it came from (`// ww_cond_12: odd`
+/// for `//odd`; see transform/Comments.h).
+bool usersComment(llvm::StringRef Comment, const std::set<std::string> &Bodies,
+                  const std::set<std::string> &Original) {
+  if (Original.count(squeezed(Comment)))
+    return true;
+  if (!Comment.starts_with("// "))
+    return false;
+  auto [Label, Body] = Comment.drop_front(3).split(": ");
+  Label.consume_front("!");
+  if (Body.empty() || Label.empty() || Label.contains(' ') ||
+      !llvm::all_of(Label, [](char C) { return llvm::isAlnum(C) || C == '_'; }))
+    return false;
+  return Bodies.count(squeezed(Body));
+}
+
+/// Drops the formatting changes that would reflow the user's comments: any
+/// inside one (`//w` stays `//w`), and any joining one with the line after
+/// or before it, which would also make warpwise's decision comment and a
+/// user's comment one paragraph. Whitespace before a comment may change.
+clang::tooling::Replacements
+sparingComments(const clang::tooling::Replacements &Changes,
+                llvm::StringRef Code, llvm::StringRef Original) {
+  std::vector<CommentSpan> InCode = commentsOf(Code);
+  if (InCode.empty())
+    return Changes;
+  std::set<std::string> Known, Bodies;
+  for (const CommentSpan &C : commentsOf(Original)) {
+    Known.insert(squeezed(C.Text));
+    Bodies.insert(squeezed(bodyOf(C.Text)));
+  }
+  std::vector<CommentSpan> Users;
+  for (const CommentSpan &C : InCode)
+    if (usersComment(C.Text, Bodies, Known))
+      Users.push_back(C);
+  clang::tooling::Replacements Kept;
+  for (const clang::tooling::Replacement &F : Changes) {
+    unsigned B = F.getOffset(), E = B + F.getLength();
+    llvm::StringRef Old = Code.slice(B, E);
+    bool Joins = Old.count('\n') > F.getReplacementText().count('\n');
+    bool Touches = false;
+    for (const CommentSpan &U : Users) {
+      bool Inside = F.getLength() ? B < U.End && E > U.Begin
+                                  : U.Begin < B && B < U.End;
+      // A line joined onto the end of the user's comment.
+      bool After = Joins && U.Begin <= B && B <= U.End;
+      Touches = Touches || Inside || After;
+    }
+    if (!Touches)
+      llvm::consumeError(Kept.add(F));
+  }
+  return Kept;
+}
+
+} // namespace
 
 llvm::Error checkStyle(const std::string &Style) {
   if (Style.empty() || Style == "file")
@@ -65,8 +175,8 @@ formatEdits(const clang::tooling::Replacements &Edits, llvm::StringRef Original,
     llvm::StringRef Body = T.drop_front(Lead).rtrim("\r\n");
     Ranges.push_back({unsigned(Begin + Lead), unsigned(Body.size())});
   }
-  clang::tooling::Replacements Changes =
-      clang::format::reformat(*S, Code, Ranges, Named);
+  clang::tooling::Replacements Changes = sparingComments(
+      clang::format::reformat(*S, Code, Ranges, Named), Code, Original);
   for (const clang::tooling::Replacement &F : Changes)
     for (Piece &P : Pieces) {
       if (F.getOffset() < P.Begin - P.Pre ||
