@@ -77,39 +77,48 @@ bool usersComment(llvm::StringRef Comment, const std::set<std::string> &Bodies,
   return Bodies.count(squeezed(Body));
 }
 
-/// Drops the formatting changes that would reflow the user's comments: any
-/// inside one (`//w` stays `//w`), and any joining one with the line after
-/// or before it, which would also make warpwise's decision comment and a
-/// user's comment one paragraph. Whitespace before a comment may change.
+/// clang-format's changes to \p Code in \p Ranges, leaving the user's
+/// comments as they are. clang-format reflows a comment paragraph with
+/// pairs of changes (the line break, the next line's `//`), so dropping
+/// some afterwards could leave half a pair; instead it formats the code
+/// with each user's comment masked: `// odd lanes` becomes `//@@@@@@@@@@@`,
+/// the same length, a comment that cannot be broken and that no other line
+/// is joined with (a line starting with `@` is not reflowed into). What it
+/// still changes inside one (a space after `//`, a block comment's
+/// indentation) is dropped. Whitespace before a comment may change.
 clang::tooling::Replacements
-sparingComments(const clang::tooling::Replacements &Changes,
-                llvm::StringRef Code, llvm::StringRef Original) {
-  std::vector<CommentSpan> InCode = commentsOf(Code);
-  if (InCode.empty())
-    return Changes;
-  std::set<std::string> Known, Bodies;
-  for (const CommentSpan &C : commentsOf(Original)) {
-    Known.insert(squeezed(C.Text));
-    Bodies.insert(squeezed(bodyOf(C.Text)));
-  }
-  std::vector<CommentSpan> Users;
-  for (const CommentSpan &C : InCode)
-    if (usersComment(C.Text, Bodies, Known))
-      Users.push_back(C);
-  clang::tooling::Replacements Kept;
-  for (const clang::tooling::Replacement &F : Changes) {
-    unsigned B = F.getOffset(), E = B + F.getLength();
-    llvm::StringRef Old = Code.slice(B, E);
-    bool Joins = Old.count('\n') > F.getReplacementText().count('\n');
-    bool Touches = false;
-    for (const CommentSpan &U : Users) {
-      bool Inside = F.getLength() ? B < U.End && E > U.Begin
-                                  : U.Begin < B && B < U.End;
-      // A line joined onto the end of the user's comment.
-      bool After = Joins && U.Begin <= B && B <= U.End;
-      Touches = Touches || Inside || After;
+sparingComments(const clang::format::FormatStyle &Style, llvm::StringRef Code,
+                llvm::ArrayRef<clang::tooling::Range> Ranges,
+                llvm::StringRef Named, llvm::StringRef Original) {
+  std::vector<CommentSpan> Users = commentsOf(Code);
+  if (!Users.empty()) {
+    std::set<std::string> Known, Bodies;
+    for (const CommentSpan &C : commentsOf(Original)) {
+      Known.insert(squeezed(C.Text));
+      Bodies.insert(squeezed(bodyOf(C.Text)));
     }
-    if (!Touches)
+    llvm::erase_if(Users, [&](const CommentSpan &C) {
+      return !usersComment(C.Text, Bodies, Known);
+    });
+  }
+  if (Users.empty())
+    return clang::format::reformat(Style, Code, Ranges, Named);
+  std::string Masked = Code.str();
+  for (const CommentSpan &U : Users) {
+    unsigned End = U.Text.starts_with("/*") ? U.End - 2 : U.End;
+    for (unsigned I = U.Begin + 2; I < End; ++I)
+      if (Masked[I] != '\n' && Masked[I] != '\r')
+        Masked[I] = '@';
+  }
+  clang::tooling::Replacements Kept;
+  for (const clang::tooling::Replacement &F :
+       clang::format::reformat(Style, Masked, Ranges, Named)) {
+    unsigned B = F.getOffset(), E = B + F.getLength();
+    bool Inside = llvm::any_of(Users, [&](const CommentSpan &U) {
+      return F.getLength() ? B < U.End && E > U.Begin
+                           : U.Begin < B && B < U.End;
+    });
+    if (!Inside)
       llvm::consumeError(Kept.add(F));
   }
   return Kept;
@@ -175,8 +184,8 @@ formatEdits(const clang::tooling::Replacements &Edits, llvm::StringRef Original,
     llvm::StringRef Body = T.drop_front(Lead).rtrim("\r\n");
     Ranges.push_back({unsigned(Begin + Lead), unsigned(Body.size())});
   }
-  clang::tooling::Replacements Changes = sparingComments(
-      clang::format::reformat(*S, Code, Ranges, Named), Code, Original);
+  clang::tooling::Replacements Changes =
+      sparingComments(*S, Code, Ranges, Named, Original);
   for (const clang::tooling::Replacement &F : Changes)
     for (Piece &P : Pieces) {
       if (F.getOffset() < P.Begin - P.Pre ||
