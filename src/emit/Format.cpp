@@ -105,6 +105,9 @@ sparingComments(const clang::format::FormatStyle &Style, llvm::StringRef Code,
     return clang::format::reformat(Style, Code, Ranges, Named);
   std::string Masked = Code.str();
   for (const CommentSpan &U : Users) {
+    // `// clang-format off` and `on` keep working.
+    if (bodyOf(U.Text).starts_with("clang-format"))
+      continue;
     unsigned End = U.Text.starts_with("/*") ? U.End - 2 : U.End;
     for (unsigned I = U.Begin + 2; I < End; ++I)
       if (Masked[I] != '\n' && Masked[I] != '\r')
