@@ -40,7 +40,8 @@ std::vector<SourceComment> commentsIn(llvm::StringRef Code, unsigned Begin,
                                       const clang::LangOptions &LO);
 
 /// A comment's text with every run of whitespace made one space: the same
-/// comment, indented or wrapped differently, compares equal.
+/// comment with its block-comment lines indented differently compares
+/// equal.
 std::string normalizedComment(llvm::StringRef Text);
 
 /// The comment in \p Text without its delimiters, trimmed ("odd lanes" for
