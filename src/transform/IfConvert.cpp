@@ -1,5 +1,6 @@
 //===- IfConvert.cpp - Branch-free form with speculated stores ------------===//
 #include "IfConvert.h"
+#include "Comments.h"
 #include "SideEffects.h"
 
 #include "warpwise/AstQueries.h"
@@ -216,6 +217,12 @@ private:
   bool readBefore(const IfStmt *If, std::vector<llvm::FoldingSetNodeID> &Out,
                   std::string &Where);
   std::string value(const Node &N, unsigned Loc);
+  /// Sorts the user's comments of \p If's sides (built already).
+  void keepComments(const IfStmt *If, unsigned Cond);
+  /// The comment lines of the user's for condition \p Cond (\p Above:
+  /// those of the statement, else those of its sides' own lines).
+  std::string conditionComments(unsigned Cond, bool Above,
+                                const std::string &In);
 
   ASTContext &Ctx;
   const SourceManager &SM;
@@ -233,6 +240,13 @@ private:
   bool HaveOrder = false;
   std::string CondName, OldName;
   std::map<unsigned, std::string> OldText; ///< How each old value is named.
+  /// The user's comments. A statement's go above the store of the location
+  /// it stores first (in the code, each location is stored once); an inner
+  /// if statement's, and those of its sides' own lines, with its condition
+  /// (side 0: the statement's, 1: the then-side's, -1: the else-side's).
+  std::map<const Stmt *, unsigned> FirstStore, CondOf;
+  std::map<unsigned, std::vector<SourceComment>> AtLocation, InsideStore;
+  std::map<unsigned, std::vector<std::pair<int, SourceComment>>> AtCondition;
 };
 
 bool Speculator::storeStmt(const Stmt *S, std::vector<Store> &Out) {
@@ -247,6 +261,7 @@ bool Speculator::storeStmt(const Stmt *S, std::vector<Store> &Out) {
       return fail(S, "a stored value or address that reads memory, divides "
                      "or has side effects");
     Out.push_back({location(B->getLHS()), V, 0});
+    FirstStore[S] = Out.back().Loc;
     return true;
   }
   if (auto *Call = dyn_cast<CallExpr>(S)) {
@@ -257,6 +272,7 @@ bool Speculator::storeStmt(const Stmt *S, std::vector<Store> &Out) {
         hasEffects(B) || divides(A) || divides(B))
       return fail(S, "a swap of something other than two memory locations");
     unsigned LA = location(A), LB = location(B);
+    FirstStore[S] = LA;
     Out.push_back({LA, nullptr, LB});
     Out.push_back({LB, nullptr, LA});
     return true;
@@ -290,6 +306,8 @@ std::unique_ptr<Speculator::Node> Speculator::build(const Stmt *S) {
     N->Else = build(I->getElse());
     if (!N->Else)
       return nullptr;
+    CondOf[I] = N->Cond;
+    keepComments(I, N->Cond);
     return N;
   } else if (!storeStmt(S, N->Stores)) {
     return nullptr;
@@ -442,6 +460,41 @@ std::string Speculator::value(const Node &N, unsigned Loc) {
   return "(" + CondName + std::to_string(N.Cond) + " ? " + T + " : " + E + ")";
 }
 
+void Speculator::keepComments(const IfStmt *If, unsigned Cond) {
+  for (const Stmt *Side : {If->getThen(), If->getElse()}) {
+    if (!Side)
+      continue;
+    SideComments SC = commentsOfSide(SM, LO, If, Side);
+    int Mark = Side == If->getThen() ? 1 : -1;
+    for (auto *Own : {&SC.Header, &SC.Closing})
+      for (SourceComment &C : *Own)
+        AtCondition[Cond].push_back({Mark, C});
+    for (auto *Of : {&SC.Leading, &SC.Trailing, &SC.Inner})
+      for (auto &[S, Cs] : *Of) {
+        if (auto It = FirstStore.find(S); It != FirstStore.end()) {
+          auto &To = Of == &SC.Inner ? InsideStore : AtLocation;
+          To[It->second].insert(To[It->second].end(), Cs.begin(), Cs.end());
+        } else if (auto Branch = CondOf.find(S);
+                   Branch != CondOf.end() && Of != &SC.Inner) {
+          for (SourceComment &C : Cs)
+            AtCondition[Branch->second].push_back({0, C});
+        }
+      }
+  }
+}
+
+std::string Speculator::conditionComments(unsigned Cond, bool Above,
+                                          const std::string &In) {
+  std::string Out;
+  std::string Name = CondName + std::to_string(Cond);
+  for (auto &[Side, C] : AtCondition[Cond])
+    if ((Side == 0) == Above)
+      Out += Side == 0 ? commentLines(C.Text, In)
+                       : labelledComment(Side > 0 ? Name : "!" + Name, C.Text,
+                                         In);
+  return Out;
+}
+
 SpeculationOutcome Speculator::run(const IfStmt *If) {
   SpeculationOutcome Out;
   if (If->getBeginLoc().isMacroID()) {
@@ -557,8 +610,9 @@ SpeculationOutcome Speculator::run(const IfStmt *If) {
                   "// (each location stored once; a path that stored nothing "
                   "writes back what it read)\n";
   for (unsigned I = 0; I < Conds.size(); ++I)
-    T += In1 + "const bool " + CondName + std::to_string(I) + " = " +
-         text(Conds[I]) + ";\n";
+    T += conditionComments(I, true, In1) + In1 + "const bool " + CondName +
+         std::to_string(I) + " = " + text(Conds[I]) + ";\n" +
+         conditionComments(I, false, In1);
   auto Held = [&](unsigned L) -> const VarDecl * {
     for (auto &[ID, V] : HeldIn)
       if (ID == LocationIDs[L])
@@ -579,9 +633,49 @@ SpeculationOutcome Speculator::run(const IfStmt *If) {
     T += In1 + "const " + Type + " " + OldName + std::to_string(L) + " = " +
          text(Locations[L]) + ";\n";
   }
-  for (unsigned L : Order)
-    T += In1 + text(Locations[L]) + " = " + value(*Root, L) + ";\n";
+  std::vector<std::string> Stores;
+  std::string Written = T;
+  for (unsigned L : Order) {
+    Stores.push_back(In1 + text(Locations[L]) + " = " + value(*Root, L) +
+                     ";\n");
+    Written += Stores.back();
+  }
+  // The user's comments: each statement's above the store it became part
+  // of, with what of the comments inside it the values do not hold.
+  std::set<unsigned> Taken;
+  for (unsigned I = 0; I < Order.size(); ++I) {
+    unsigned L = Order[I];
+    for (const SourceComment &C : AtLocation[L])
+      T += commentLines(C.Text, In1);
+    for (const SourceComment &C : missingFrom(Written, InsideStore[L], LO))
+      T += commentLines(C.Text, In1);
+    for (const SourceComment &C : InsideStore[L])
+      Taken.insert(C.Begin);
+    T += Stores[I];
+  }
   T += Base + "}";
+  // Anything else (inside a condition's parentheses, or of a location no
+  // path ends up storing) goes under the note.
+  for (auto &[L, Cs] : AtLocation)
+    for (const SourceComment &C : Cs)
+      Taken.insert(C.Begin);
+  for (auto &[Cond, Cs] : AtCondition)
+    for (auto &[Side, C] : Cs)
+      Taken.insert(C.Begin);
+  unsigned IfBegin, IfEnd;
+  if (statementExtent(SM, LO, If, IfBegin, IfEnd)) {
+    std::vector<SourceComment> Left;
+    llvm::StringRef File =
+        SM.getBufferData(SM.getFileID(SM.getExpansionLoc(If->getBeginLoc())));
+    for (const SourceComment &C : commentsIn(File, IfBegin, IfEnd, LO))
+      if (!Taken.count(C.Begin))
+        Left.push_back(C);
+    std::string Lines;
+    for (const SourceComment &C : missingFrom(T, Left, LO))
+      Lines += commentLines(C.Text, In1);
+    size_t Note = T.find("// (each location");
+    T.insert(T.find('\n', Note) + 1, Lines);
+  }
   if (!Refusal.empty()) {
     Out.Refusal = Refusal;
     return Out;
