@@ -333,7 +333,8 @@ std::string shareExternally(TransformContext &TC, const char *Transform,
   const DeclRefExpr *Other = nullptr;
   KernelCopy Copy;
   bool Copied = FD->isExternallyVisible();
-  if (FD->isTemplated() || FD->isTemplateInstantiation())
+  if (FD->isTemplated() || FD->isTemplateInstantiation() ||
+      FD->isFunctionTemplateSpecialization())
     Refusal = "it is a template";
   else if (!D.File.empty())
     Refusal = "it is defined in a header";

@@ -46,9 +46,10 @@
 // REMARKS-DAG: remark: share: `with_table` (`w`, filled {{.*}}[WW4004]
 // REMARKS-DAG: remark: share: `local_rows` (launch-uniform `pitch`, `plane`): {{.*}}the host can evaluate again; applied {{.*}}[WW4004]
 // REMARKS-DAG: remark: share: `anon_rows` (launch-uniform `pitch`, `plane`): {{.*}}the host can evaluate again; applied {{.*}}[WW4004]
-// REMARKS-DAG: remark: share: `occupied` {{.*}}launch-uniform `pitch` not computed by the host: it is named at line 243 other than in a `<<<>>>` launch (its address, a launch API, an attribute or occupancy query), which would name the original kernel, not the copy that this file's launches would run{{.*}}[WW4004]
-// REMARKS-DAG: remark: share: `early` {{.*}}launch-uniform `pitch` not computed by the host: its launch at line 167 comes before its definition, after which the copy it would run is defined{{.*}}[WW4004]
-// REMARKS-DAG: remark: share: `inherits` {{.*}}launch-uniform `pitch` not computed by the host: its declaration at line 169 gives it `launch_bounds`, which its definition does not repeat and a copy of the definition would lack{{.*}}[WW4004]
+// REMARKS-DAG: remark: share: `occupied` {{.*}}launch-uniform `pitch` not computed by the host: it is named at line 257 other than in a `<<<>>>` launch (its address, a launch API, an attribute or occupancy query), which would name the original kernel, not the copy that this file's launches would run{{.*}}[WW4004]
+// REMARKS-DAG: remark: share: `early` {{.*}}launch-uniform `pitch` not computed by the host: its launch at line 168 comes before its definition, after which the copy it would run is defined{{.*}}[WW4004]
+// REMARKS-DAG: remark: share: `inherits` {{.*}}launch-uniform `pitch` not computed by the host: its declaration at line 170 gives it `launch_bounds`, which its definition does not repeat and a copy of the definition would lack{{.*}}[WW4004]
+// REMARKS-DAG: remark: share: `special` {{.*}}launch-uniform `pitch` not computed by the host: it is a template{{.*}}[WW4004]
 // REMARKS-NOT: note: `local_rows`
 // REMARKS-NOT: note: `anon_rows`
 // REMARKS-NOT: pass 2
@@ -227,6 +228,19 @@ __launch_bounds__(128) __global__ void bounded(const float *in, float *out,
     out[x] = acc;
 }
 
+// An explicit specialization of a template kernel: refused, as templates.
+template <class T> __global__ void special(const T *in, T *out, int w, int halo);
+template <>
+__global__ void special<float>(const float *in, float *out, int w, int halo) {
+  int pitch = w + 2 * halo;
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  float acc = 0.0f;
+  for (int r = 0; r < 4; ++r)
+    acc += in[(r * pitch + x + 4) % w];
+  if (x < w)
+    out[x] = acc;
+}
+
 void launch_elsewhere(const float *in, float *out, int w, int h, int halo);
 
 int main() {
@@ -241,6 +255,7 @@ int main() {
   cudaMemcpy(d_in, hin, cells * sizeof(float), cudaMemcpyHostToDevice);
   int blocks = 0;
   cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, occupied, 128, 0);
+  special<float><<<(w + 127) / 128, 128>>>(d_in, d_out, w, halo);
   const char *names[] = {"row_offsets", "local_rows", "anon_rows", "c_rows",
                          "early",       "inherits",   "occupied",  "with_table",
                          "bounded",     "elsewhere"};
