@@ -191,18 +191,22 @@ IncludeGraph projectIncluders(const clang::SourceManager &SM) {
   return Graph;
 }
 
-/// WARPWISE_DEBUG_BREAK=<transformation>[:nvcc], a testing hook: the first
-/// change that transformation makes in a rewrite's first pass gets a line
-/// that does not compile (`#error`; with `:nvcc`, one that only nvcc sees,
-/// under `#ifdef __NVCC__`), so that the path of WW1012 for a rewrite that
-/// does not compile can be tested whatever the transformations get right.
-void breakForTesting(const std::string &Transform,
+/// WARPWISE_DEBUG_BREAK=<transformation>[:nvcc][@<pass>], a testing hook:
+/// the first change that transformation makes in the rewrite's first pass
+/// (or the one named) gets a line that does not compile (`#error`; with
+/// `:nvcc`, one that only nvcc sees, under `#ifdef __NVCC__`), so that the
+/// path of WW1012 for a rewrite that does not compile can be tested
+/// whatever the transformations get right.
+void breakForTesting(const std::string &Transform, unsigned Pass,
                      std::vector<Change> &Changes) {
   const char *Hook = std::getenv("WARPWISE_DEBUG_BREAK");
   if (!Hook || Changes.empty() || Changes.front().Edits.empty())
     return;
-  auto [Name, Mode] = llvm::StringRef(Hook).split(':');
-  if (Name != Transform)
+  auto [What, InPass] = llvm::StringRef(Hook).split('@');
+  auto [Name, Mode] = What.split(':');
+  unsigned Wanted = 1;
+  if (Name != Transform ||
+      (!InPass.empty() && InPass.getAsInteger(10, Wanted)) || Wanted != Pass)
     return;
   std::string Broken =
       Mode == "nvcc"
@@ -407,8 +411,7 @@ public:
                 "the file");
         continue;
       }
-      if (FirstPass)
-        breakForTesting(Name, Changes);
+      breakForTesting(Name, PassNumber, Changes);
       for (const Change &C : Changes) {
         if (llvm::Error E = F.Edits.add(C)) {
           Log.report(diag::OverlappingEdits, Severity::Error, F.Given, 0, 0,
@@ -476,8 +479,8 @@ private:
 public:
   /// Malformed directives are reported by the first pass only.
   bool ReportDirectiveProblems = true;
-  /// The first pass of a rewrite (WARPWISE_DEBUG_BREAK acts there only).
-  bool FirstPass = true;
+  /// Which pass of the rewrite this is (for WARPWISE_DEBUG_BREAK).
+  unsigned PassNumber = 1;
 };
 
 std::string displayName(const InputFile &F) { return F.Given; }
@@ -1274,7 +1277,7 @@ static int runSession(const std::vector<std::string> &Args) {
                       Opts.BlockSize, Opts.ForceTransforms, Opts.FmadFalse,
                       PassLog, Opts.HeaderFilter);
       P.ReportDirectiveProblems = false; // The first pass said them.
-      P.FirstPass = false;
+      P.PassNumber = Pass;
       bool Parsed = Front.parse(F.Absolute, F.Given, Next.Contents, P, PassLog,
                                 Overlays);
       std::string Note = " (pass " + std::to_string(Pass) +
