@@ -676,6 +676,16 @@ CompileCheck nvccCheck(CompileFeedback &Feedback, const InputFile &F,
     if (Feedback.measure(T.Main, F.Absolute, PtxasRunner::nvccArchFor(Arch),
                          Error, T.Headers))
       return std::nullopt;
+    // nvcc names the copy it compiled, in a temporary directory that is
+    // gone by now: "/tmp/warpwise-x/candidate-y/lib/k.cuh:17:2: error: ..."
+    // is said as the rewritten lib/k.cuh (lines count in the rewrite).
+    llvm::StringRef Said = Error;
+    size_t Copy = Said.find("/candidate-");
+    size_t Below = Copy == llvm::StringRef::npos ? llvm::StringRef::npos
+                                                 : Said.find('/', Copy + 1);
+    if (Below != llvm::StringRef::npos &&
+        Said.take_front(Copy).ltrim().starts_with("/"))
+      Error = "the rewritten " + Said.drop_front(Below + 1).str();
     return Error.empty() ? std::string("nvcc failed") : Error;
   };
 }

@@ -38,7 +38,7 @@ __global__ void k(const float *__restrict__ a, const float *__restrict__ b,
 }
 
 // ERR: warpwise: {{.*}}broken-rewrite-nvcc.cu: nvcc rejects the rewrite
-// ERR: broken-rewrite-nvcc.cu:25: error: internal error: warpwise's rewrite does not compile with nvcc: the fission transformation's decision fission.k.{{1}} (fission of the loop at line 25) produced code that fails ({{.*}}WARPWISE_DEBUG_BREAK{{.*}}); the output is written without that change and with the other changes; please report this with the file [WW1012]
+// ERR: broken-rewrite-nvcc.cu:25: error: internal error: warpwise's rewrite does not compile with nvcc: the fission transformation's decision fission.k.{{1}} (fission of the loop at line 25) produced code that fails (the rewritten broken-rewrite-nvcc.cu:{{[0-9]+}}:{{[0-9]+}}: error: #error WARPWISE_DEBUG_BREAK); the output is written without that change and with the other changes; please report this with the file [WW1012]
 // ERR-NOT: error:
 // ERR: rc=3
 
