@@ -15,6 +15,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,18 @@ struct KernelStats {
   unsigned Predicated = 0;   ///< Instructions under a predicate (@P).
   std::vector<KernelStats> Instances;
 };
+
+/// Each project header of a translation unit (normalised absolute path),
+/// with the files that include it: project headers and the main file.
+using IncludeGraph = std::map<std::string, std::set<std::string>>;
+
+/// The project headers that \p Includers shows on an include path from
+/// \p Main to one of \p Edited, other than those: the unedited headers
+/// through which the main file reaches an edited one (main.cu includes
+/// mid.cuh, which includes the edited k.cuh). Sorted.
+std::vector<std::string>
+headersIncludingEdited(const IncludeGraph &Includers, const std::string &Main,
+                       const std::set<std::string> &Edited);
 
 class CompileFeedback {
 public:
@@ -63,6 +76,12 @@ public:
   /// The nvcc flags \p OriginalPath is compiled with.
   std::vector<std::string> flagsFor(const std::string &OriginalPath);
 
+  /// Which files include each project header of \p OriginalPath's
+  /// translation unit (IncludeGraph). measure() mirrors, beside an edited
+  /// header, every unedited header on an include path from the main file to
+  /// it, so that the edited copy is the one compiled.
+  void setIncluders(const std::string &OriginalPath, IncludeGraph Includers);
+
   /// Results are also kept in \p Dir (sass-<key>.json), for later runs;
   /// empty: in memory only.
   void setCacheDir(std::string Dir);
@@ -83,6 +102,7 @@ private:
   const CudaToolkit &Toolkit;
   std::vector<std::string> Flags;
   std::map<std::string, std::vector<std::string>> FileFlags;
+  std::map<std::string, IncludeGraph> FileIncluders;
   std::string Cuobjdump, Nvdisasm;
   bool Available = false;
   std::string Missing;

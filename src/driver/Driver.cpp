@@ -42,6 +42,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -58,6 +59,23 @@ struct FileSettings {
   std::string SplitForm;
   std::map<std::string, KernelSettings> Kernels;
   std::optional<CostTable> Costs;
+};
+
+/// One change a pass of the rewrite made, with the transformation and the
+/// applied decision (its id, "" when none names it) it carries out.
+struct PassChange {
+  Change Edit;
+  std::string Transform;
+  std::string DecisionId;
+};
+
+/// A pass of the rewrite that changed something: the edits of the passes
+/// before it (offsets in the original files) and its own changes (offsets
+/// in the text those edits make).
+struct PassRecord {
+  unsigned Number = 1;
+  EditSet Before;
+  std::vector<PassChange> Changes;
 };
 
 struct InputFile {
@@ -92,6 +110,13 @@ struct InputFile {
   std::map<std::string, clang::tooling::Replacements> HeaderFinal;
   /// Headers taken out of scope: two inputs rewrote them differently.
   std::set<std::string> ExcludedHeaders;
+  /// The changes the latest pass made (FileProcessor), and every pass that
+  /// changed something (settle): what is dropped when the rewrite does not
+  /// compile (WW1012).
+  std::vector<PassChange> PassChanges;
+  std::vector<PassRecord> Passes;
+  /// Which files include each project header of the translation unit.
+  IncludeGraph Includers;
 };
 
 /// The passes of one rewrite are bounded: each pass after the first needs a
@@ -135,6 +160,61 @@ std::vector<ClaimedRange> producedRegions(clang::ASTContext &Ctx,
   } F(Ctx.getSourceManager(), Scope);
   F.TraverseDecl(Ctx.getTranslationUnitDecl());
   return F.Found;
+}
+
+/// The project files that include each project header of the translation
+/// unit (headers and the main file; system headers are left out), by
+/// normalised absolute path: the include chain from the main file to a
+/// header the rewrite edits.
+IncludeGraph projectIncluders(const clang::SourceManager &SM) {
+  auto pathOf = [&](const clang::SrcMgr::FileInfo &FI) -> std::string {
+    clang::OptionalFileEntryRef Entry = FI.getContentCache().OrigEntry;
+    if (!Entry || clang::SrcMgr::isSystem(FI.getFileCharacteristic()))
+      return "";
+    return SourceScope::normalise(Entry->getName());
+  };
+  IncludeGraph Graph;
+  for (unsigned I = 0, N = SM.local_sloc_entry_size(); I < N; ++I) {
+    const clang::SrcMgr::SLocEntry &E = SM.getLocalSLocEntry(I);
+    if (!E.isFile() || E.getFile().getIncludeLoc().isInvalid())
+      continue;
+    std::string Header = pathOf(E.getFile());
+    clang::FileID By = SM.getFileID(E.getFile().getIncludeLoc());
+    bool Invalid = false;
+    const clang::SrcMgr::SLocEntry &ByEntry = SM.getSLocEntry(By, &Invalid);
+    if (Header.empty() || Invalid || !ByEntry.isFile())
+      continue;
+    std::string Includer = pathOf(ByEntry.getFile());
+    if (!Includer.empty() && Includer != Header)
+      Graph[Header].insert(Includer);
+  }
+  return Graph;
+}
+
+/// WARPWISE_DEBUG_BREAK=<transformation>[:nvcc][@<pass>], a testing hook:
+/// the first change that transformation makes in the rewrite's first pass
+/// (or the one named) gets a line that does not compile (`#error`; with
+/// `:nvcc`, one that only nvcc sees, under `#ifdef __NVCC__`), so that the
+/// path of WW1012 for a rewrite that does not compile can be tested
+/// whatever the transformations get right.
+void breakForTesting(const std::string &Transform, unsigned Pass,
+                     std::vector<Change> &Changes) {
+  const char *Hook = std::getenv("WARPWISE_DEBUG_BREAK");
+  if (!Hook || Changes.empty() || Changes.front().Edits.empty())
+    return;
+  auto [What, InPass] = llvm::StringRef(Hook).split('@');
+  auto [Name, Mode] = What.split(':');
+  unsigned Wanted = 1;
+  if (Name != Transform ||
+      (!InPass.empty() && InPass.getAsInteger(10, Wanted)) || Wanted != Pass)
+    return;
+  std::string Broken =
+      Mode == "nvcc"
+          ? "\n#ifdef __NVCC__\n#error WARPWISE_DEBUG_BREAK\n#endif\n"
+          : "\n#error WARPWISE_DEBUG_BREAK\n";
+  clang::tooling::Replacement &R = Changes.front().Edits.front();
+  R = clang::tooling::Replacement(R.getFilePath(), R.getOffset(), R.getLength(),
+                                  R.getReplacementText().str() + Broken);
 }
 
 int usageError(const std::string &Message) { return printUsageError(Message); }
@@ -263,6 +343,10 @@ public:
     Scope.exclude(F.ExcludedHeaders);
     F.Analysis = analyzeTranslationUnit(Ctx, File, &Scope);
     F.FilesRead = projectFilesRead(Ctx.getSourceManager());
+    F.Includers = projectIncluders(Ctx.getSourceManager());
+    // nvcc's measurements mirror the headers that include an edited one.
+    if (Feedback)
+      Feedback->setIncluders(File, F.Includers);
     // Transformations decide with the block sizes occupancy is computed at.
     computeKernelOccupancy(F.Analysis, Arch, BlockSize, Log, F.Given);
     std::vector<ClaimedRange> Claimed = producedRegions(Ctx, Scope);
@@ -327,12 +411,16 @@ public:
                 "the file");
         continue;
       }
+      breakForTesting(Name, PassNumber, Changes);
       for (const Change &C : Changes) {
-        if (llvm::Error E = F.Edits.add(C))
+        if (llvm::Error E = F.Edits.add(C)) {
           Log.report(diag::OverlappingEdits, Severity::Error, F.Given, 0, 0,
                      llvm::toString(std::move(E)));
-        else
-          TC.Applied.insert(TC.Applied.end(), C.Edits.begin(), C.Edits.end());
+          continue;
+        }
+        TC.Applied.insert(TC.Applied.end(), C.Edits.begin(), C.Edits.end());
+        F.PassChanges.push_back(
+            {C, Name, decisionOf(C, F.Decisions, DecisionsBefore)});
       }
     }
     // Malformed or unmatched directives, said by the first pass only.
@@ -372,9 +460,27 @@ private:
   const std::map<std::string, KernelSettings> *Kernels;
   std::string ConfigPath;
 
+  /// The applied decision among Decisions[From..] whose comment \p C
+  /// writes: every transformation names its decision in the code it adds.
+  static std::string decisionOf(const Change &C,
+                                const std::vector<Decision> &Decisions,
+                                size_t From) {
+    for (size_t I = From; I < Decisions.size(); ++I) {
+      const Decision &D = Decisions[I];
+      if (!D.Applied || D.Id.empty())
+        continue;
+      for (const clang::tooling::Replacement &R : C.Edits)
+        if (R.getReplacementText().contains(" " + D.Id + ":"))
+          return D.Id;
+    }
+    return "";
+  }
+
 public:
   /// Malformed directives are reported by the first pass only.
   bool ReportDirectiveProblems = true;
+  /// Which pass of the rewrite this is (for WARPWISE_DEBUG_BREAK).
+  unsigned PassNumber = 1;
 };
 
 std::string displayName(const InputFile &F) { return F.Given; }
@@ -471,6 +577,284 @@ unsigned offsetOf(llvm::StringRef Text, unsigned Line, unsigned Column) {
   if (Pos == llvm::StringRef::npos)
     return Text.size();
   return std::min<size_t>(Pos + (Column ? Column - 1 : 0), Text.size());
+}
+
+/// The text of each file a rewrite changes: the main file's, and the
+/// edited headers' by normalised absolute path.
+struct RewriteTexts {
+  std::string Main;
+  std::map<std::string, std::string> Headers;
+};
+
+/// What \p Edits make of \p F's files; std::nullopt when they do not
+/// apply (reported when the output is computed).
+std::optional<RewriteTexts> textsWith(const InputFile &F,
+                                      const EditSet &Edits) {
+  RewriteTexts T;
+  auto Main = applyEdits(F.Contents, Edits.forFile(F.Absolute));
+  if (!Main) {
+    llvm::consumeError(Main.takeError());
+    return std::nullopt;
+  }
+  T.Main = std::move(*Main);
+  for (const auto &[Path, R] : Edits.byFile()) {
+    auto Original = F.Headers.find(Path);
+    if (Path == F.Absolute || R.empty())
+      continue;
+    if (Original == F.Headers.end())
+      return std::nullopt;
+    auto Text = applyEdits(Original->second, R);
+    if (!Text) {
+      llvm::consumeError(Text.takeError());
+      return std::nullopt;
+    }
+    T.Headers[Path] = std::move(*Text);
+  }
+  return T;
+}
+
+/// \p Before with those of a pass's \p Changes that \p Keep says on top.
+EditSet withChanges(const EditSet &Before,
+                    const std::vector<PassChange> &Changes,
+                    const std::vector<bool> &Keep) {
+  EditSet Pass;
+  for (size_t I = 0; I < Changes.size(); ++I)
+    if (Keep[I])
+      // They were added together to one set once: they cannot overlap.
+      llvm::consumeError(Pass.add(Changes[I].Edit));
+  EditSet Out = Before;
+  bool Described = false;
+  for (const auto &[Path, R] : Pass.byFile()) {
+    Out.compose(Path, R,
+                Described ? std::vector<std::string>() : Pass.descriptions());
+    Described |= !R.empty();
+  }
+  return Out;
+}
+
+/// Whether a rewrite compiles: std::nullopt when it does, else what the
+/// compiler said.
+using CompileCheck =
+    std::function<std::optional<std::string>(const RewriteTexts &)>;
+
+/// Parses, and does nothing with the AST.
+struct ParseOnly : ASTHandler {
+  void handleTranslationUnit(clang::ASTContext &,
+                             const std::string &) override {}
+};
+
+/// What the frontend's compile-error diagnostic (WW1004) in \p Log says the
+/// compiler found, without its advice about the build's flags: that advice
+/// is for the user's own code, not for warpwise's rewrite of it.
+std::optional<std::string> compileErrorIn(const DiagnosticLog &Log) {
+  for (const Diagnostic &D : Log.all())
+    if (D.Id == diag::CompileErrors && !D.Raw)
+      return llvm::StringRef(D.Message)
+          .split("; the file is not analysed")
+          .first.str();
+  return std::nullopt;
+}
+
+/// The rewrite compiled by clang, as warpwise parses the file.
+CompileCheck clangCheck(const Frontend &Front, const InputFile &F) {
+  return [&Front, &F](const RewriteTexts &T) -> std::optional<std::string> {
+    ParseOnly Handler;
+    DiagnosticLog Scratch;
+    if (Front.parse(F.Absolute, F.Given, T.Main, Handler, Scratch, T.Headers))
+      return std::nullopt;
+    return compileErrorIn(Scratch).value_or("clang could not parse it");
+  };
+}
+
+/// The rewrite compiled by nvcc for the target, as the planner measures
+/// candidates (cached by content).
+CompileCheck nvccCheck(CompileFeedback &Feedback, const InputFile &F,
+                       const ArchLimits &Arch) {
+  return [&Feedback, &F,
+          &Arch](const RewriteTexts &T) -> std::optional<std::string> {
+    std::string Error;
+    if (Feedback.measure(T.Main, F.Absolute, PtxasRunner::nvccArchFor(Arch),
+                         Error, T.Headers))
+      return std::nullopt;
+    // nvcc names the copy it compiled, in a temporary directory that is
+    // gone by now: "/tmp/warpwise-x/candidate-y/lib/k.cuh:17:2: error: ..."
+    // is said as the rewritten lib/k.cuh (lines count in the rewrite).
+    llvm::StringRef Said = Error;
+    size_t Copy = Said.find("/candidate-");
+    size_t Below = Copy == llvm::StringRef::npos ? llvm::StringRef::npos
+                                                 : Said.find('/', Copy + 1);
+    if (Below != llvm::StringRef::npos &&
+        Said.take_front(Copy).ltrim().starts_with("/"))
+      Error = "the rewritten " + Said.drop_front(Below + 1).str();
+    return Error.empty() ? std::string("nvcc failed") : Error;
+  };
+}
+
+/// A dropped decision no longer counts as applied; its reason says why.
+void dropDecision(InputFile &F, const std::string &Id, const std::string &Why) {
+  for (Decision &D : F.Decisions)
+    if (D.Applied && !Id.empty() && D.Id == Id) {
+      D.Applied = false;
+      D.Code.clear(); // Declined: WW3001..WW3004 by its transformation.
+      D.Reason = Why + "; it had been applied: " + D.Reason;
+    }
+}
+
+/// WW1012 for the dropped change \p C, which \p Compiler rejected with
+/// \p Error.
+void reportBrokenChange(const InputFile &F, const PassChange &C,
+                        llvm::StringRef Compiler, const std::string &Error,
+                        unsigned LaterDropped, DiagnosticLog &Log) {
+  // The line, in the main file; the description names a header's.
+  unsigned Line = 0;
+  for (const Decision &D : F.Decisions)
+    if (!C.DecisionId.empty() && D.Id == C.DecisionId && D.File.empty())
+      Line = D.Line;
+  std::string What = C.DecisionId.empty()
+                         ? "a change of the " + C.Transform +
+                               " transformation (" + C.Edit.Description + ")"
+                         : "the " + C.Transform +
+                               " transformation's decision " + C.DecisionId +
+                               " (" + C.Edit.Description + ")";
+  std::string Later =
+      LaterDropped ? "; the " + std::to_string(LaterDropped) +
+                         " change(s) of later passes, decided on that code, "
+                         "are dropped too"
+                   : "";
+  Log.report(diag::InternalError, Severity::Error, F.Given, Line, 0,
+             "internal error: warpwise's rewrite does not compile with " +
+                 Compiler.str() + ": " + What + " produced code that fails (" +
+                 Error +
+                 "); the output is written without that change and "
+                 "with the other changes" +
+                 Later + "; please report this with the file");
+}
+
+/// The rewrite of \p F fails \p Check (with \p Error): drops the changes
+/// responsible. They are in the latest pass whose starting text passes the
+/// check: each of its changes is tried alone on that text, those that fail
+/// are dropped and the others kept if together they pass (else the whole
+/// pass goes, the changes breaking it together); the later passes, decided
+/// on the failing text, go too. Each dropped change is reported as WW1012
+/// and its decision no longer counts as applied. False when even the
+/// original files fail the check: nothing is warpwise's to drop.
+bool dropBrokenChanges(InputFile &F, const CompileCheck &Check,
+                       llvm::StringRef Compiler, const std::string &Error,
+                       DiagnosticLog &Log) {
+  for (size_t P = F.Passes.size(); P-- > 0;) {
+    std::optional<RewriteTexts> Base = textsWith(F, F.Passes[P].Before);
+    if (!Base)
+      return false;
+    if (Check(*Base))
+      continue; // The culprit is in an earlier pass.
+    PassRecord Pass = F.Passes[P];
+    size_t N = Pass.Changes.size();
+    std::vector<bool> Keep(N, true);
+    std::vector<std::string> Why(N);
+    if (N == 1 && P + 1 == F.Passes.size()) {
+      Keep[0] = false; // The only change between a good and a bad text.
+      Why[0] = Error;
+    } else {
+      for (size_t I = 0; I < N; ++I) {
+        std::vector<bool> Only(N, false);
+        Only[I] = true;
+        auto T = textsWith(F, withChanges(Pass.Before, Pass.Changes, Only));
+        std::optional<std::string> Fails =
+            T ? Check(*T)
+              : std::optional<std::string>("its edits do not apply");
+        Keep[I] = !Fails;
+        Why[I] = Fails.value_or("");
+      }
+    }
+    bool Together = !llvm::is_contained(Keep, false);
+    if (!Together && llvm::is_contained(Keep, true)) {
+      auto T = textsWith(F, withChanges(Pass.Before, Pass.Changes, Keep));
+      Together = !T || Check(*T);
+    }
+    if (Together)
+      for (size_t I = 0; I < N; ++I) {
+        if (Keep[I])
+          Why[I] = Error + ", with the other changes of pass " +
+                   std::to_string(Pass.Number);
+        Keep[I] = false;
+      }
+    unsigned LaterDropped = 0;
+    for (size_t Q = P + 1; Q < F.Passes.size(); ++Q)
+      for (const PassChange &C : F.Passes[Q].Changes) {
+        ++LaterDropped;
+        dropDecision(F, C.DecisionId,
+                     "dropped: decided on code that held a change that does "
+                     "not compile (WW1012)");
+      }
+    F.Edits = withChanges(Pass.Before, Pass.Changes, Keep);
+    std::vector<PassChange> Kept;
+    for (size_t I = 0; I < N; ++I) {
+      if (Keep[I]) {
+        Kept.push_back(Pass.Changes[I]);
+        continue;
+      }
+      reportBrokenChange(F, Pass.Changes[I], Compiler, Why[I], LaterDropped,
+                         Log);
+      dropDecision(F, Pass.Changes[I].DecisionId,
+                   "dropped: its code does not compile with " + Compiler.str() +
+                       " (" + Why[I] + "; WW1012)");
+      LaterDropped = 0; // Said once.
+    }
+    F.Passes.resize(P + 1);
+    F.Passes[P].Changes = std::move(Kept);
+    if (F.Passes[P].Changes.empty())
+      F.Passes.pop_back();
+    return true;
+  }
+  return false;
+}
+
+/// "k.cuh, through mid.cuh": the headers \p T rewrites, and those through
+/// which \p F's main file includes them, for -v.
+std::string rewrittenHeaders(const InputFile &F, const RewriteTexts &T) {
+  std::set<std::string> Edited;
+  std::string Out;
+  for (const auto &[Path, Text] : T.Headers) {
+    Edited.insert(Path);
+    Out += (Out.empty() ? "" : ", ") + SourceScope::displayPath(Path);
+  }
+  for (const std::string &Path :
+       headersIncludingEdited(F.Includers, F.Absolute, Edited))
+    Out += ", through " + SourceScope::displayPath(Path);
+  return Out;
+}
+
+/// Before the rewrite of \p F is written: clang compiles it when no pass
+/// parsed its final text (\p Parsed false: the passes ran out), and nvcc
+/// when \p Feedback can run (clang accepting code is not nvcc accepting
+/// it). Where one fails, the changes responsible are dropped (WW1012); the
+/// text the search leaves is one the compiler accepted.
+void checkRewriteCompiles(InputFile &F, bool Parsed, const Frontend &Front,
+                          CompileFeedback *Feedback, const ArchLimits &Arch,
+                          bool Verbose, DiagnosticLog &Log) {
+  struct Compiler {
+    const char *Name;
+    CompileCheck Check;
+  };
+  std::vector<Compiler> Compilers;
+  if (!Parsed)
+    Compilers.push_back({"clang", clangCheck(Front, F)});
+  if (Feedback && Feedback->available())
+    Compilers.push_back({"nvcc", nvccCheck(*Feedback, F, Arch)});
+  for (const Compiler &C : Compilers) {
+    std::optional<RewriteTexts> T;
+    if (F.Passes.empty() || !(T = textsWith(F, F.Edits)))
+      return;
+    std::optional<std::string> Error = C.Check(*T);
+    if (Verbose) {
+      std::string Headers = rewrittenHeaders(F, *T);
+      Log.raw("warpwise: " + F.Given + ": " + C.Name +
+              (Error ? " rejects" : " compiles") + " the rewrite" +
+              (Headers.empty() ? "" : " (with " + Headers + ")") + "\n");
+    }
+    if (Error)
+      dropBrokenChanges(F, C.Check, C.Name, *Error, Log);
+  }
 }
 
 int runOccupancy(const Options &Opts, const ArchLimits &Arch) {
@@ -840,7 +1224,9 @@ static int runSession(const std::vector<std::string> &Args) {
   // producedRegions), so later passes only decide what earlier ones left
   // open. Their applied decisions, errors and warnings are reported at the
   // original file's lines; their declines repeat the first pass's and are
-  // not shown again.
+  // not shown again. A pass whose text does not parse finds the earlier
+  // pass's changes responsible and drops them (dropBrokenChanges, WW1012);
+  // the rewrite ends there. True when a pass parsed the final text.
   auto settle = [&](InputFile &F, DiagnosticLog &FileLog) {
     // Every file the rewrite edits: the main file and project headers.
     auto edits = [](const EditSet &E) {
@@ -850,9 +1236,12 @@ static int runSession(const std::vector<std::string> &Args) {
       return false;
     };
     bool Changed = edits(F.Edits);
+    F.Passes.clear();
+    if (Changed)
+      F.Passes.push_back({1, EditSet(), std::move(F.PassChanges)});
     for (unsigned Pass = 2; Changed; ++Pass) {
       if (blockingIn(FileLog, F.Given))
-        return;
+        return false;
       // Each edited file as the earlier passes leave it; headers are parsed
       // in their place from memory.
       struct PassFile {
@@ -872,7 +1261,7 @@ static int runSession(const std::vector<std::string> &Args) {
         auto Text = applyEdits(PF.Original, PF.Done);
         if (!Text) {
           llvm::consumeError(Text.takeError());
-          return; // Reported when the output is computed.
+          return false; // Reported when the output is computed.
         }
         PF.Now = std::move(*Text);
         if (Path != F.Absolute)
@@ -884,7 +1273,7 @@ static int runSession(const std::vector<std::string> &Args) {
                            std::to_string(MaxRewritePasses) +
                            "; rewriting the output again may change it "
                            "further");
-        return;
+        return false;
       }
       InputFile Next;
       Next.Given = F.Given;
@@ -898,6 +1287,7 @@ static int runSession(const std::vector<std::string> &Args) {
                       Opts.BlockSize, Opts.ForceTransforms, Opts.FmadFalse,
                       PassLog, Opts.HeaderFilter);
       P.ReportDirectiveProblems = false; // The first pass said them.
+      P.PassNumber = Pass;
       bool Parsed = Front.parse(F.Absolute, F.Given, Next.Contents, P, PassLog,
                                 Overlays);
       std::string Note = " (pass " + std::to_string(Pass) +
@@ -933,7 +1323,7 @@ static int runSession(const std::vector<std::string> &Args) {
                            " of the rewrite was abandoned (" + Abandoned +
                            "); the output is that of the earlier passes, and "
                            "rewriting it again may change it");
-        return;
+        return Parsed;
       }
       for (const Diagnostic &D : PassLog.all()) {
         bool Applied = D.Id == "WW4001" || D.Id == "WW4002" ||
@@ -945,29 +1335,34 @@ static int runSession(const std::vector<std::string> &Args) {
                       llvm::any_of(Next.Headers, [&](const auto &H) {
                         return SourceScope::displayPath(H.first) == D.File;
                       })));
-        if (D.Raw || !Ours || (D.Level != Severity::Error &&
-                      D.Level != Severity::Warning && !Applied))
+        // A compile error is warpwise's rewrite not compiling: below.
+        if (D.Raw || !Ours || D.Id == diag::CompileErrors ||
+            (D.Level != Severity::Error && D.Level != Severity::Warning &&
+             !Applied))
           continue;
         Diagnostic Mapped = D;
         std::tie(Mapped.Line, Mapped.Column) =
             Original(fileNamed(D.File), D.Line, D.Column);
         if (!D.Column)
           Mapped.Column = 0;
-        if (D.Id == diag::CompileErrors) {
-          Mapped.Id = diag::InternalError;
-          Mapped.Line = Mapped.Column = 0;
-          Mapped.Message = "internal error: warpwise's rewrite of this file "
-                           "does not compile (" +
-                           D.Message + "); please report this with the file";
-        } else {
-          Mapped.Message += Note;
-        }
+        Mapped.Message += Note;
         FileLog.report(Mapped);
       }
       F.Crashed = Next.Crashed;
       F.DecisionIds = Next.DecisionIds;
-      if (!Parsed)
-        return;
+      if (!Parsed) {
+        std::optional<std::string> Error = compileErrorIn(PassLog);
+        if (Error && dropBrokenChanges(F, clangCheck(Front, F), "clang", *Error,
+                                       FileLog))
+          return true;
+        FileLog.report(diag::InternalError, Severity::Error, F.Given, 0, 0,
+                       "internal error: warpwise's rewrite of this file does "
+                       "not parse (" +
+                           Error.value_or("clang could not parse it") +
+                           "), and no change could be found responsible; "
+                           "please report this with the file");
+        return false;
+      }
       for (Decision &D : Next.Decisions)
         if (D.Applied) {
           D.Line =
@@ -980,6 +1375,7 @@ static int runSession(const std::vector<std::string> &Args) {
       // Headers this pass edited first: their text is still the original.
       for (const auto &[Path, Text] : Next.Headers)
         F.Headers.emplace(Path, Text);
+      EditSet Before = F.Edits;
       bool Described = false;
       for (const auto &[Path, R] : Next.Edits.byFile()) {
         F.Edits.compose(Path, R,
@@ -987,7 +1383,11 @@ static int runSession(const std::vector<std::string> &Args) {
                                   : Next.Edits.descriptions());
         Described |= !R.empty();
       }
+      if (Changed)
+        F.Passes.push_back(
+            {Pass, std::move(Before), std::move(Next.PassChanges)});
     }
+    return true;
   };
   // One file, start to end, with its own log: files are independent, so
   // with -j they run in parallel and their logs are replayed in input order,
@@ -1001,11 +1401,16 @@ static int runSession(const std::vector<std::string> &Args) {
     FileProcessor Processor(F, *F.Settings, *Arch, FeedbackPtr, activeFor(F),
                             Opts.BlockSize, Opts.ForceTransforms,
                             Opts.FmadFalse, FileLog, Opts.HeaderFilter);
+    F.PassChanges.clear();
     F.Parsed = Front.parse(F.Absolute, F.Given, F.Contents, Processor, FileLog);
     if (!F.Parsed)
       return;
-    if (Opts.Cmd == Command::Rewrite)
-      settle(F, FileLog);
+    if (Opts.Cmd == Command::Rewrite) {
+      bool Parsed = settle(F, FileLog);
+      if (!blockingIn(FileLog, F.Given))
+        checkRewriteCompiles(F, Parsed, Front, FeedbackPtr, *Arch,
+                             Opts.Front.Verbose, FileLog);
+    }
     if (F.Analysis.Kernels.empty())
       FileLog.report(diag::NoKernels, Severity::Remark, F.Given, 0, 0,
                      "no __global__ kernel is defined in this file");
@@ -1252,6 +1657,8 @@ static int runSession(const std::vector<std::string> &Args) {
   struct HeaderOutput {
     std::string Original, Rewritten, OutputPath;
     std::vector<const InputFile *> Owners;
+    /// An unchanged header copied into --out-dir (see below).
+    bool Copy = false;
   };
   std::map<std::string, HeaderOutput> HeaderOutputs;
   for (InputFile &F : Inputs)
@@ -1261,6 +1668,41 @@ static int runSession(const std::vector<std::string> &Args) {
                                                 std::string(), {}})
                     .first;
       It->second.Owners.push_back(&F);
+    }
+  // An input may include a rewritten header through unchanged ones
+  // (main.cu includes mid.cuh, which includes k.cuh). --out-dir copies
+  // those beside the rewritten header, or the output tree's main.cu would
+  // find no mid.cuh, or the original one, which includes the original
+  // k.cuh: the output would not build the rewritten kernel.
+  if (!Opts.OutputDir.empty())
+    for (InputFile &F : Inputs) {
+      std::set<std::string> Edited;
+      for (const auto &[Path, Text] : F.HeadersRewritten)
+        Edited.insert(Path);
+      for (const std::string &Path :
+           headersIncludingEdited(F.Includers, F.Absolute, Edited)) {
+        auto It = HeaderOutputs.find(Path);
+        if (It != HeaderOutputs.end()) {
+          if (It->second.Copy)
+            It->second.Owners.push_back(&F);
+          continue;
+        }
+        if (sameFile(Path, Inputs))
+          continue; // Written as an input.
+        auto Buf =
+            llvm::MemoryBuffer::getFile(Path, /*IsText=*/false,
+                                        /*RequiresNullTerminator=*/false);
+        if (!Buf) {
+          Log.report(diag::CannotRead, Severity::Error,
+                     SourceScope::displayPath(Path), 0, 0,
+                     "cannot read this header to copy it into --out-dir (it "
+                     "includes a header the rewrite changes): " +
+                         Buf.getError().message());
+          continue;
+        }
+        std::string Text = (*Buf)->getBuffer().str();
+        HeaderOutputs[Path] = HeaderOutput{Text, Text, "", {&F}, true};
+      }
     }
   // Where each output goes. --out-dir mirrors the tree below the input
   // root: given, or the deepest directory holding every input and every
@@ -1420,6 +1862,10 @@ static int runSession(const std::vector<std::string> &Args) {
       Log.report(diag::CannotWrite, Severity::Error, H.OutputPath, 0, 0,
                  llvm::toString(std::move(E)));
       Failed = true;
+    } else if (H.Copy && Opts.Front.Verbose) {
+      llvm::errs() << "warpwise: copied " << SourceScope::displayPath(Path)
+                   << " to " << H.OutputPath
+                   << ": it includes a header the rewrite changes\n";
     }
   }
   auto writeOrPrint = [&](const std::string &Path, const std::string &Text) {

@@ -100,6 +100,32 @@ void CompileFeedback::setFileFlags(const std::string &OriginalPath,
   FileFlags[OriginalPath] = std::move(F);
 }
 
+void CompileFeedback::setIncluders(const std::string &OriginalPath,
+                                   IncludeGraph Includers) {
+  std::lock_guard<std::mutex> Lock(Mutex);
+  FileIncluders[OriginalPath] = std::move(Includers);
+}
+
+std::vector<std::string>
+headersIncludingEdited(const IncludeGraph &Includers, const std::string &Main,
+                       const std::set<std::string> &Edited) {
+  // Upwards from the edited headers: every file that includes one of them,
+  // directly or through others, lies on a path from the main file to it.
+  std::set<std::string> Found;
+  std::vector<std::string> Work(Edited.begin(), Edited.end());
+  while (!Work.empty()) {
+    std::string Header = std::move(Work.back());
+    Work.pop_back();
+    auto It = Includers.find(Header);
+    if (It == Includers.end())
+      continue;
+    for (const std::string &By : It->second)
+      if (By != Main && !Edited.count(By) && Found.insert(By).second)
+        Work.push_back(By);
+  }
+  return std::vector<std::string>(Found.begin(), Found.end());
+}
+
 std::vector<KernelStats> compiledInstances(const KernelStats &S) {
   if (!S.Instances.empty())
     return S.Instances;
@@ -246,6 +272,21 @@ CompileFeedback::measure(const std::string &Source,
     Hash.update(Path);
     Hash.update(Text);
   }
+  // The unedited headers through which the main file includes an edited
+  // one are mirrored too (below); entries from before they were compiled
+  // measured the original header and must not answer.
+  std::vector<std::string> Between;
+  if (!Headers.empty()) {
+    std::set<std::string> Edited;
+    for (const auto &[Path, Text] : Headers)
+      Edited.insert(Path);
+    std::lock_guard<std::mutex> Lock(Mutex);
+    auto It = FileIncluders.find(OriginalPath);
+    if (It != FileIncluders.end())
+      Between = headersIncludingEdited(It->second, OriginalPath, Edited);
+  }
+  for (const std::string &Path : Between)
+    Hash.update("between:" + Path);
   std::string Key = llvm::toHex(Hash.final(), true);
   {
     std::lock_guard<std::mutex> Lock(Mutex);
@@ -282,12 +323,24 @@ CompileFeedback::measure(const std::string &Source,
   // holding the main file and every edited header: the main file's copy
   // then sees the edited copies at the same relative paths. A header found
   // through -I gets the mirror of that directory ahead of the original.
-  // (An edited header included only by an unedited header is still found
-  // beside the unedited one, in the original tree; warpwise edits kernels,
-  // which the main file's own includes bring in.)
+  // An edited header included through unedited ones (main.cu includes
+  // mid.cuh, which includes k.cuh) is found beside its includer: those
+  // (Between) are mirrored too, unchanged, or the original tree's mid.cuh
+  // would include the original k.cuh.
+  std::map<std::string, std::string> Mirrored(Headers.begin(), Headers.end());
+  for (const std::string &Path : Between) {
+    auto Buf = llvm::MemoryBuffer::getFile(Path, /*IsText=*/false,
+                                           /*RequiresNullTerminator=*/false);
+    if (!Buf) {
+      Error = "cannot read " + Path +
+              ", which includes an edited header: " + Buf.getError().message();
+      return std::nullopt;
+    }
+    Mirrored[Path] = (*Buf)->getBuffer().str();
+  }
   llvm::StringRef MainDir = llvm::sys::path::parent_path(OriginalPath);
   std::string Root = MainDir.str();
-  for (const auto &[Path, Text] : Headers)
+  for (const auto &[Path, Text] : Mirrored)
     Root = commonDirectory({Root + "/.", Path});
   auto Mirror = [&](llvm::StringRef Path) {
     llvm::SmallString<256> P(Dir);
@@ -309,7 +362,7 @@ CompileFeedback::measure(const std::string &Source,
     return !EC;
   };
   bool Written = Write(Src, Source);
-  for (const auto &[Path, Text] : Headers)
+  for (const auto &[Path, Text] : Mirrored)
     Written &= !Root.empty() && Write(Mirror(Path), Text);
   if (!Written) {
     llvm::sys::fs::remove_directories(Dir);
@@ -340,8 +393,8 @@ CompileFeedback::measure(const std::string &Source,
         Args.push_back("-I" + Mirror(Abs));
     }
   Args.push_back("-I" + MainDir.str());
-  // What the edited headers include beside themselves.
-  for (const auto &[Path, Text] : Headers)
+  // What the mirrored headers include beside themselves.
+  for (const auto &[Path, Text] : Mirrored)
     Args.push_back("-I" + llvm::sys::path::parent_path(Path).str());
   Args.insert(Args.end(), UseFlags.begin(), UseFlags.end());
   // nvcc chooses the language by extension: a .cuh input is CUDA only when
