@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <functional>
+#include <optional>
 #include <set>
 
 namespace warpwise {
@@ -179,33 +180,165 @@ public:
   std::set<const VarDecl *> Vars;
 };
 
-/// The statements of \p Prefix that the decision \p Cond needs: a
-/// declaration only when the condition or a statement kept after it reads
-/// one of its variables; every other statement is kept. (The first kernel
-/// of the adaptive form evaluates the decision before the body runs as
-/// written; a declaration it does not need would be a second, unused copy.)
-std::vector<const Stmt *> decisionSlice(const std::vector<const Stmt *> &Prefix,
-                                        std::vector<const Stmt *> Uses) {
+/// The variable whose storage an lvalue \p E names (`v`, `s.x`, `a[i]` of a
+/// local array `a`), or null when it is reached through a pointer.
+const VarDecl *storageVar(const Expr *E) {
+  while (E) {
+    E = E->IgnoreParenImpCasts();
+    if (auto *M = dyn_cast<MemberExpr>(E)) {
+      if (M->isArrow())
+        return nullptr;
+      E = M->getBase();
+    } else if (auto *A = dyn_cast<ArraySubscriptExpr>(E)) {
+      // `a[i]` of an array (the base decays from it), not of a pointer.
+      const Expr *Base = A->getBase()->IgnoreParenImpCasts();
+      if (!Base->getType()->isArrayType())
+        return nullptr;
+      E = Base;
+    } else if (auto *R = dyn_cast<DeclRefExpr>(E)) {
+      return dyn_cast<VarDecl>(R->getDecl());
+    } else {
+      return nullptr;
+    }
+  }
+  return nullptr;
+}
+
+/// What a prefix statement changes besides memory (legality kept memory
+/// stores out of the prefix): the variables it assigns, increments, takes
+/// the address of or passes by reference, and whether it does anything a
+/// kernel that leaves it out would miss (leaves the kernel, writes through
+/// something other than a variable, runs assembly).
+struct PrefixEffects {
+  std::set<const VarDecl *> Writes;
+  bool MustKeep = false;
+};
+
+void collectPrefixEffects(const Stmt *S, PrefixEffects &E) {
+  if (!S || E.MustKeep)
+    return;
+  auto Write = [&](const Expr *Target) {
+    if (const VarDecl *V = storageVar(Target))
+      E.Writes.insert(V->getCanonicalDecl());
+    else
+      E.MustKeep = true;
+  };
+  if (isa<ReturnStmt>(S) || isa<GotoStmt>(S) || isa<IndirectGotoStmt>(S) ||
+      isa<LabelStmt>(S) || isa<AsmStmt>(S)) {
+    E.MustKeep = true;
+    return;
+  }
+  if (auto *B = dyn_cast<BinaryOperator>(S)) {
+    if (B->isAssignmentOp())
+      Write(B->getLHS());
+  } else if (auto *U = dyn_cast<UnaryOperator>(S)) {
+    if (U->isIncrementDecrementOp() || U->getOpcode() == UO_AddrOf)
+      Write(U->getSubExpr());
+  } else if (auto *C = dyn_cast<CallExpr>(S)) {
+    // Any argument a callee could write through: by reference, by pointer,
+    // or to a callee not known; an operator's or a method's object too.
+    const FunctionDecl *Callee = C->getDirectCallee();
+    bool Operator = isa<CXXOperatorCallExpr>(C);
+    for (unsigned I = 0; I < C->getNumArgs(); ++I) {
+      const Expr *A = C->getArg(I);
+      QualType P = !Operator && Callee && I < Callee->getNumParams()
+                       ? Callee->getParamDecl(I)->getType()
+                       : QualType();
+      if (P.isNull() || P->isReferenceType() || P->isPointerType())
+        if (A->isGLValue() || A->getType()->isPointerType())
+          if (const VarDecl *V = storageVar(A))
+            E.Writes.insert(V->getCanonicalDecl());
+    }
+    if (auto *M = dyn_cast<CXXMemberCallExpr>(C))
+      if (const VarDecl *V = storageVar(M->getImplicitObjectArgument()))
+        E.Writes.insert(V->getCanonicalDecl());
+  } else if (auto *C = dyn_cast<CXXConstructExpr>(S)) {
+    for (const Expr *A : C->arguments())
+      if (A->isGLValue())
+        if (const VarDecl *V = storageVar(A))
+          E.Writes.insert(V->getCanonicalDecl());
+  } else if (auto *D = dyn_cast<DeclStmt>(S)) {
+    for (const Decl *Dc : D->decls()) {
+      auto *V = dyn_cast<VarDecl>(Dc);
+      const CXXRecordDecl *R =
+          V ? V->getType()->getBaseElementTypeUnsafe()->getAsCXXRecordDecl()
+            : nullptr;
+      // A declaration of anything else, a static or a reference (an alias
+      // of another variable), or an object with a destructor of its own.
+      if (!V || V->isStaticLocal() || V->getType()->isReferenceType() ||
+          (R && R->hasDefinition() && !R->hasTrivialDestructor()))
+        E.MustKeep = true;
+      else
+        E.Writes.insert(V->getCanonicalDecl());
+    }
+  }
+  for (const Stmt *Child : S->children())
+    collectPrefixEffects(Child, E);
+}
+
+/// The statements of \p Prefix that a kernel running \p Uses after them
+/// needs: every statement that may leave the kernel (`if (...) return;`),
+/// and every one that declares or writes a variable that \p Uses or a
+/// statement kept after it reads. The prefix has no side effects (legality
+/// checked that), so a statement left out changes only variables nothing
+/// reads; kept, it would leave a variable nvcc warns about (#177 declared
+/// but never referenced, #550 set but never used).
+std::vector<const Stmt *> usedPrefix(const std::vector<const Stmt *> &Prefix,
+                                     std::vector<const Stmt *> Uses) {
   VarRefs Needed;
   for (const Stmt *U : Uses)
     Needed.TraverseStmt(const_cast<Stmt *>(U));
   std::vector<const Stmt *> Kept;
   for (auto It = Prefix.rbegin(); It != Prefix.rend(); ++It) {
-    if (auto *DS = dyn_cast<DeclStmt>(*It)) {
-      bool Used = false;
-      for (const Decl *D : DS->decls()) {
-        auto *V = dyn_cast<VarDecl>(D);
-        if (!V || Needed.Vars.count(V->getCanonicalDecl()))
-          Used = true;
-      }
-      if (!Used)
-        continue;
-    }
+    PrefixEffects E;
+    collectPrefixEffects(*It, E);
+    if (!E.MustKeep && llvm::none_of(E.Writes, [&](const VarDecl *V) {
+          return Needed.Vars.count(V);
+        }))
+      continue;
     Kept.push_back(*It);
     Needed.TraverseStmt(const_cast<Stmt *>(*It));
   }
   std::reverse(Kept.begin(), Kept.end());
   return Kept;
+}
+
+unsigned lineStart(llvm::StringRef Text, unsigned Pos);
+unsigned aboveLineComments(llvm::StringRef Text, unsigned Offset);
+
+/// The offsets of statement \p S in \p Text, its `;` included, widened to
+/// whole lines when nothing else is on them; none when macros write it.
+std::optional<std::pair<unsigned, unsigned>>
+statementLines(const Stmt *S, const SourceManager &SM, const LangOptions &LO,
+               llvm::StringRef Text) {
+  CharSourceRange R = Lexer::makeFileCharRange(
+      CharSourceRange::getTokenRange(S->getSourceRange()), SM, LO);
+  if (!R.isValid())
+    return std::nullopt;
+  unsigned Begin = SM.getFileOffset(R.getBegin());
+  unsigned End = SM.getFileOffset(R.getEnd());
+  if (End > Text.size() || Begin > End)
+    return std::nullopt;
+  if (!Text.slice(Begin, End).rtrim().ends_with(";") &&
+      !Text.slice(Begin, End).rtrim().ends_with("}")) {
+    SourceLocation Semi = Lexer::findLocationAfterToken(
+        R.getEnd().getLocWithOffset(-1), tok::semi, SM, LO,
+        /*SkipTrailingWhitespaceAndNewLine=*/false);
+    if (Semi.isInvalid())
+      return std::nullopt;
+    End = SM.getFileOffset(Semi);
+  }
+  // Whole lines, with the statement's comments: a trailing `//` comment and
+  // the `//` lines directly above it.
+  unsigned LineBegin = lineStart(Text, Begin);
+  size_t LineEnd = Text.find('\n', End);
+  llvm::StringRef After = Text.slice(End, LineEnd).trim();
+  if (!Text.slice(LineBegin, Begin).trim().empty() ||
+      LineEnd == llvm::StringRef::npos ||
+      !(After.empty() || After.starts_with("//")))
+    return std::make_pair(Begin, End);
+  return std::make_pair(aboveLineComments(Text, Begin),
+                        static_cast<unsigned>(LineEnd + 1));
 }
 
 /// The source of \p S with each builtin reference that \p Rename maps to a
@@ -1104,6 +1237,17 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
                                     : "if (" + Cond + ")\n" + Indent +
                                           "  return;\n" + Indent + ElseText;
       T.replace(IB, IE - IB, Branch);
+      // Without the prefix statements this side does not use, last first
+      // (they all precede the branch).
+      std::vector<const Stmt *> Uses(Suffix);
+      Uses.push_back(If->getCond());
+      Uses.push_back(ThenSide ? If->getThen() : If->getElse());
+      std::vector<const Stmt *> Kept = usedPrefix(Prefix, Uses);
+      for (auto It = Prefix.rbegin(); It != Prefix.rend(); ++It)
+        if (!llvm::is_contained(Kept, *It))
+          if (auto R = statementLines(*It, SM, LO, KText))
+            if (R->first >= KB && R->second - KB <= IB)
+              T.erase(R->first - KB, R->second - R->first);
       T.replace(NameOff, Dn.Kernel.size(),
                 Dn.Kernel + (ThenSide ? "_ww_then" : "_ww_else"));
       return "// warpwise " + Tag + ": the " +
@@ -1227,7 +1371,7 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
       Light += In + "__shared__ int ww_warp_base[32];\n" + In +
                "__shared__ int ww_block_base;\n" + In +
                "bool ww_heavy = false;\n" + In + "do {\n";
-      for (const Stmt *S : decisionSlice(Prefix, {If->getCond()}))
+      for (const Stmt *S : usedPrefix(Prefix, {If->getCond()}))
         Light += In + "  " +
                  renderWith(S, SM, LO, "threadIdx.x", "blockIdx.x",
                             PrefixReturns, "break") +
@@ -1254,7 +1398,7 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
           "  return;\n" + In + "}\n";
       std::vector<const Stmt *> LightUses(Suffix);
       LightUses.push_back(LightSide);
-      for (const Stmt *S : decisionSlice(Prefix, LightUses))
+      for (const Stmt *S : usedPrefix(Prefix, LightUses))
         Light += In + renderWith(S, SM, LO, "threadIdx.x", "blockIdx.x") + "\n";
       Light += In + renderWith(LightSide, SM, LO, "threadIdx.x", "blockIdx.x") +
                "\n";
@@ -1274,7 +1418,7 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
       // Only the declarations the heavy side and the suffix read (nvcc #177).
       std::vector<const Stmt *> HeavyUses(Suffix);
       HeavyUses.push_back(HeavySide);
-      for (const Stmt *S : decisionSlice(Prefix, HeavyUses))
+      for (const Stmt *S : usedPrefix(Prefix, HeavyUses))
         Heavy += In + renderWith(S, SM, LO, "ww_thread", "ww_block") + "\n";
       Heavy +=
           In + renderWith(HeavySide, SM, LO, "ww_thread", "ww_block") + "\n";
@@ -1390,7 +1534,7 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
             In + "__shared__ unsigned ww_warp_base[32];\n" + In +
             "__shared__ unsigned long long ww_block_base;\n" + In +
             "bool ww_live = false, ww_heavy = false;\n" + In + "do {\n";
-        for (const Stmt *S : decisionSlice(Prefix, {If->getCond()}))
+        for (const Stmt *S : usedPrefix(Prefix, {If->getCond()}))
           L += In + "  " +
                renderAsWritten(S, SM, LO, PrefixReturns, "break") +
                "\n";
@@ -1472,7 +1616,7 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
           Dn.Kernel + "_ww_heavy`\n" + Listing(false);
       std::vector<const Stmt *> LightUses(Suffix);
       LightUses.push_back(LightSide);
-      for (const Stmt *S : decisionSlice(Prefix, LightUses))
+      for (const Stmt *S : usedPrefix(Prefix, LightUses))
         Light += In + renderAsWritten(S, SM, LO) + "\n";
       Light += In + renderAsWritten(LightSide, SM, LO) +
                "\n";
@@ -1508,7 +1652,7 @@ void BranchSplit::run(TransformContext &TC, std::vector<Decision> &Decisions,
           In + "                      ww_b / (ww_grid.x * ww_grid.y));\n";
       std::vector<const Stmt *> HeavyUses(Suffix);
       HeavyUses.push_back(HeavySide);
-      for (const Stmt *S : decisionSlice(Prefix, HeavyUses))
+      for (const Stmt *S : usedPrefix(Prefix, HeavyUses))
         H += In + "  " + renderListed(S, SM, LO, Returns, "continue") + "\n";
       H += In + "  " + renderListed(HeavySide, SM, LO, Returns, "continue") +
            "\n";
