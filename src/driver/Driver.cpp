@@ -277,10 +277,10 @@ void chooseBlockSize(KernelInfo &K, const FileAnalysis &A,
     return;
   }
   std::vector<unsigned> Seen = launchBlockSizes(A, K.Name);
-  unsigned FirstLine = 0;
+  std::string FirstPlace;
   for (const LaunchInfo &L : A.Launches)
     if (L.Kernel == K.Name && !L.knownBlockDims().empty()) {
-      FirstLine = L.Line;
+      FirstPlace = launchPlace(L);
       break;
     }
   if (Seen.empty()) {
@@ -298,7 +298,7 @@ void chooseBlockSize(KernelInfo &K, const FileAnalysis &A,
   // With several, the largest is the most register-constrained.
   K.BlockSize = Seen.back();
   K.BlockSizes = Seen;
-  K.BlockSizeSource = "launch at line " + std::to_string(FirstLine);
+  K.BlockSizeSource = "launch at " + FirstPlace;
   if (Seen.size() > 1)
     K.BlockSizeSource = "largest of " + std::to_string(Seen.size()) +
                         " launch block sizes";
@@ -1548,7 +1548,9 @@ static int runSession(const std::vector<std::string> &Args) {
         for (const Decision &D : Owner.Decisions)
           if (&Owner != &User && D.Applied && D.Transform == "split" &&
               D.Kernel == L.Kernel)
-            Log.report(diag::LaunchedElsewhere, Severity::Remark, User.Given,
+            Log.report(diag::LaunchedElsewhere, Severity::Remark,
+                       L.File.empty() ? User.Given
+                                      : SourceScope::displayPath(L.File),
                        L.Line, L.Column,
                        "this launch of `" + L.Kernel +
                            "` still runs the original kernel: warpwise split "
