@@ -11,6 +11,7 @@
 #define WARPWISE_FEEDBACK_H
 
 #include "warpwise/Frontend.h"
+#include "warpwise/SassFp.h"
 
 #include <map>
 #include <mutex>
@@ -37,6 +38,9 @@ struct KernelStats {
   unsigned Branches = 0;     ///< BRA/BRX/JMP.
   unsigned Predicated = 0;   ///< Instructions under a predicate (@P).
   std::vector<KernelStats> Instances;
+  /// The compiled code, its lines naming the files compiled (the main
+  /// file and edited headers by their original paths); null in a total.
+  std::shared_ptr<const SassFunction> Code;
 };
 
 /// Each project header of a translation unit (normalised absolute path),
@@ -136,9 +140,9 @@ const KernelStats *sameInstance(const std::vector<KernelStats> &Candidates,
 /// `bitonic_tiles<64u>` for `_Z13bitonic_tilesILj64EEvPi`.
 std::string instanceName(const std::string &Mangled);
 
-/// Parses `cuobjdump -sass` output into per-function statistics (mangled
-/// names as keys).
-std::map<std::string, KernelStats> parseSass(const std::string &Text);
+/// Counts a function's instructions, branches and predicated instructions.
+KernelStats statsOfCode(const SassFunction &F);
+
 
 } // namespace warpwise
 
