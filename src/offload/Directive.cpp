@@ -241,7 +241,16 @@ LoopForm selectLoop(KernelPlan &P, const OMPLoopDirective *&Loop,
   }
   switch (Kind) {
   case llvm::omp::OMPD_for:
-    return LoopForm::Loop;
+  case llvm::omp::OMPD_for_simd:
+    // An orphaned worksharing loop: the parallel region it shares out is
+    // a caller's, whose every thread calls this function, so one kernel
+    // per call would run the loop once per host thread.
+    P.Refusal = "'" + P.PragmaText.substr(P.PragmaText.find("omp")) +
+                "' is outside a `parallel` region of this function (an "
+                "orphaned worksharing loop, bound to its caller's region); "
+                "offload the caller's `parallel` region, or write `parallel "
+                "for` here";
+    return LoopForm::Refused;
   case llvm::omp::OMPD_parallel_for:
   case llvm::omp::OMPD_parallel_for_simd:
   case llvm::omp::OMPD_target_teams_distribute_parallel_for:
