@@ -5,16 +5,16 @@
 // with WW1012. WARPWISE_DEBUG_BREAK=fission:nvcc gives fission's first
 // change an #error that only nvcc sees (under #ifdef __NVCC__).
 // REQUIRES: nvcc
-// RUN: env WARPWISE_DEBUG_BREAK=fission:nvcc %warpwise rewrite %s -v --transforms fission --force-transforms -o %t.cu > %t.out 2>&1 || echo "rc=$?" >> %t.out
+// RUN: env WARPWISE_DEBUG_BREAK=fission:nvcc %warpwise rewrite --fmad=false %s -v --transforms fission --force-transforms -o %t.cu > %t.out 2>&1 || echo "rc=$?" >> %t.out
 // RUN: FileCheck %s --check-prefix=ERR --input-file %t.out
 // RUN: FileCheck %s --check-prefix=CODE --input-file %t.cu
 // RUN: %nvcc -arch=sm_90 -c %t.cu -o %t.o
 // With --no-ptxas nvcc is not run: the line only nvcc rejects is written,
 // which is the limit of what clang alone can tell.
-// RUN: env WARPWISE_DEBUG_BREAK=fission:nvcc %warpwise rewrite %s --no-ptxas --transforms fission --force-transforms -o %t.2.cu 2> /dev/null
+// RUN: env WARPWISE_DEBUG_BREAK=fission:nvcc %warpwise rewrite --fmad=false %s --no-ptxas --transforms fission --force-transforms -o %t.2.cu 2> /dev/null
 // RUN: grep -c "^#error WARPWISE_DEBUG_BREAK" %t.2.cu | FileCheck %s --check-prefix=NO-NVCC
 // Without the hook nvcc compiles the rewrite, and says so under -v.
-// RUN: %warpwise rewrite %s -v --transforms fission --force-transforms -o %t.3.cu 2> %t.3.err
+// RUN: %warpwise rewrite --fmad=false %s -v --transforms fission --force-transforms -o %t.3.cu 2> %t.3.err
 // RUN: FileCheck %s --check-prefix=GOOD --input-file %t.3.err
 
 __global__ void k(const float *__restrict__ a, const float *__restrict__ b,
@@ -51,3 +51,7 @@ __global__ void k(const float *__restrict__ a, const float *__restrict__ b,
 
 // GOOD: warpwise: {{.*}}broken-rewrite-nvcc.cu: nvcc compiles the rewrite
 // GOOD-NOT: error:
+
+// --fmad=false: fission of this float loop would otherwise be declined
+// (whether nvcc contracts it differently needs nvcc, or is declined on
+// its code); this test is about a rewrite that does not compile.
