@@ -11,6 +11,8 @@
 #include "FileProcessor.h"
 #include "NvccCheck.h"
 #include "Session.h"
+#include "SessionInputs.h"
+#include "SessionTools.h"
 
 #include "warpwise/Analysis.h"
 #include "warpwise/Config.h"
@@ -55,54 +57,6 @@ namespace warpwise {
 using namespace driver;
 
 namespace {
-
-int usageError(const std::string &Message) { return printUsageError(Message); }
-
-bool looksBinary(llvm::StringRef S) {
-  if (S.contains('\0'))
-    return true;
-  // Control characters other than whitespace are rare in source; many of
-  // them mean an object file, an image or an archive.
-  size_t Control = 0;
-  for (char C : S.take_front(8192)) {
-    unsigned char U = C;
-    if (U < 32 && C != '\n' && C != '\r' && C != '\t' && C != '\f' &&
-        C != '\v')
-      ++Control;
-  }
-  return Control > 8;
-}
-
-/// Reads and checks one input; reports WW1001..WW1003.
-void readInput(InputFile &F, bool AssumeCuda, DiagnosticLog &Log) {
-  F.Absolute = SourceScope::normalise(F.Given);
-  if (llvm::sys::fs::is_directory(F.Given)) {
-    Log.report(diag::CannotRead, Severity::Error, F.Given, 0, 0,
-               "is a directory, not a CUDA source file");
-    return;
-  }
-  auto Buf = llvm::MemoryBuffer::getFile(F.Given, /*IsText=*/false,
-                                         /*RequiresNullTerminator=*/false);
-  if (!Buf) {
-    Log.report(diag::CannotRead, Severity::Error, F.Given, 0, 0,
-               "cannot read file: " + Buf.getError().message());
-    return;
-  }
-  F.Contents = (*Buf)->getBuffer().str();
-  llvm::StringRef Ext = llvm::sys::path::extension(F.Given);
-  if (looksBinary(F.Contents)) {
-    Log.report(diag::BinaryInput, Severity::Error, F.Given, 0, 0,
-               "is a binary file, not CUDA source; it is left untouched");
-    return;
-  }
-  if (!AssumeCuda && Ext != ".cu" && Ext != ".cuh") {
-    Log.report(diag::NotCuda, Severity::Error, F.Given, 0, 0,
-               "is not a CUDA source file (expected .cu or .cuh; pass "
-               "--assume-cuda to parse it as CUDA)");
-    return;
-  }
-  F.Readable = true;
-}
 
 std::string displayName(const InputFile &F) { return F.Given; }
 
@@ -253,84 +207,15 @@ int runOccupancy(const Options &Opts, const ArchLimits &Arch) {
 } // namespace
 
 static int runSession(const std::vector<std::string> &Args) {
-  Options Opts;
-  ParseOutcome Parsed = parseCommandLine(Args, Opts);
-  applyColorChoice(Opts);
-  if (!Parsed.OK)
-    return usageError(Parsed.Error);
-  if (std::optional<int> RC = runInfoCommand(Opts))
+  Session Run;
+  Options &Opts = Run.Opts;
+  if (std::optional<int> RC = readCommandLine(Args, Opts))
     return *RC;
-  if (Opts.Cmd == Command::Version) {
-    llvm::outs() << "warpwise " << WARPWISE_VERSION << " (built with "
-                 << clang::getClangFullVersion() << ")\n";
-    return ExitOK;
-  }
-
-  // .warpwise.yaml: --config-file for every input, else the nearest one
-  // above each input. Read once each; the command line wins over them.
-  std::map<std::string, ProjectConfig> Configs;
-  std::vector<std::string> ConfigOf;
-  if (Opts.Cmd == Command::Analyze || Opts.Cmd == Command::Rewrite) {
-    std::vector<std::string> Places = Opts.Files;
-    if (Places.empty())
-      Places.push_back("."); // --dump-config alone: the current directory.
-    for (const std::string &Given : Places) {
-      std::string Path = Opts.ConfigFile;
-      if (Path.empty()) {
-        llvm::SmallString<256> Abs(Given);
-        llvm::sys::fs::make_absolute(Abs);
-        Path = findConfig(llvm::sys::fs::is_directory(Abs)
-                              ? Abs.str()
-                              : llvm::sys::path::parent_path(Abs));
-      }
-      ConfigOf.push_back(Path);
-      if (Path.empty() || Configs.count(Path))
-        continue;
-      auto C = readConfig(Path);
-      if (!C) {
-        llvm::errs() << "warpwise: error: " << llvm::toString(C.takeError())
-                     << " [" << diag::BadConfig << "]\n";
-        return ExitInputProblem;
-      }
-      Configs[Path] = std::move(*C);
-    }
-  }
-  if (!Opts.ArchGiven) {
-    std::set<std::string> Asked;
-    for (const auto &[Path, C] : Configs)
-      if (C.Arch)
-        Asked.insert(*C.Arch);
-    if (Asked.size() > 1)
-      return usageError("the inputs' configuration files ask for different "
-                        "architectures (" +
-                        *Asked.begin() + ", " + *std::next(Asked.begin()) +
-                        "); give --arch");
-    if (Asked.size() == 1) {
-      Opts.Front.Arch = *Asked.begin();
-      if (parseSmArch(Opts.Front.Arch) == 0)
-        return usageError("Arch in the configuration file must look like "
-                          "sm_90, not '" +
-                          Opts.Front.Arch + "'");
-    }
-  }
-
-  if (llvm::Error E = checkStyle(Opts.Style))
-    return usageError(llvm::toString(std::move(E)));
-
-  auto Table = ArchTable::load(Opts.RulesPath);
-  if (!Table) {
-    llvm::errs() << "warpwise: error: " << llvm::toString(Table.takeError())
-                 << "\n";
-    return ExitInputProblem;
-  }
-  const ArchLimits *Arch = Table->find(Opts.Front.Arch);
-  if (!Arch) {
-    std::string Known;
-    for (const ArchLimits &A : Table->all())
-      Known += (Known.empty() ? "" : ", ") + A.smName();
-    return usageError("unknown architecture '" + Opts.Front.Arch +
-                      "' (known: " + Known + ")");
-  }
+  if (std::optional<int> RC = readConfigurations(Run))
+    return *RC;
+  if (std::optional<int> RC = chooseArch(Run))
+    return *RC;
+  const ArchLimits *Arch = Run.Arch;
   if (Opts.Cmd == Command::Occupancy)
     return runOccupancy(Opts, *Arch);
   if (Opts.Cmd == Command::Offload) {
@@ -342,219 +227,30 @@ static int runSession(const std::vector<std::string> &Args) {
     // any other file.
     return runSession(ThenRewrite);
   }
-
-  std::vector<std::string> Transforms = availableTransforms();
-  if (Opts.TransformsGiven) {
-    std::vector<std::string> Chosen;
-    for (const std::string &T : Opts.Transforms) {
-      if (T == "none")
-        continue;
-      if (!createTransform(T)) {
-        std::string Known;
-        for (const std::string &A : availableTransforms())
-          Known += (Known.empty() ? "" : ", ") + A;
-        return usageError("unknown transformation '" + T + "' (available: " +
-                          (Known.empty() ? std::string("none yet") : Known) +
-                          ")");
-      }
-      Chosen.push_back(T);
-    }
-    // Registry order: an outer meld claims its range before fusion looks.
-    Transforms.clear();
-    for (const std::string &T : availableTransforms())
-      if (std::find(Chosen.begin(), Chosen.end(), T) != Chosen.end())
-        Transforms.push_back(T);
-  }
-  // Each configuration's settings under the command line's.
-  std::map<std::string, FileSettings> Settings;
-  for (const std::string &Path : ConfigOf) {
-    if (Settings.count(Path))
-      continue;
-    const ProjectConfig *C = Path.empty() ? nullptr : &Configs[Path];
-    FileSettings S;
-    S.ConfigPath = Path;
-    S.Transforms = Transforms;
-    if (C && C->Transforms && !Opts.TransformsGiven) {
-      S.Transforms.clear();
-      for (const std::string &T : availableTransforms())
-        if (llvm::is_contained(*C->Transforms, T))
-          S.Transforms.push_back(T);
-    }
-    S.MeldForm = C && C->MeldForm && !Opts.MeldFormGiven ? *C->MeldForm
-                                                          : Opts.MeldForm;
-    S.SplitForm = C && C->SplitForm && Opts.SplitForm.empty() ? *C->SplitForm
-                                                               : Opts.SplitForm;
-    if (C)
-      S.Kernels = C->Kernels;
-    auto T = CostTable::load(Opts.CostsPath, C ? C->Costs : "");
-    if (!T) {
-      // A bad --costs file is the command line's; a bad Costs entry the
-      // configuration file's.
-      llvm::errs() << "warpwise: error: " << (Path.empty() ? "" : Path + ": ")
-                   << llvm::toString(T.takeError());
-      if (!Path.empty())
-        llvm::errs() << " [" << diag::BadConfig << "]";
-      llvm::errs() << "\n";
-      return ExitInputProblem;
-    }
-    S.Costs = *T;
-    Settings[Path] = std::move(S);
-  }
-  if (Opts.DumpConfig) {
-    const std::string &Path = ConfigOf.front();
-    const FileSettings &S = Settings[Path];
-    ProjectConfig E;
-    E.Transforms = S.Transforms;
-    E.Arch = Opts.Front.Arch;
-    E.MeldForm = S.MeldForm;
-    if (!S.SplitForm.empty())
-      E.SplitForm = S.SplitForm;
-    E.Kernels = S.Kernels;
-    if (!Path.empty())
-      E.Costs = Configs[Path].Costs;
-    llvm::outs() << "# warpwise settings for "
-                 << (Opts.Files.empty() ? std::string("the current directory")
-                                        : Opts.Files.front())
-                 << ": "
-                 << (Path.empty() ? std::string("no .warpwise.yaml found, "
-                                                "defaults")
-                                  : "from " + Path)
-                 << " under the command line\n"
-                 << configToYaml(E);
-    return ExitOK;
-  }
-
-  DiagnosticLog Log;
-  Log.setEcho(&llvm::errs());
-  Log.setEchoStyle(Opts.Quiet, Opts.Front.Colors);
-  if (Opts.SaveTemps)
-    keepTemporaries();
-  // Each transformation runs under a CrashRecoveryContext (FileProcessor).
-  llvm::CrashRecoveryContext::Enable();
-  // A crashed transformation (WW1012) is reported as an error but does not
-  // stop the outputs: the file is written without that transformation's
-  // changes, and the exit code (3) says so. Nor does a header two inputs
-  // rewrite differently (WW1017): both are written without its changes.
-  auto blockingIn = [](const DiagnosticLog &L, const std::string &File) {
-    for (const Diagnostic &D : L.all())
-      if (D.Level == Severity::Error && D.Id != diag::InternalError &&
-          D.Id != diag::HeaderConflict && (File.empty() || D.File == File))
-        return true;
-    return false;
-  };
-  auto blockingErrors = [&](const std::string &File) {
-    return blockingIn(Log, File);
-  };
-  auto internalErrors = [&] {
-    for (const Diagnostic &D : Log.all())
-      if (D.Id == diag::InternalError)
-        return true;
-    return false;
-  };
-
-  std::vector<InputFile> Inputs(Opts.Files.size());
-  for (size_t I = 0; I < Opts.Files.size(); ++I) {
-    Inputs[I].Given = Opts.Files[I];
-    Inputs[I].Settings = &Settings[ConfigOf[I]];
-    readInput(Inputs[I], Opts.AssumeCuda, Log);
-  }
-
-  Frontend Front(Opts.Front, Log);
-  if (!Front.initialize()) {
-    removeTemporaries();
+  if (std::optional<int> RC = chooseSettings(Run))
+    return *RC;
+  if (Opts.DumpConfig)
+    return dumpConfig(Run);
+  openLog(Run);
+  readInputs(Run);
+  if (!startFrontend(Run))
     return ExitInputProblem;
-  }
-  // --tune: the variants are timed (or the cached verdict is read) before
-  // the rewrite, which then runs with the options of the fastest.
-  if (Opts.Tune && Opts.Cmd == Command::Rewrite && !Front.usingStubHeaders()) {
-    TuneRequest TR;
-    TR.File = Opts.Files.front();
-    TR.Self = llvm::sys::fs::getMainExecutable(
-        nullptr, reinterpret_cast<void *>(&runWarpwise));
-    TR.CudaPath = Front.toolkit().Path;
-    TR.Arch = Opts.Front.Arch;
-    TR.RewriteArgs = {"--arch", Opts.Front.Arch, "--cuda-path", TR.CudaPath};
-    if (Opts.BlockSize)
-      TR.RewriteArgs.insert(TR.RewriteArgs.end(),
-                            {"--block-size", std::to_string(*Opts.BlockSize)});
-    if (!Opts.Front.CompileCommandsDir.empty())
-      TR.RewriteArgs.insert(TR.RewriteArgs.end(),
-                            {"-p", Opts.Front.CompileCommandsDir});
-    if (!Opts.RulesPath.empty())
-      TR.RewriteArgs.insert(TR.RewriteArgs.end(), {"--arches", Opts.RulesPath});
-    if (!Opts.CostsPath.empty())
-      TR.RewriteArgs.insert(TR.RewriteArgs.end(), {"--costs", Opts.CostsPath});
-    if (!Opts.SplitForm.empty())
-      TR.RewriteArgs.insert(TR.RewriteArgs.end(),
-                            {"--split-form", Opts.SplitForm});
-    if (Opts.FmadFalse)
-      TR.RewriteArgs.push_back("--fmad=false");
-    if (Opts.AssumeCuda)
-      TR.RewriteArgs.push_back("--assume-cuda");
-    TR.CompileFlags = Opts.Front.ExtraArgs;
-    FileSettings &Only = Settings[ConfigOf.front()];
-    TR.Transforms = Only.Transforms;
-    TR.RunArgs = Opts.TuneArgs;
-    TR.Runs = Opts.TuneRuns;
-    TR.CachePath = Opts.TuneCache;
-    TR.MinGain = Only.Costs->MinPredictedGain;
-    TuneChoice Chosen = tune(TR, Log);
-    if (Chosen.Decided) {
-      if (Chosen.Original)
-        Only.Transforms.clear();
-      else {
-        Only.MeldForm = Chosen.MeldForm;
-        Only.Transforms = Chosen.Transforms;
-      }
-    }
-  } else if (Opts.Tune) {
-    Log.report(diag::TuneUnavailable, Severity::Warning, Opts.Files.front(), 0,
-               0,
-               "--tune: the CUDA toolkit's headers were not found, so nothing "
-               "can be built or timed; the execution model decides");
-  }
-  CompileFeedback Feedback(Front.toolkit(), {});
-  // The ptxas cache's directory holds the candidates' measurements too.
-  Feedback.setCacheDir(cacheDirectory(Opts.CacheDir));
-  if (Opts.Front.Verbose) {
-    Front.printConfiguration(llvm::errs());
-    if (!Front.usingStubHeaders())
-      llvm::errs() << "warpwise: tools: nvcc "
-                   << Front.toolkit().Path + "/bin/nvcc" << ", cuobjdump "
-                   << (Feedback.cuobjdumpPath().empty()
-                           ? std::string("(not found)")
-                           : Feedback.cuobjdumpPath())
-                   << ", nvdisasm "
-                   << (Feedback.nvdisasmPath().empty()
-                           ? std::string("(not found)")
-                           : Feedback.nvdisasmPath())
-                   << "\n";
-  }
-  CompileFeedback *FeedbackPtr =
-      Front.usingStubHeaders() ? nullptr : &Feedback;
-  if (!Opts.UsePtxas)
-    Feedback.disable("nvcc is not run (--no-ptxas)");
-  if (!Opts.UsePtxas && Opts.Cmd == Command::Rewrite)
-    Log.report(diag::MeasurementsOff, Severity::Remark, "", 0, 0,
-               "--no-ptxas: nvcc is not run, so the decisions that need its "
-               "measurements decline (fuse and meld, the occupancy checks of "
-               "fission and split)");
-  // analyze reports facts; only rewrite plans and transforms.
-  const std::vector<std::string> NoTransforms;
-  auto activeFor = [&](const InputFile &F) -> const std::vector<std::string> & {
-    return Opts.Cmd == Command::Rewrite ? F.Settings->Transforms : NoTransforms;
+  tuneFirst(Run);
+  startFeedback(Run);
+
+  const std::vector<std::string> &Transforms = Run.Transforms;
+  DiagnosticLog &Log = Run.Log;
+  std::vector<InputFile> &Inputs = Run.Inputs;
+  Frontend &Front = *Run.Front;
+  CompileFeedback &Feedback = *Run.Feedback;
+  CompileFeedback *FeedbackPtr = Run.FeedbackPtr;
+  auto blockingErrors = [&](const std::string &File) {
+    return Run.blockingErrors(File);
   };
-  bool AnyActive = llvm::any_of(
-      Inputs, [&](const InputFile &F) { return !activeFor(F).empty(); });
-  // Said once, here, rather than in every decision it costs: the same input
-  // gives different output where the tools are missing.
-  if (FeedbackPtr && !Feedback.available() && AnyActive &&
-      Opts.UsePtxas)
-    Log.report(diag::ToolMissing, Severity::Warning, "", 0, 0,
-               Feedback.unavailableReason() +
-                   "; fuse and meld are declined and fission cannot check "
-                   "occupancy, so this output may differ from that of a "
-                   "machine with the tools (see -v)");
+  auto internalErrors = [&] { return Run.internalErrors(); };
+  auto activeFor = [&](const InputFile &F) -> const std::vector<std::string> & {
+    return Run.activeFor(F);
+  };
 
   // Idempotence: rewriting warpwise's output again must change nothing. A
   // pass decides each candidate on the text as it stands, so a decision can
