@@ -8,8 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "warpwise/Driver.h"
 
-#include "FileProcessor.h"
-#include "NvccCheck.h"
+#include "FileRewrite.h"
 #include "Session.h"
 #include "SessionInputs.h"
 #include "SessionTools.h"
@@ -115,45 +114,6 @@ std::string makeEscape(llvm::StringRef Path) {
   return Out;
 }
 
-/// Where the byte at \p Offset of the text that \p Edits make of a file was
-/// in that file: inside an edit's new text, the start of the edit.
-unsigned originalOffset(const clang::tooling::Replacements &Edits,
-                        unsigned Offset) {
-  long Shift = 0; // New offset minus original offset so far.
-  for (const clang::tooling::Replacement &R : Edits) {
-    long NewBegin = R.getOffset() + Shift;
-    if (Offset < NewBegin)
-      break;
-    if (Offset < NewBegin + (long)R.getReplacementText().size())
-      return R.getOffset();
-    Shift += (long)R.getReplacementText().size() - (long)R.getLength();
-  }
-  return (unsigned)(Offset - Shift);
-}
-
-/// 1-based line and column of \p Offset in \p Text.
-std::pair<unsigned, unsigned> lineColumn(llvm::StringRef Text,
-                                         unsigned Offset) {
-  Offset = std::min<unsigned>(Offset, Text.size());
-  llvm::StringRef Before = Text.take_front(Offset);
-  size_t NL = Before.rfind('\n');
-  unsigned Col = NL == llvm::StringRef::npos ? Offset + 1 : Offset - NL;
-  return {(unsigned)Before.count('\n') + 1, Col};
-}
-
-/// The offset of 1-based \p Line, \p Column in \p Text.
-unsigned offsetOf(llvm::StringRef Text, unsigned Line, unsigned Column) {
-  size_t Pos = 0;
-  for (unsigned L = 1; L < Line && Pos != llvm::StringRef::npos; ++L) {
-    Pos = Text.find('\n', Pos);
-    if (Pos != llvm::StringRef::npos)
-      ++Pos;
-  }
-  if (Pos == llvm::StringRef::npos)
-    return Text.size();
-  return std::min<size_t>(Pos + (Column ? Column - 1 : 0), Text.size());
-}
-
 int runOccupancy(const Options &Opts, const ArchLimits &Arch) {
   OccupancyResult R =
       computeOccupancy(Arch, {*Opts.Registers, *Opts.Threads, Opts.SharedBytes});
@@ -242,266 +202,12 @@ static int runSession(const std::vector<std::string> &Args) {
   DiagnosticLog &Log = Run.Log;
   std::vector<InputFile> &Inputs = Run.Inputs;
   Frontend &Front = *Run.Front;
-  CompileFeedback &Feedback = *Run.Feedback;
-  CompileFeedback *FeedbackPtr = Run.FeedbackPtr;
   auto blockingErrors = [&](const std::string &File) {
     return Run.blockingErrors(File);
   };
   auto internalErrors = [&] { return Run.internalErrors(); };
-  auto activeFor = [&](const InputFile &F) -> const std::vector<std::string> & {
-    return Run.activeFor(F);
-  };
 
-  // Idempotence: rewriting warpwise's output again must change nothing. A
-  // pass decides each candidate on the text as it stands, so a decision can
-  // depend on rewrites made after it (a __device__ helper measured before
-  // the kernel that calls it was fused, and worth fusing after). The rewrite
-  // therefore repeats its passes over its own output, parsed in memory,
-  // until a pass changes nothing: the text written is then one that a
-  // further run leaves alone, by construction rather than by recognising
-  // particular cases. Code warpwise wrote is final in every pass (see
-  // producedRegions), so later passes only decide what earlier ones left
-  // open. Their applied decisions, errors and warnings are reported at the
-  // original file's lines; their declines repeat the first pass's and are
-  // not shown again. A pass whose text does not parse finds the earlier
-  // pass's changes responsible and drops them (dropBrokenChanges, WW1012);
-  // the rewrite ends there. True when a pass parsed the final text.
-  auto settle = [&](InputFile &F, DiagnosticLog &FileLog) {
-    // Every file the rewrite edits: the main file and project headers.
-    auto edits = [](const EditSet &E) {
-      for (const auto &[Path, R] : E.byFile())
-        if (!R.empty())
-          return true;
-      return false;
-    };
-    bool Changed = edits(F.Edits);
-    F.Passes.clear();
-    if (Changed)
-      F.Passes.push_back({1, EditSet(), std::move(F.PassChanges)});
-    for (unsigned Pass = 2; Changed; ++Pass) {
-      if (blockingIn(FileLog, F.Given))
-        return false;
-      // Each edited file as the earlier passes leave it; headers are parsed
-      // in their place from memory.
-      struct PassFile {
-        std::string Display;
-        llvm::StringRef Original;
-        clang::tooling::Replacements Done;
-        std::string Now;
-      };
-      std::map<std::string, PassFile> Files;
-      Files[F.Absolute] = {F.Given, F.Contents, F.Edits.forFile(F.Absolute),
-                           ""};
-      for (const auto &[Path, Text] : F.Headers)
-        Files[Path] = {SourceScope::displayPath(Path), Text,
-                       F.Edits.forFile(Path), ""};
-      std::map<std::string, std::string> Overlays;
-      for (auto &[Path, PF] : Files) {
-        auto Text = applyEdits(PF.Original, PF.Done);
-        if (!Text) {
-          llvm::consumeError(Text.takeError());
-          return false; // Reported when the output is computed.
-        }
-        PF.Now = std::move(*Text);
-        if (Path != F.Absolute)
-          Overlays[Path] = PF.Now;
-      }
-      if (Pass > MaxRewritePasses) {
-        FileLog.report(diag::NotSettled, Severity::Warning, F.Given, 0, 0,
-                       "the rewrite still changed the file in its pass " +
-                           std::to_string(MaxRewritePasses) +
-                           "; rewriting the output again may change it "
-                           "further");
-        return false;
-      }
-      InputFile Next;
-      Next.Given = F.Given;
-      Next.Absolute = F.Absolute;
-      Next.Contents = Files[F.Absolute].Now;
-      Next.Crashed = F.Crashed;
-      Next.ExcludedHeaders = F.ExcludedHeaders;
-      Next.DecisionIds = F.DecisionIds;
-      DiagnosticLog PassLog;
-      FileProcessor P(Next, *F.Settings, *Arch, FeedbackPtr, activeFor(F),
-                      Opts.BlockSize, Opts.ForceTransforms, Opts.FmadFalse,
-                      PassLog, Opts.HeaderFilter);
-      P.ReportDirectiveProblems = false; // The first pass said them.
-      P.PassNumber = Pass;
-      bool Parsed = Front.parse(F.Absolute, F.Given, Next.Contents, P, PassLog,
-                                Overlays);
-      std::string Note = " (pass " + std::to_string(Pass) +
-                         ": decided on the file with the earlier passes' "
-                         "rewrites applied, whose lines this message counts)";
-      // The file a message or decision names, by its display name.
-      auto fileNamed = [&](const std::string &Display) -> const PassFile * {
-        for (const auto &[Path, PF] : Files)
-          if (PF.Display == Display)
-            return &PF;
-        return nullptr;
-      };
-      auto Original = [&](const PassFile *In, unsigned Line, unsigned Column) {
-        if (!Line || !In)
-          return std::make_pair(Line, Column);
-        return lineColumn(
-            In->Original,
-            originalOffset(In->Done, offsetOf(In->Now, Line, Column)));
-      };
-      // Any other error of a later pass (overlapping edits, say) abandons
-      // that pass: the earlier passes' text is kept, with a warning, rather
-      // than losing the whole output to a step that only seeks a fixed
-      // point.
-      std::string Abandoned;
-      for (const Diagnostic &D : PassLog.all())
-        if (D.File == F.Given && D.Level == Severity::Error &&
-            D.Id != diag::InternalError && D.Id != diag::CompileErrors &&
-            Abandoned.empty())
-          Abandoned = D.Message;
-      if (!Abandoned.empty()) {
-        FileLog.report(diag::NotSettled, Severity::Warning, F.Given, 0, 0,
-                       "pass " + std::to_string(Pass) +
-                           " of the rewrite was abandoned (" + Abandoned +
-                           "); the output is that of the earlier passes, and "
-                           "rewriting it again may change it");
-        return Parsed;
-      }
-      for (const Diagnostic &D : PassLog.all()) {
-        bool Applied = D.Id == "WW4001" || D.Id == "WW4002" ||
-                       D.Id == "WW4003" || D.Id == "WW4004";
-        // The main file's, and a project header's (by its display name).
-        bool Ours = D.File == F.Given ||
-                    (!D.File.empty() &&
-                     (fileNamed(D.File) ||
-                      llvm::any_of(Next.Headers, [&](const auto &H) {
-                        return SourceScope::displayPath(H.first) == D.File;
-                      })));
-        // A compile error is warpwise's rewrite not compiling: below.
-        if (D.Raw || !Ours || D.Id == diag::CompileErrors ||
-            (D.Level != Severity::Error && D.Level != Severity::Warning &&
-             !Applied))
-          continue;
-        Diagnostic Mapped = D;
-        std::tie(Mapped.Line, Mapped.Column) =
-            Original(fileNamed(D.File), D.Line, D.Column);
-        if (!D.Column)
-          Mapped.Column = 0;
-        Mapped.Message += Note;
-        FileLog.report(Mapped);
-      }
-      F.Crashed = Next.Crashed;
-      F.DecisionIds = Next.DecisionIds;
-      if (!Parsed) {
-        std::optional<std::string> Error = compileErrorIn(PassLog);
-        if (Error && dropBrokenChanges(F, clangCheck(Front, F), "clang", *Error,
-                                       FileLog))
-          return true;
-        FileLog.report(diag::InternalError, Severity::Error, F.Given, 0, 0,
-                       "internal error: warpwise's rewrite of this file does "
-                       "not parse (" +
-                           Error.value_or("clang could not parse it") +
-                           "), and no change could be found responsible; "
-                           "please report this with the file");
-        return false;
-      }
-      for (Decision &D : Next.Decisions)
-        if (D.Applied) {
-          D.Line =
-              Original(fileNamed(D.File.empty() ? F.Given : D.File), D.Line, 1)
-                  .first;
-          D.Reason += Note;
-          F.Decisions.push_back(std::move(D));
-        }
-      Changed = edits(Next.Edits);
-      // Headers this pass edited first: their text is still the original.
-      for (const auto &[Path, Text] : Next.Headers)
-        F.Headers.emplace(Path, Text);
-      EditSet Before = F.Edits;
-      bool Described = false;
-      for (const auto &[Path, R] : Next.Edits.byFile()) {
-        F.Edits.compose(Path, R,
-                        Described ? std::vector<std::string>()
-                                  : Next.Edits.descriptions());
-        Described |= !R.empty();
-      }
-      if (Changed)
-        F.Passes.push_back(
-            {Pass, std::move(Before), std::move(Next.PassChanges)});
-    }
-    return true;
-  };
-  // One file, start to end, with its own log: files are independent, so
-  // with -j they run in parallel and their logs are replayed in input order,
-  // which makes the output that of -j 1.
-  auto processFile = [&](InputFile &F, DiagnosticLog &FileLog) {
-    if (!F.Readable)
-      return;
-    TranslatedFlags Flags = Front.compileFlags(F.Absolute);
-    if (FeedbackPtr)
-      Feedback.setFileFlags(F.Absolute, Flags.Nvcc);
-    FileProcessor Processor(F, *F.Settings, *Arch, FeedbackPtr, activeFor(F),
-                            Opts.BlockSize, Opts.ForceTransforms,
-                            Opts.FmadFalse, FileLog, Opts.HeaderFilter);
-    F.PassChanges.clear();
-    F.Parsed = Front.parse(F.Absolute, F.Given, F.Contents, Processor, FileLog);
-    if (!F.Parsed)
-      return;
-    if (Opts.Cmd == Command::Rewrite) {
-      bool Parsed = settle(F, FileLog);
-      if (!blockingIn(FileLog, F.Given))
-        checkRewriteCompiles(F, Parsed, Front, FeedbackPtr, *Arch,
-                             Opts.Front.Verbose, FileLog);
-    }
-    if (F.Analysis.Kernels.empty())
-      FileLog.report(diag::NoKernels, Severity::Remark, F.Given, 0, 0,
-                     "no __global__ kernel is defined in this file");
-    // Without a toolkit WW1007 has already said that ptxas is unavailable.
-    // rewrite --report describes the input's kernels with ptxas's counts
-    // too, as its decisions do, rather than with the estimates.
-    bool ReportsKernels =
-        Opts.Cmd == Command::Analyze ||
-        (Opts.Cmd == Command::Rewrite && !Opts.Report.empty());
-    if (ReportsKernels && Opts.UsePtxas && !Front.usingStubHeaders() &&
-        !F.Analysis.Kernels.empty()) {
-      PtxasRunner Ptxas(Front.toolkit(), Opts.CacheDir, FileLog);
-      Ptxas.annotate(F.Given, F.Contents, F.Absolute, Flags.Nvcc, F.FilesRead,
-                     *Arch, F.Analysis);
-    }
-    // With real register counts now; the remark about block sizes was
-    // already given.
-    DiagnosticLog Quiet;
-    computeKernelOccupancy(F.Analysis, *Arch, Opts.BlockSize, Quiet, F.Given);
-  };
-  {
-    std::vector<DiagnosticLog> FileLogs(Inputs.size());
-    bool Progress = Inputs.size() > 1 && llvm::errs().is_displayed();
-    auto Finish = [&](size_t I) {
-      if (Progress)
-        llvm::errs() << "\r\033[K";
-      for (const Diagnostic &D : FileLogs[I].all())
-        Log.report(D);
-      if (Progress)
-        llvm::errs() << "[" << I + 1 << "/" << Inputs.size() << "] "
-                     << Inputs[I].Given;
-    };
-    unsigned Jobs = std::min<unsigned>(Opts.Jobs, Inputs.size());
-    if (Jobs <= 1) {
-      for (size_t I = 0; I < Inputs.size(); ++I) {
-        processFile(Inputs[I], FileLogs[I]);
-        Finish(I);
-      }
-    } else {
-      llvm::DefaultThreadPool Pool(llvm::hardware_concurrency(Jobs));
-      std::vector<std::shared_future<void>> Done;
-      for (size_t I = 0; I < Inputs.size(); ++I)
-        Done.push_back(
-            Pool.async([&, I] { processFile(Inputs[I], FileLogs[I]); }));
-      for (size_t I = 0; I < Inputs.size(); ++I) {
-        Done[I].wait();
-        Finish(I);
-      }
-    }
-    if (Progress)
-      llvm::errs() << "\r\033[K";
-  }
+  processInputs(Run);
 
   // A project header that several inputs include is written once, so the
   // inputs that edit it must edit it identically (they usually do: the same
@@ -541,7 +247,7 @@ static int runSession(const std::vector<std::string> &Args) {
           G->Headers.clear();
           // Its remarks were given; errors of the new run are reported.
           DiagnosticLog Rerun;
-          processFile(*G, Rerun);
+          processFile(Run, *G, Rerun);
           for (const Diagnostic &D : Rerun.all())
             if (D.Level == Severity::Error)
               Log.report(D);
