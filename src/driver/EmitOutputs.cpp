@@ -122,10 +122,10 @@ void computeOutputs(Session &Run) {
                        SourceScope::displayPath(Path) +
                        " without its text; please report this with the file");
     for (const auto &[Path, Text] : F.Headers) {
-      clang::tooling::Replacements R = matchLineEndings(
-          formatted(F.Edits.forFile(Path), Text, Path,
-                    SourceScope::displayPath(Path)),
-          Text);
+      clang::tooling::Replacements R =
+          matchLineEndings(formatted(F.Edits.forFile(Path), Text, Path,
+                                     SourceScope::displayPath(Path)),
+                           Text);
       auto Header = applyEdits(Text, R);
       if (!Header) {
         Log.report(diag::OverlappingEdits, Severity::Error, F.Given, 0, 0,
@@ -138,9 +138,9 @@ void computeOutputs(Session &Run) {
     }
   }
   Run.ToStdout = Opts.OutputFile == "-" ||
-                  (Opts.OutputFile.empty() && Opts.OutputDir.empty() &&
-                   !Opts.InPlace && !Opts.Diff && Opts.ExportFixes.empty() &&
-                   Opts.Report.empty() && !Opts.Check);
+                 (Opts.OutputFile.empty() && Opts.OutputDir.empty() &&
+                  !Opts.InPlace && !Opts.Diff && Opts.ExportFixes.empty() &&
+                  Opts.Report.empty() && !Opts.Check);
 }
 
 void writeOutputs(Session &Run) {

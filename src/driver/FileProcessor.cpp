@@ -150,8 +150,8 @@ void chooseBlockSize(KernelInfo &K, const FileAnalysis &A,
   K.BlockSizes = Seen;
   K.BlockSizeSource = "launch at " + FirstPlace;
   if (Seen.size() > 1)
-    K.BlockSizeSource = "largest of " + std::to_string(Seen.size()) +
-                        " launch block sizes";
+    K.BlockSizeSource =
+        "largest of " + std::to_string(Seen.size()) + " launch block sizes";
 }
 
 } // namespace
@@ -165,9 +165,9 @@ void computeKernelOccupancy(FileAnalysis &A, const ArchLimits &Arch,
     unsigned long Shared = K.Ptxas ? K.Ptxas->SharedBytes : K.StaticShared;
     for (const LaunchInfo &L : A.Launches)
       if (L.Kernel == K.Name && L.DynamicShared)
-        Shared = std::max(Shared, (K.Ptxas ? K.Ptxas->SharedBytes
-                                           : K.StaticShared) +
-                                      *L.DynamicShared);
+        Shared =
+            std::max(Shared, (K.Ptxas ? K.Ptxas->SharedBytes : K.StaticShared) +
+                                 *L.DynamicShared);
     K.OccupancyRegisterSource = K.Ptxas ? "ptxas" : "estimated";
     K.Occupancy = computeOccupancy(Arch, {Regs, K.BlockSize, Shared});
   }
@@ -263,8 +263,8 @@ void FileProcessor::handleTranslationUnit(clang::ASTContext &Ctx,
   // Malformed or unmatched directives, said by the first pass only.
   if (ReportDirectiveProblems)
     for (const auto &[Path, Problems] : Steering.problems()) {
-      std::string Shown = Path == File ? F.Given
-                                       : SourceScope::displayPath(Path);
+      std::string Shown =
+          Path == File ? F.Given : SourceScope::displayPath(Path);
       for (const DirectiveProblem &P : Problems)
         Log.report(diag::BadDirective, Severity::Warning, Shown, P.Line,
                    P.Column, P.Message);

@@ -1,4 +1,4 @@
-//===- FileProcessor.h - Parse, analyse, plan, transform one file -*- C++ -*-===//
+//===- FileProcessor.h - Parse, analyse, plan, transform a file -*- C++ -*-===//
 //
 // One pass of the rewrite over one translation unit: the AST handler that
 // analyses it, computes its kernels' occupancy and lets the transformations
@@ -30,7 +30,8 @@ public:
                 CompileFeedback *Feedback,
                 const std::vector<std::string> &Transforms,
                 std::optional<unsigned> BlockSize, bool Force, bool FmadFalse,
-                DiagnosticLog &Log, std::string HeaderFilter = AllProjectHeaders)
+                DiagnosticLog &Log,
+                std::string HeaderFilter = AllProjectHeaders)
       : F(F), Arch(Arch), Costs(*S.Costs), Feedback(Feedback),
         Transforms(Transforms), BlockSize(BlockSize), Force(Force),
         SplitForm(S.SplitForm), FmadFalse(FmadFalse), Log(Log),

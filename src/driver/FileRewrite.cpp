@@ -35,10 +35,9 @@ void processFile(const Session &Run, InputFile &F, DiagnosticLog &FileLog) {
   TranslatedFlags Flags = Front.compileFlags(F.Absolute);
   if (FeedbackPtr)
     Feedback.setFileFlags(F.Absolute, Flags.Nvcc);
-  FileProcessor Processor(F, *F.Settings, *Arch, FeedbackPtr,
-                          Run.activeFor(F),
-                          Opts.BlockSize, Opts.ForceTransforms,
-                          Opts.FmadFalse, FileLog, Opts.HeaderFilter);
+  FileProcessor Processor(F, *F.Settings, *Arch, FeedbackPtr, Run.activeFor(F),
+                          Opts.BlockSize, Opts.ForceTransforms, Opts.FmadFalse,
+                          FileLog, Opts.HeaderFilter);
   F.PassChanges.clear();
   F.Parsed = Front.parse(F.Absolute, F.Given, F.Contents, Processor, FileLog);
   if (!F.Parsed)
@@ -55,9 +54,8 @@ void processFile(const Session &Run, InputFile &F, DiagnosticLog &FileLog) {
   // Without a toolkit WW1007 has already said that ptxas is unavailable.
   // rewrite --report describes the input's kernels with ptxas's counts
   // too, as its decisions do, rather than with the estimates.
-  bool ReportsKernels =
-      Opts.Cmd == Command::Analyze ||
-      (Opts.Cmd == Command::Rewrite && !Opts.Report.empty());
+  bool ReportsKernels = Opts.Cmd == Command::Analyze ||
+                        (Opts.Cmd == Command::Rewrite && !Opts.Report.empty());
   if (ReportsKernels && Opts.UsePtxas && !Front.usingStubHeaders() &&
       !F.Analysis.Kernels.empty()) {
     PtxasRunner Ptxas(Front.toolkit(), Opts.CacheDir, FileLog);

@@ -98,10 +98,11 @@ void collectHeaderOutputs(Session &Run) {
   std::map<std::string, HeaderOutput> &HeaderOutputs = Run.HeaderOutputs;
   for (InputFile &F : Inputs)
     for (const auto &[Path, Text] : F.HeadersRewritten) {
-      auto It = HeaderOutputs
-                    .emplace(Path, HeaderOutput{F.Headers[Path], Text,
-                                                std::string(), {}})
-                    .first;
+      auto It =
+          HeaderOutputs
+              .emplace(Path,
+                       HeaderOutput{F.Headers[Path], Text, std::string(), {}})
+              .first;
       It->second.Owners.push_back(&F);
     }
   // An input may include a rewritten header through unchanged ones

@@ -71,7 +71,6 @@ struct ParseOnly : ASTHandler {
                              const std::string &) override {}
 };
 
-
 /// The rewrite compiled by nvcc for the target, as the planner measures
 /// candidates (cached by content).
 CompileCheck nvccCheck(CompileFeedback &Feedback, const InputFile &F,
@@ -135,7 +134,6 @@ void reportBrokenChange(const InputFile &F, const PassChange &C,
                  "with the other changes" +
                  Later + "; please report this with the file");
 }
-
 
 /// "k.cuh, through mid.cuh": the headers \p T rewrites, and those through
 /// which \p F's main file includes them, for -v.

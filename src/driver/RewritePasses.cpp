@@ -97,8 +97,7 @@ struct PassFiles {
   /// The edited files of \p F with the earlier passes' edits applied; false
   /// when they do not apply (reported when the output is computed).
   bool read(const InputFile &F) {
-    Files[F.Absolute] = {F.Given, F.Contents, F.Edits.forFile(F.Absolute),
-                         ""};
+    Files[F.Absolute] = {F.Given, F.Contents, F.Edits.forFile(F.Absolute), ""};
     for (const auto &[Path, Text] : F.Headers)
       Files[Path] = {SourceScope::displayPath(Path), Text,
                      F.Edits.forFile(Path), ""};
@@ -138,19 +137,18 @@ struct PassFiles {
 /// applied decisions' remarks) in \p FileLog, at the original files' lines,
 /// each with \p Note.
 void reportPassDiagnostics(const InputFile &F, const InputFile &Next,
-                           const DiagnosticLog &PassLog,
-                           const PassFiles &Files, const std::string &Note,
-                           DiagnosticLog &FileLog) {
+                           const DiagnosticLog &PassLog, const PassFiles &Files,
+                           const std::string &Note, DiagnosticLog &FileLog) {
   for (const Diagnostic &D : PassLog.all()) {
-    bool Applied = D.Id == "WW4001" || D.Id == "WW4002" ||
-                   D.Id == "WW4003" || D.Id == "WW4004";
+    bool Applied = D.Id == "WW4001" || D.Id == "WW4002" || D.Id == "WW4003" ||
+                   D.Id == "WW4004";
     // The main file's, and a project header's (by its display name).
-    bool Ours = D.File == F.Given ||
-                (!D.File.empty() &&
-                 (Files.named(D.File) ||
-                  llvm::any_of(Next.Headers, [&](const auto &H) {
-                    return SourceScope::displayPath(H.first) == D.File;
-                  })));
+    bool Ours =
+        D.File == F.Given ||
+        (!D.File.empty() &&
+         (Files.named(D.File) || llvm::any_of(Next.Headers, [&](const auto &H) {
+            return SourceScope::displayPath(H.first) == D.File;
+          })));
     // A compile error is warpwise's rewrite not compiling: below.
     if (D.Raw || !Ours || D.Id == diag::CompileErrors ||
         (D.Level != Severity::Error && D.Level != Severity::Warning &&
@@ -262,8 +260,8 @@ bool settleRewrite(const Session &Run, InputFile &F, DiagnosticLog &FileLog) {
     F.DecisionIds = Next.DecisionIds;
     if (!Parsed) {
       std::optional<std::string> Error = compileErrorIn(PassLog);
-      if (Error && dropBrokenChanges(F, clangCheck(Front, F), "clang", *Error,
-                                     FileLog))
+      if (Error &&
+          dropBrokenChanges(F, clangCheck(Front, F), "clang", *Error, FileLog))
         return true;
       FileLog.report(diag::InternalError, Severity::Error, F.Given, 0, 0,
                      "internal error: warpwise's rewrite of this file does "

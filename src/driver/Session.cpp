@@ -38,8 +38,7 @@ bool Session::mayWrite(const InputFile &F) const {
     return !blockingErrors("");
   for (const Diagnostic &D : Log.all())
     if (D.Level == Severity::Error && D.Id != diag::InternalError &&
-        D.Id != diag::HeaderConflict &&
-        (D.File == F.Given || D.File.empty()))
+        D.Id != diag::HeaderConflict && (D.File == F.Given || D.File.empty()))
       return false;
   return true;
 }

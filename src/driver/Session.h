@@ -146,8 +146,7 @@ struct Session {
 
   /// The transformations that run on \p F: none for analyze.
   const std::vector<std::string> &activeFor(const InputFile &F) const {
-    return Opts.Cmd == Command::Rewrite ? F.Settings->Transforms
-                                        : NoTransforms;
+    return Opts.Cmd == Command::Rewrite ? F.Settings->Transforms : NoTransforms;
   }
   /// An error that stops the outputs, of \p File ("" : of any file).
   bool blockingErrors(const std::string &File) const;

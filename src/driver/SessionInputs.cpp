@@ -36,8 +36,7 @@ bool looksBinary(llvm::StringRef S) {
   size_t Control = 0;
   for (char C : S.take_front(8192)) {
     unsigned char U = C;
-    if (U < 32 && C != '\n' && C != '\r' && C != '\t' && C != '\f' &&
-        C != '\v')
+    if (U < 32 && C != '\n' && C != '\r' && C != '\t' && C != '\f' && C != '\v')
       ++Control;
   }
   return Control > 8;
@@ -209,10 +208,10 @@ std::optional<int> chooseSettings(Session &Run) {
         if (llvm::is_contained(*C->Transforms, T))
           S.Transforms.push_back(T);
     }
-    S.MeldForm = C && C->MeldForm && !Opts.MeldFormGiven ? *C->MeldForm
-                                                          : Opts.MeldForm;
+    S.MeldForm =
+        C && C->MeldForm && !Opts.MeldFormGiven ? *C->MeldForm : Opts.MeldForm;
     S.SplitForm = C && C->SplitForm && Opts.SplitForm.empty() ? *C->SplitForm
-                                                               : Opts.SplitForm;
+                                                              : Opts.SplitForm;
     if (C)
       S.Kernels = C->Kernels;
     auto T = CostTable::load(Opts.CostsPath, C ? C->Costs : "");

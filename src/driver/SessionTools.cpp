@@ -98,7 +98,8 @@ void startFeedback(Session &Run) {
     Front.printConfiguration(llvm::errs());
     if (!Front.usingStubHeaders())
       llvm::errs() << "warpwise: tools: nvcc "
-                   << Front.toolkit().Path + "/bin/nvcc" << ", cuobjdump "
+                   << Front.toolkit().Path + "/bin/nvcc"
+                   << ", cuobjdump "
                    << (Feedback.cuobjdumpPath().empty()
                            ? std::string("(not found)")
                            : Feedback.cuobjdumpPath())
@@ -121,8 +122,7 @@ void startFeedback(Session &Run) {
       Inputs, [&](const InputFile &F) { return !Run.activeFor(F).empty(); });
   // Said once, here, rather than in every decision it costs: the same input
   // gives different output where the tools are missing.
-  if (FeedbackPtr && !Feedback.available() && AnyActive &&
-      Opts.UsePtxas)
+  if (FeedbackPtr && !Feedback.available() && AnyActive && Opts.UsePtxas)
     Log.report(diag::ToolMissing, Severity::Warning, "", 0, 0,
                Feedback.unavailableReason() +
                    "; fuse and meld are declined and fission cannot check "

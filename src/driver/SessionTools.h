@@ -1,4 +1,4 @@
-//===- SessionTools.h - The frontend, --tune and nvcc's feedback -*- C++ -*-===//
+//===- SessionTools.h - The frontend, --tune, nvcc feedback ----*- C++ -*-===//
 //
 // The tools a session runs, started once for every input: the frontend,
 // --tune's timing of the variants (before the rewrite, which then runs
