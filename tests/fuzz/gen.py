@@ -719,7 +719,12 @@ class Gen:
         hl = []
         hl.append('static void ref_%s(const float *a, const int *m, float *out, '
                   'int *ws, int *cnt, int fz_grid, int fz_block) {' % k.name)
-        hl.append('  float xs[%s], ss[%s];' % (S, S))
+        # ss only where it is read: nvcc -Werror rejects a variable set but
+        # never used.
+        if two_phase:
+            hl.append('  float xs[%s], ss[%s];' % (S, S))
+        else:
+            hl.append('  float xs[%s];' % S)
         hl.append('  for (int bx = 0; bx < fz_grid; ++bx) {')
         hl.append('    for (int t = 0; t < %s; ++t) {' % S)
         hl.append('      int i = bx * %s + t;' % S)
@@ -730,7 +735,8 @@ class Gen:
         hl += ['      ' + host_text(l) for l in arm_lines]
         hl.append('      xs[t] = x;')
         hl.append('      out[i] = s - u;')
-        hl.append('      ss[t] = s + u;')
+        if two_phase:
+            hl.append('      ss[t] = s + u;')
         hl.append('    }')
         hl.append('    for (int t = 0; t < %s; ++t) {' % S)
         hl.append('      int i = bx * %s + t;' % S)
@@ -785,10 +791,8 @@ class Gen:
                            k.params + ['int fz_grid', 'int fz_block'], ') {')
         lines.append('  for (int bx = 0; bx < fz_grid; ++bx) {')
         lines.append('    for (int tx = 0; tx < fz_block; ++tx) {')
-        lines.append('      int bd = fz_block;')
-        lines.append('      int gd = fz_grid;')
-        lines.append('      (void)bd;')
-        lines.append('      (void)gd;')
+        lines.append('      [[maybe_unused]] int bd = fz_block;')
+        lines.append('      [[maybe_unused]] int gd = fz_grid;')
         lines.append('      [&]() {')
         for l in k.body:
             lines.append(('        ' + host_text(l)) if not l.startswith('#')
@@ -993,9 +997,9 @@ class Gen:
         w('#define __fsqrt_rn fz_fsqrt_rn')
         w('#endif')
         w('')
-        w('static float h_fmul_rn(float p, float q) { return p * q; }')
-        w('static float h_fsqrt_rn(float p) { return sqrtf(p); }')
-        w('static int fz_atomic_add(int *p, int v) {')
+        w('[[maybe_unused]] static float h_fmul_rn(float p, float q) { return p * q; }')
+        w('[[maybe_unused]] static float h_fsqrt_rn(float p) { return sqrtf(p); }')
+        w('[[maybe_unused]] static int fz_atomic_add(int *p, int v) {')
         w('  int old = *p;')
         w('  *p += v;')
         w('  return old;')
@@ -1038,13 +1042,13 @@ class Gen:
         w('  }')
         w('  return h;')
         w('}')
-        w('static int fz_close(float g, float e) {')
+        w('[[maybe_unused]] static int fz_close(float g, float e) {')
         w('  if (g == e || (g != g && e != e))')
         w('    return 1;')
         w('  float d = fabsf(g - e);')
         w('  return d <= 1e-3f + 1e-3f * fabsf(e);')
         w('}')
-        w('static int fz_check_f(const char *name, const float *got, const float *ref, int n) {')
+        w('[[maybe_unused]] static int fz_check_f(const char *name, const float *got, const float *ref, int n) {')
         w('  for (int k = 0; k < n; ++k)')
         w('    if (!fz_close(got[k], ref[k])) {')
         w('      printf("%s[%d]: got %.9g, expected %.9g\\n", name, k, got[k], ref[k]);')
@@ -1052,7 +1056,7 @@ class Gen:
         w('    }')
         w('  return 1;')
         w('}')
-        w('static int fz_check_i(const char *name, const int *got, const int *ref, int n) {')
+        w('[[maybe_unused]] static int fz_check_i(const char *name, const int *got, const int *ref, int n) {')
         w('  for (int k = 0; k < n; ++k)')
         w('    if (got[k] != ref[k]) {')
         w('      printf("%s[%d]: got %d, expected %d\\n", name, k, got[k], ref[k]);')
