@@ -30,8 +30,16 @@ bit-exact checksums of every result buffer, so that the original and a
 rewritten program can be compared exactly on the same platform.
 """
 import random
+import re
 import sys
 
+from gen_families import RuleFamilies
+
+# The families of gen_families.py: each drawn in a share of the programs,
+# from its own random stream (seed * mul + add).
+FAMILY_SHARE = 0.35
+FAMILY_STREAMS = [('nested', 1000003, 31), ('fpchain', 1000033, 37),
+                  ('extern', 1000037, 41)]
 CONSTS = ['0.5f', '0.25f', '0.75f', '1.5f', '0.125f', '2.0f', '0.375f',
           '0.625f', '1.25f', '0.0625f', '0.875f', '3.0f']
 THRESH = ['0.0f', '0.25f', '-0.25f', '0.5f', '-0.5f', '0.125f']
@@ -70,9 +78,17 @@ class Kernel:
         self.block = 32
         self.grid_expr = None     # device launch grid text
         self.families = []
+        # Linkage and launch (gen_families.py's extern family).
+        self.prefix = ''          # 'static ', 'extern "C" '
+        self.bounds = False       # __launch_bounds__(block)
+        self.anon = False         # inside an anonymous namespace
+        self.prototype = False    # declared before its definition
+        self.wrapper = False      # launched from a host function
 
 
-class Gen:
+class Gen(RuleFamilies):
+    Kernel, Buf = Kernel, Buf
+
     def __init__(self, seed):
         self.seed = seed
         self.r = random.Random(seed)
@@ -763,11 +779,29 @@ class Gen:
         lines = []
         if k.tmpl_header:
             lines.append(k.tmpl_header)
-        head = '__global__ void %s(' % k.name
+        head = '%s__global__ void %s%s(' % (
+            k.prefix, '__launch_bounds__(%d) ' % k.block if k.bounds else '',
+            k.name)
+        if k.prototype:
+            # Declared first; a host function that launches it comes between
+            # the declaration and the definition.
+            lines += self.wrap(head, k.params, ');') + ['']
+            if k.wrapper:
+                lines += self.wrapper_text(k) + ['']
         lines += self.wrap(head, k.params, ') {')
         lines += ['  ' + l if not l.startswith('#') else l for l in k.body]
         lines.append('}')
+        if k.wrapper and not k.prototype:
+            lines += [''] + self.wrapper_text(k)
+        if k.anon:
+            lines = ['namespace {'] + lines + ['} // namespace']
         return '\n'.join(lines)
+
+    def wrapper_text(self, k):
+        names = [re.search(r'(\w+)$', p).group(1) for p in k.params]
+        return self.wrap('static void fz_launch_%s(' % k.name,
+                         ['int fz_g', 'int fz_b'] + k.params, ') {') + \
+            self.wrap('  %s<<<fz_g, fz_b>>>(' % k.name, names, ');') + ['}']
 
     def wrap(self, head, params, tail):
         out, cur = [], head
@@ -819,6 +853,11 @@ class Gen:
         more = random.Random(self.seed * 104729 + 29)
         if more.random() < 0.5:
             self.kernels.append(self.uniform(len(self.kernels), more))
+        # Issue 26's families (gen_families.py), each from its own stream.
+        for fam, mul, add in FAMILY_STREAMS:
+            own = random.Random(self.seed * mul + add)
+            if own.random() < FAMILY_SHARE:
+                self.kernels.append(getattr(self, fam)(len(self.kernels), own))
         return self.program()
 
     def uniform(self, idx, r):
@@ -1095,7 +1134,12 @@ class Gen:
                 else:
                     dargs.append(a[1])
                     rargs.append(a[2])
-            call = '    %s%s<<<%s, %d>>>(' % (k.name, k.tmpl_args, k.grid_expr, k.block)
+            if k.wrapper:
+                call = '    fz_launch_%s(' % k.name
+                dargs = [k.grid_expr, str(k.block)] + dargs
+            else:
+                call = '    %s%s<<<%s, %d>>>(' % (k.name, k.tmpl_args,
+                                                 k.grid_expr, k.block)
             out.extend(self.wrap(call, dargs, ');'))
             w('    if (cudaDeviceSynchronize() != cudaSuccess) {')
             w('      printf("%s: launch failed\\n");' % k.name)
