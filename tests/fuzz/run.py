@@ -2,8 +2,8 @@
 """run.py - differential fuzzing campaign for warpwise.
 
   run.py --warpwise PATH --seeds A-B[,C,D-E] [--modes default,forced,...]
-         [--nvcc PATH | --no-nvcc] [--arches sm_75,sm_90] [--out DIR] [-j N]
-         [--gpu-batch DIR]
+         [--nvcc PATH | --no-nvcc] [--arches sm_75,sm_90] [--no-werror]
+         [--out DIR] [-j N] [--gpu-batch DIR]
 
 For each seed, tests/fuzz/gen.py writes a random, self-checking CUDA program;
 for each mode, warpwise rewrites it and the result is checked:
@@ -13,7 +13,13 @@ for each mode, warpwise rewrites it and the result is checked:
   refused      warpwise exited 1 on a program it must accept
   generator    the original itself does not compile with nvcc, does not build
                or pass its self-check on the CPU executor (a gen.py bug)
-  nvcc         the rewritten program does not compile (nvcc -arch=sm_XX -c)
+  nvcc         the rewritten program does not compile (nvcc -arch=sm_XX -c),
+               with -Werror all-warnings where the original compiles with
+               it (--werror, the default); where the original warns, the
+               plain compile, and a warning that the original lacks fails
+  linkage      a kernel with external linkage in the original (other files
+               may launch it) is not defined in the rewritten program with
+               the same name, parameters and linkage
   idempotence  rewriting the rewritten file again with the same flags changes
                it
   cpu          the original and the rewritten program, built with the CPU
@@ -33,6 +39,7 @@ import argparse
 import concurrent.futures
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -59,8 +66,8 @@ MODES = {
     'realloc': ['--force-transforms', '--transforms', 'meld,realloc'],
     'share': ['--force-transforms', '--transforms', 'share'],
 }
-CLASSES = ['crash', 'refused', 'generator', 'nvcc', 'idempotence', 'cpu',
-           'setup']
+CLASSES = ['crash', 'refused', 'generator', 'nvcc', 'linkage', 'idempotence',
+           'cpu', 'setup']
 TRANSFORMS = ['meld', 'fuse', 'realloc', 'fission', 'split-literal',
               'split-compact', 'split-adaptive', 'share']
 
@@ -94,6 +101,43 @@ def run(cmd, cwd, timeout=600):
         return 127, 'cannot run %s: %s' % (cmd[0], e)
 
 
+# A kernel definition: linkage words, attributes, name and parameters.
+KERNEL_DEF = re.compile(
+    r'^[ \t]*((?:(?:static|inline|extern\s+"C")\s+)*)'
+    r'(?:__launch_bounds__\([^()]*\)\s*)?__global__\s+'
+    r'(?:(?:static|inline)\s+)?void\s+(?:__launch_bounds__\([^()]*\)\s*)?'
+    r'(\w+)\s*\(([^()]*)\)\s*\{', re.M)
+ANON_NAMESPACE = re.compile(r'^namespace \{$.*?^\} // namespace$',
+                            re.M | re.S)
+WARNING = re.compile(r'warning\s*(#\d+-D)?\s*:\s*(.*)')
+
+
+def external_kernels(text):
+    """{(name, parameters)} of the kernels defined with external linkage
+    (not static, not in an anonymous namespace), the parameters' spacing
+    normalized."""
+    text = ANON_NAMESPACE.sub('', text)
+    out = set()
+    for m in KERNEL_DEF.finditer(text):
+        if 'static' in m.group(1).split():
+            continue
+        params = re.sub(r'\s*([*&,])\s*', r'\1', ' '.join(m.group(3).split()))
+        out.add((('extern "C" ' if '"C"' in m.group(1) else '') + m.group(2),
+                 params))
+    return out
+
+
+def warnings_of(out):
+    """The set of warnings nvcc printed, without their file and line."""
+    found = set()
+    for line in out.splitlines():
+        m = WARNING.search(line)
+        if m:
+            found.add(('%s: %s' % (m.group(1), m.group(2)) if m.group(1)
+                       else m.group(2)).strip())
+    return found
+
+
 def crashed(rc, out):
     if rc is None or rc < 0 or rc not in (0, 1):
         return True
@@ -118,7 +162,7 @@ class Campaign:
         self.flags = {}
         self.seed_lock = threading.Lock()
         self.seed_state = {}     # seed -> Future of the seed's preparation
-        self.orig_nvcc = {}      # (seed, arch) -> (ok, output)
+        self.orig_nvcc = {}      # (seed, arch, werror) -> (ok, output)
 
     # -------------------------------------------------------------- per seed
     def seed_dir(self, seed):
@@ -134,7 +178,8 @@ class Campaign:
         src = os.path.join(d, 'prog.cu')
         with open(src, 'w') as f:
             f.write(text)
-        res = {'src': src, 'text': text}
+        res = {'src': src, 'text': text, 'families': sorted(set(
+            re.findall(r'^    // k\d+_(\w+) \(', text, re.M)))}
         if self.a.gpu_batch:
             return res
         rc, out = run([sys.executable, CPU_BUILD, 'prog.cu', 'prog.cpu'], d)
@@ -164,24 +209,27 @@ class Campaign:
                 fut.set_result({'error': 'preparing the seed failed: %r' % e})
         return fut.result()
 
-    def nvcc(self, d, name, arch):
+    def nvcc(self, d, name, arch, werror=False):
         """nvcc -arch=ARCH -c NAME; with a list of arches, one -gencode
-        each."""
+        each; with werror, -Werror all-warnings."""
         if isinstance(arch, list):
             flags = ['-gencode=arch=compute_%s,code=%s' % (x[3:], x) for x in arch]
             tag = 'all'
         else:
             flags, tag = ['-arch=' + arch], arch
+        if werror:
+            flags += ['-Werror', 'all-warnings']
         obj = os.path.join(d, '%s.%s.%d.o' % (name, tag, threading.get_ident()))
         rc, out = run([self.a.nvcc] + flags + ['-c', name, '-o', obj], d)
         if os.path.exists(obj):
             os.remove(obj)
         return rc == 0, out
 
-    def original_compiles(self, seed, arch):
-        key = (seed, arch)
+    def original_compiles(self, seed, arch, werror=False):
+        key = (seed, tuple(arch) if isinstance(arch, list) else arch, werror)
         if key not in self.orig_nvcc:
-            self.orig_nvcc[key] = self.nvcc(self.seed_dir(seed), 'prog.cu', arch)
+            self.orig_nvcc[key] = self.nvcc(self.seed_dir(seed), 'prog.cu',
+                                            arch, werror)
         return self.orig_nvcc[key]
 
     # -------------------------------------------------------------- per unit
@@ -250,6 +298,14 @@ class Campaign:
         with open(os.path.join(d, 'prog.ww.cu')) as f:
             rewritten = f.read()
         res['changed'] = rewritten != info['text']
+        if res['changed']:
+            missing = external_kernels(info['text']) - external_kernels(rewritten)
+            if missing:
+                res['fail'].append('linkage')
+                res['notes'].append(
+                    'kernels with external linkage (other files may launch '
+                    'them) are no longer defined as written: %s' % ', '.join(
+                        '%s(%s)' % m for m in sorted(missing)))
         if self.a.gpu_batch:
             return self.finish(res, t0)
         if 'error' in info:
@@ -276,26 +332,8 @@ class Campaign:
                                     '(diff prog.ww.cu prog.ww2.cu)')
         if not res['changed']:
             return self.finish(res, t0)
-        # nvcc.
         if self.a.nvcc:
-            # One nvcc for all arches (one host compilation); on an error,
-            # one per arch to name the arch.
-            if len(self.a.arches) > 1 and self.nvcc(d, 'prog.ww.cu', self.a.arches)[0]:
-                arches = []
-            else:
-                arches = self.a.arches
-            for arch in arches:
-                ok, nout = self.nvcc(d, 'prog.ww.cu', arch)
-                if ok:
-                    continue
-                if not self.original_compiles(seed, arch)[0]:
-                    res['fail'].append('generator')
-                    res['notes'].append('the original does not compile for %s' % arch)
-                else:
-                    res['fail'].append('nvcc')
-                    res['notes'].append('nvcc -arch=%s -c prog.ww.cu:\n%s'
-                                        % (arch, nout[-3000:]))
-                break
+            self.nvcc_checks(seed, d, res)
         # CPU executor.
         if 'error' not in info:
             rc, bout = run([sys.executable, CPU_BUILD, 'prog.ww.cu', 'prog.ww.cpu'], d)
@@ -314,6 +352,49 @@ class Campaign:
                     res['notes'].append('output differs (%s; diff orig.out '
                                         'rewritten.out)' % describe_rc(rc))
         return self.finish(res, t0)
+
+    def nvcc_checks(self, seed, d, res):
+        """nvcc on the rewritten program, for every arch in one nvcc (one
+        host compilation); on an error, once per arch to name the arch.
+        With --werror: -Werror all-warnings where the original compiles
+        with it; where the original warns, the plain compile, and a warning
+        the original lacks is a failure too."""
+        arches = self.a.arches
+        werror = self.a.werror and self.original_compiles(seed, arches, True)[0]
+        if self.a.werror:
+            res['werror'] = 'yes' if werror else 'fallback'
+        flag = ' -Werror all-warnings' if werror else ''
+        ok, out = self.nvcc(d, 'prog.ww.cu', arches, werror)
+        if ok and self.a.werror and not werror:
+            new = warnings_of(out) - warnings_of(
+                self.original_compiles(seed, arches)[1])
+            if new:
+                res['fail'].append('nvcc')
+                res['notes'].append(
+                    'nvcc -c prog.ww.cu warns where the original does not:\n'
+                    + '\n'.join(sorted(new)))
+        if not ok:
+            for arch in arches:
+                ok1, nout = self.nvcc(d, 'prog.ww.cu', arch, werror)
+                if ok1:
+                    continue
+                if not self.original_compiles(seed, arch)[0]:
+                    res['fail'].append('generator')
+                    res['notes'].append('the original does not compile for %s'
+                                        % arch)
+                else:
+                    res['fail'].append('nvcc')
+                    res['notes'].append('nvcc%s -arch=%s -c prog.ww.cu:\n%s'
+                                        % (flag, arch, nout[-3000:]))
+                break
+            else:
+                res['fail'].append('nvcc')
+                res['notes'].append('nvcc%s -c prog.ww.cu (all arches):\n%s'
+                                    % (flag, out[-3000:]))
+        if res.get('werror') == 'fallback':
+            res['notes'].append('the original warns under -Werror all-warnings,'
+                                ' so the rewritten program was compiled '
+                                'without it')
 
     def finish(self, res, t0):
         res['fail'] = sorted(set(res['fail']), key=CLASSES.index)
@@ -378,6 +459,10 @@ def main():
                     help='nvcc to compile with ("" to skip the nvcc checks)')
     ap.add_argument('--no-nvcc', action='store_true')
     ap.add_argument('--arches', default='sm_75,sm_90')
+    ap.add_argument('--werror', action=argparse.BooleanOptionalAction,
+                    default=True,
+                    help='compile rewritten programs with -Werror all-warnings'
+                    ' where the original compiles with it (default: on)')
     ap.add_argument('--out', default=None)
     ap.add_argument('-j', type=int, default=2)
     ap.add_argument('--gpu-batch', default=None)
@@ -436,6 +521,17 @@ def main():
         '%s %d' % (c, sum(c in r['fail'] for r in results)) for c in CLASSES))
     print('programs with each transformation applied: ' + ', '.join(
         '%s %d' % (t, sum(t in r['applied'] for r in results)) for t in TRANSFORMS))
+    if a.nvcc and a.werror and not a.gpu_batch:
+        print('nvcc -Werror all-warnings: %d rewritten programs compiled with '
+              'it, %d with the plain compile (their original warns)' % (
+                  sum(r.get('werror') == 'yes' for r in results),
+                  sum(r.get('werror') == 'fallback' for r in results)))
+    fams = {}
+    for s in seeds:
+        for f in camp.seed_info(s).get('families', []):
+            fams[f] = fams.get(f, 0) + 1
+    print('programs holding each family: ' + ', '.join(
+        '%s %d' % kv for kv in sorted(fams.items())))
     for m in modes:
         rs = [r for r in results if r['mode'] == m]
         print('  %-16s %d programs (%d rewritten): %s; applied %s' % (
