@@ -410,17 +410,20 @@ class Campaign:
 GPU_SCRIPT = r'''#!/usr/bin/env bash
 # run_gpu.sh - written by tests/fuzz/run.py --gpu-batch. On a machine with a
 # GPU: compiles every original sN.cu and each rewritten sN.MODE.cu with
-# nvcc -arch=sm_90 (default -fmad), runs both and compares their output.
+# nvcc -arch=sm_90 -fmad=true (nvcc's default), runs both and compares their
+# output, checksums included: they must be bit-identical.
 # Usage: run_gpu.sh [NVCC]   (default: nvcc on PATH)
+#   ARCH=sm_80 FMAD=false run_gpu.sh   another arch, or no contraction
 set -u
 cd "$(dirname "$0")"
 nvcc=${1:-nvcc}
 arch=${ARCH:-sm_90}
-mkdir -p bin
+fmad=${FMAD:-true}
+rm -rf bin && mkdir bin
 pass=0 fail=0
 # Compile everything first, in parallel; then run one program at a time.
 ls s*.cu | sed 's/\.cu$//' | xargs -P "$(nproc)" -I{} sh -c \
-  '"$0" -arch='$arch' -o bin/{} {}.cu >bin/{}.log 2>&1 || touch bin/{}.failed' "$nvcc"
+  '"$0" -arch='$arch' -fmad='$fmad' -o bin/{} {}.cu >bin/{}.log 2>&1 || touch bin/{}.failed' "$nvcc"
 for orig in $(ls s*.cu | grep -v '\..*\.cu$' | sort -V); do
   base=${orig%.cu}
   if [ -e bin/$base.failed ]; then
@@ -454,7 +457,9 @@ def main():
     ap.add_argument('--warpwise', required=True)
     ap.add_argument('--seeds', required=True, help='A-B[,C,...]')
     ap.add_argument('--modes', default='default,forced,split-literal,'
-                    'split-compact,split-adaptive')
+                    'split-compact,split-adaptive',
+                    help='modes, comma-separated, or "all" (%s)' %
+                    ', '.join(MODES))
     ap.add_argument('--nvcc', default=None,
                     help='nvcc to compile with ("" to skip the nvcc checks)')
     ap.add_argument('--no-nvcc', action='store_true')
@@ -479,6 +484,8 @@ def main():
         a.nvcc = os.path.abspath(a.nvcc) if os.sep in a.nvcc else a.nvcc
     a.arches = [x for x in a.arches.split(',') if x]
     modes = [m for m in a.modes.split(',') if m]
+    if modes == ['all']:
+        modes = list(MODES)
     for m in modes:
         if m not in MODES:
             ap.error('unknown mode %s (known: %s)' % (m, ', '.join(MODES)))
