@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""gen.py SEED - print one random, race-free, self-checking CUDA program.
+"""gen.py SEED [--no-rule-families | --only-rule-families] - print one
+random, race-free, self-checking CUDA program.
 
 The program is a pure function of SEED (random.Random(SEED); no global
 randomness, no time). It holds 1-3 kernels drawn from a few families, each
@@ -22,6 +23,18 @@ built to offer warpwise candidates for one or more transformations:
             that melding and its branch-free form (speculated stores) apply.
             Drawn from a second generator, so the other kernels of a seed
             are the same with or without it.
+  uniform   block-uniform scalars and a table every thread computes
+            (variable sharing); a third generator of its own.
+  nested, fpchain, extern
+            the families of issue 26's general rules (gen_families.py):
+            brace-less loop nests (fission), floating-point chains after a
+            divergent branch (fuse and meld under nvcc's contraction),
+            externally linked kernels with launch-uniform arithmetic
+            (share). Each is in about a third of the programs, each from a
+            generator of its own; --no-rule-families leaves them out (the
+            programs of earlier versions, byte for byte);
+            --only-rule-families gives a program of the three alone (the
+            kernels they are wherever the seed draws them).
 
 Each kernel has a plain C++ host reference (the per-thread code is the kernel
 text with device-only names mapped to host ones). The program compares the
@@ -89,8 +102,9 @@ class Kernel:
 class Gen(RuleFamilies):
     Kernel, Buf = Kernel, Buf
 
-    def __init__(self, seed):
+    def __init__(self, seed, rule_families='with'):
         self.seed = seed
+        self.rule_families = rule_families
         self.r = random.Random(seed)
         self.uses = set()
         self.kernels = []
@@ -844,19 +858,22 @@ class Gen(RuleFamilies):
         for j in range(nk):
             fams.append(r.choice(['branchy', 'branchy', 'branchy', 'fission',
                                   'fission', 'split', 'split', 'block']))
-        for j, f in enumerate(fams):
+        only = self.rule_families == 'only'
+        for j, f in enumerate([] if only else fams):
             self.kernels.append(getattr(self, {'block': 'blockk'}.get(f, f))(j))
         extra = random.Random(self.seed * 7919 + 17)
-        if extra.random() < 0.5:
+        if extra.random() < 0.5 and not only:
             self.kernels.append(self.exchange(len(self.kernels), extra))
         # Its own stream too: the kernels above are those of earlier versions.
         more = random.Random(self.seed * 104729 + 29)
-        if more.random() < 0.5:
+        if more.random() < 0.5 and not only:
             self.kernels.append(self.uniform(len(self.kernels), more))
-        # Issue 26's families (gen_families.py), each from its own stream.
+        # Issue 26's families (gen_families.py), each from its own stream;
+        # with 'only', each of them, and nothing else.
         for fam, mul, add in FAMILY_STREAMS:
             own = random.Random(self.seed * mul + add)
-            if own.random() < FAMILY_SHARE:
+            if (own.random() < FAMILY_SHARE or only) and \
+                    self.rule_families != 'without':
                 self.kernels.append(getattr(self, fam)(len(self.kernels), own))
         return self.program()
 
@@ -1176,9 +1193,13 @@ class Gen(RuleFamilies):
 
 
 def main():
-    if len(sys.argv) != 2:
-        raise SystemExit('usage: gen.py SEED')
-    sys.stdout.write(Gen(int(sys.argv[1])).generate())
+    flags = {'--no-rule-families': 'without', '--only-rule-families': 'only'}
+    args = [a for a in sys.argv[1:] if a not in flags]
+    chosen = [flags[a] for a in sys.argv[1:] if a in flags]
+    if len(args) != 1 or len(chosen) > 1:
+        raise SystemExit('usage: gen.py SEED [--no-rule-families | '
+                         '--only-rule-families]')
+    sys.stdout.write(Gen(int(args[0]), (chosen or ['with'])[0]).generate())
 
 
 if __name__ == '__main__':

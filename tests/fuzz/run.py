@@ -172,7 +172,9 @@ class Campaign:
         """Generates the program, builds it for the CPU and runs it once."""
         d = self.seed_dir(seed)
         os.makedirs(d, exist_ok=True)
-        rc, text = run([sys.executable, GEN, str(seed)], d)
+        flag = {'with': [], 'without': ['--no-rule-families'],
+                'only': ['--only-rule-families']}[self.a.rule_families]
+        rc, text = run([sys.executable, GEN, str(seed)] + flag, d)
         if rc != 0:
             return {'error': 'gen.py failed: ' + text}
         src = os.path.join(d, 'prog.cu')
@@ -247,7 +249,7 @@ class Campaign:
     def unit_checks(self, seed, mode):
         t0 = time.time()
         res = {'seed': seed, 'mode': mode, 'fail': [], 'applied': [],
-               'notes': [], 'changed': False}
+               'notes': [], 'changed': False, 'decisions': []}
         info = self.seed_info(seed)
         d = os.path.join(self.seed_dir(seed), mode)
         res['dir'] = d
@@ -288,11 +290,16 @@ class Campaign:
                 report = json.load(f)
             for fl in report.get('files', []):
                 for dec in fl.get('decisions', []):
+                    t = dec.get('transform', '?')
+                    if t == 'split':
+                        t = 'split-' + (dec.get('form') or '?')
                     if dec.get('applied'):
-                        t = dec.get('transform', '?')
-                        if t == 'split':
-                            t = 'split-' + (dec.get('form') or '?')
                         res['applied'].append(t)
+                    fam = re.match(r'k\d+_([a-z]+)', dec.get('kernel') or '')
+                    reason = dec.get('reason') or ''
+                    res['decisions'].append((
+                        t, fam.group(1) if fam else '?', bool(dec.get('applied')),
+                        'bit-identical' in reason or '-fmad' in reason))
         except (OSError, ValueError) as e:
             res['notes'].append('cannot read the report: %r' % e)
         with open(os.path.join(d, 'prog.ww.cu')) as f:
@@ -407,6 +414,25 @@ class Campaign:
         return res
 
 
+def decisions_summary(results):
+    """Per family (from the kernel's name), each transformation's
+    decisions: applied/declined, and how many of the declined were declined
+    because the floating-point results would change under nvcc's -fmad."""
+    counts = {}
+    for r in results:
+        for t, fam, applied, fp in r.get('decisions', []):
+            c = counts.setdefault(fam, {}).setdefault(t, [0, 0, 0])
+            c[0 if applied else 1] += 1
+            c[2] += fp and not applied
+    lines = ['decisions on each family\'s kernels (applied/declined, '
+             'declined for floating point):']
+    for fam in sorted(counts):
+        lines.append('  %-9s %s' % (fam, ', '.join(
+            '%s %d/%d%s' % (t, a, d, ' (fp %d)' % f if f else '')
+            for t, (a, d, f) in sorted(counts[fam].items()))))
+    return '\n'.join(lines)
+
+
 GPU_SCRIPT = r'''#!/usr/bin/env bash
 # run_gpu.sh - written by tests/fuzz/run.py --gpu-batch. On a machine with a
 # GPU: compiles every original sN.cu and each rewritten sN.MODE.cu with
@@ -470,6 +496,13 @@ def main():
                     ' where the original compiles with it (default: on)')
     ap.add_argument('--out', default=None)
     ap.add_argument('-j', type=int, default=2)
+    ap.add_argument('--no-rule-families', dest='rule_families',
+                    action='store_const', const='without', default='with',
+                    help="programs without gen_families.py's kernels (issue "
+                    "26's rules): those of earlier versions, byte for byte")
+    ap.add_argument('--only-rule-families', dest='rule_families',
+                    action='store_const', const='only',
+                    help="programs of gen_families.py's three kernels alone")
     ap.add_argument('--gpu-batch', default=None)
     ap.add_argument('--keep', action='store_true',
                     help='keep the files of passing cases as well')
@@ -539,6 +572,7 @@ def main():
             fams[f] = fams.get(f, 0) + 1
     print('programs holding each family: ' + ', '.join(
         '%s %d' % kv for kv in sorted(fams.items())))
+    print(decisions_summary(results))
     for m in modes:
         rs = [r for r in results if r['mode'] == m]
         print('  %-16s %d programs (%d rewritten): %s; applied %s' % (
