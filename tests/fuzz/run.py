@@ -31,9 +31,10 @@ One line per (seed, mode), in order; then a summary with the line
 transformation applied. Exits 1 when anything failed. Failing cases keep
 their files under --out (default: a fresh temporary directory).
 
---gpu-batch DIR writes, instead of checking, the original and rewritten
-sources and DIR/run_gpu.sh, which compiles each pair with nvcc -arch=sm_90 on
-a machine with a GPU, runs both and compares their output.
+--gpu-batch DIR writes, instead of checking (with --checks: as well), the
+original and rewritten sources and DIR/run_gpu.sh, which compiles each pair
+with nvcc -arch=sm_90 (-fmad=$FMAD, default true) on a machine with a GPU,
+runs both and compares their output, checksums included.
 """
 import argparse
 import concurrent.futures
@@ -182,7 +183,7 @@ class Campaign:
             f.write(text)
         res = {'src': src, 'text': text, 'families': sorted(set(
             re.findall(r'^    // k\d+_(\w+) \(', text, re.M)))}
-        if self.a.gpu_batch:
+        if self.a.gpu_batch and not self.a.checks:
             return res
         rc, out = run([sys.executable, CPU_BUILD, 'prog.cu', 'prog.cpu'], d)
         if rc != 0:
@@ -313,7 +314,7 @@ class Campaign:
                     'kernels with external linkage (other files may launch '
                     'them) are no longer defined as written: %s' % ', '.join(
                         '%s(%s)' % m for m in sorted(missing)))
-        if self.a.gpu_batch:
+        if self.a.gpu_batch and not self.a.checks:
             return self.finish(res, t0)
         if 'error' in info:
             res['fail'].append('generator')
@@ -504,6 +505,9 @@ def main():
                     action='store_const', const='only',
                     help="programs of gen_families.py's three kernels alone")
     ap.add_argument('--gpu-batch', default=None)
+    ap.add_argument('--checks', action='store_true',
+                    help='with --gpu-batch: check every case as well, and put '
+                    'only the passing rewrites in the batch')
     ap.add_argument('--keep', action='store_true',
                     help='keep the files of passing cases as well')
     a = ap.parse_args()
@@ -561,7 +565,7 @@ def main():
         '%s %d' % (c, sum(c in r['fail'] for r in results)) for c in CLASSES))
     print('programs with each transformation applied: ' + ', '.join(
         '%s %d' % (t, sum(t in r['applied'] for r in results)) for t in TRANSFORMS))
-    if a.nvcc and a.werror and not a.gpu_batch:
+    if a.nvcc and a.werror and (a.checks or not a.gpu_batch):
         print('nvcc -Werror all-warnings: %d rewritten programs compiled with '
               'it, %d with the plain compile (their original warns)' % (
                   sum(r.get('werror') == 'yes' for r in results),
