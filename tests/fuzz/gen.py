@@ -1134,6 +1134,10 @@ class Gen(RuleFamilies):
                 w('    for (int k = 0; k < %d; ++k)' % c)
                 if bf.init == 'rand':
                     w('      h_%s[k] = (float)(int)(fz_next() %% 4096u) / 2048.0f - 1.0f;' % bf.name)
+                elif bf.init == 'fine':
+                    # Every bit of the mantissa (fz_next() has 24 bits): the
+                    # roundings that contraction skips show in the results.
+                    w('      h_%s[k] = (float)fz_next() / 8388608.0f - 1.0f;' % bf.name)
                 elif bf.init == 'mask':
                     w('      h_%s[k] = (int)(fz_next() %% 64u);' % bf.name)
                 else:
