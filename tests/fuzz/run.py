@@ -3,7 +3,8 @@
 
   run.py --warpwise PATH --seeds A-B[,C,D-E] [--modes default,forced,...]
          [--nvcc PATH | --no-nvcc] [--arches sm_75,sm_90] [--no-werror]
-         [--out DIR] [-j N] [--gpu-batch DIR]
+         [--no-rule-families | --only-rule-families] [--out DIR] [-j N]
+         [--gpu-batch DIR [--checks]]      (docs/fuzzing.md)
 
 For each seed, tests/fuzz/gen.py writes a random, self-checking CUDA program;
 for each mode, warpwise rewrites it and the result is checked:
