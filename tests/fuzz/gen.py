@@ -43,16 +43,10 @@ bit-exact checksums of every result buffer, so that the original and a
 rewritten program can be compared exactly on the same platform.
 """
 import random
-import re
 import sys
 
-from gen_families import RuleFamilies
+from gen_families import FAMILY_SHARE, FAMILY_STREAMS, RuleFamilies
 
-# The families of gen_families.py: each drawn in a share of the programs,
-# from its own random stream (seed * mul + add).
-FAMILY_SHARE = 0.35
-FAMILY_STREAMS = [('nested', 1000003, 31), ('fpchain', 1000033, 37),
-                  ('extern', 1000037, 41)]
 CONSTS = ['0.5f', '0.25f', '0.75f', '1.5f', '0.125f', '2.0f', '0.375f',
           '0.625f', '1.25f', '0.0625f', '0.875f', '3.0f']
 THRESH = ['0.0f', '0.25f', '-0.25f', '0.5f', '-0.5f', '0.125f']
@@ -810,12 +804,6 @@ class Gen(RuleFamilies):
         if k.anon:
             lines = ['namespace {'] + lines + ['} // namespace']
         return '\n'.join(lines)
-
-    def wrapper_text(self, k):
-        names = [re.search(r'(\w+)$', p).group(1) for p in k.params]
-        return self.wrap('static void fz_launch_%s(' % k.name,
-                         ['int fz_g', 'int fz_b'] + k.params, ') {') + \
-            self.wrap('  %s<<<fz_g, fz_b>>>(' % k.name, names, ');') + ['}']
 
     def wrap(self, head, params, tail):
         out, cur = [], head

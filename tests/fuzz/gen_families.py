@@ -30,6 +30,12 @@ gen.py drew before these stay the same, and adds nothing to Gen.uses.
 """
 import re
 
+# Each family is drawn in a share of the programs, from its own random
+# stream (random.Random(seed * mul + add)).
+FAMILY_SHARE = 0.35
+FAMILY_STREAMS = [('nested', 1000003, 31), ('fpchain', 1000033, 37),
+                  ('extern', 1000037, 41)]
+
 # Multipliers below 1 keep the chains bounded.
 CHAIN_K = ['0.5f', '0.75f', '0.25f', '0.875f', '0.625f', '0.375f']
 ARM_C = ['0.5f', '0.25f', '0.75f', '1.25f', '0.125f', '0.375f', '0.625f',
@@ -89,6 +95,14 @@ class RuleFamilies:
     def add_scalar(self, k, param, value):
         k.params.append(param)
         k.args.append(('scalar', value, value))
+
+    def wrapper_text(self, k):
+        """A host function that launches the kernel: fz_launch_<name>(grid,
+        block, the kernel's parameters)."""
+        names = [re.search(r'(\w+)$', p).group(1) for p in k.params]
+        return self.wrap('static void fz_launch_%s(' % k.name,
+                         ['int fz_g', 'int fz_b'] + k.params, ') {') + \
+            self.wrap('  %s<<<fz_g, fz_b>>>(' % k.name, names, ');') + ['}']
 
     # ------------------------------------------------------------- nested
     def nested(self, idx, r):
