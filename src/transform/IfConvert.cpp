@@ -223,6 +223,17 @@ private:
   /// those of the statement, else those of its sides' own lines).
   std::string conditionComments(unsigned Cond, bool Above,
                                 const std::string &In);
+  /// CondName and OldName: names no declaration of the function uses.
+  void chooseNames(const IfStmt *If);
+  /// The variable that already holds location \p L's old value, if any.
+  const VarDecl *held(unsigned L) const;
+  /// Appends the stores to \p T with the user's comments, closes the block
+  /// and puts the comments no store took under the decision's note.
+  void placeComments(const IfStmt *If, const std::vector<std::string> &Stores,
+                     const std::string &Written, const std::string &In1,
+                     const std::string &Base, std::string &T);
+  /// The model's issue slots of the branch-free form, into \p Out.Issue.
+  void countIssue(SpeculationOutcome &Out);
 
   ASTContext &Ctx;
   const SourceManager &SM;
@@ -495,6 +506,108 @@ std::string Speculator::conditionComments(unsigned Cond, bool Above,
   return Out;
 }
 
+void Speculator::chooseNames(const IfStmt *If) {
+  // Names no declaration of the function uses.
+  std::string Body = text(FD->getBody());
+  unsigned Line = SM.getExpansionLineNumber(If->getBeginLoc());
+  std::string Suffix = std::to_string(Line);
+  while (Body.find("ww_c" + Suffix) != std::string::npos ||
+         Body.find("ww_old" + Suffix) != std::string::npos)
+    Suffix += "x";
+  CondName = "ww_c" + Suffix + "_";
+  OldName = "ww_old" + Suffix + "_";
+}
+
+const VarDecl *Speculator::held(unsigned L) const {
+  for (auto &[ID, V] : HeldIn)
+    if (ID == LocationIDs[L])
+      return V;
+  return nullptr;
+}
+
+void Speculator::placeComments(const IfStmt *If,
+                               const std::vector<std::string> &Stores,
+                               const std::string &Written,
+                               const std::string &In1,
+                               const std::string &Base, std::string &T) {
+  // The user's comments: each statement's above the store it became part
+  // of, with what of the comments inside it the values do not hold.
+  std::set<unsigned> Taken;
+  for (unsigned I = 0; I < Order.size(); ++I) {
+    unsigned L = Order[I];
+    for (const SourceComment &C : AtLocation[L])
+      T += commentLines(C.Text, In1);
+    for (const SourceComment &C : missingFrom(Written, InsideStore[L], LO))
+      T += commentLines(C.Text, In1);
+    for (const SourceComment &C : InsideStore[L])
+      Taken.insert(C.Begin);
+    T += Stores[I];
+  }
+  T += Base + "}";
+  // Anything else (inside a condition's parentheses, or of a location no
+  // path ends up storing) goes under the note.
+  for (auto &[L, Cs] : AtLocation)
+    for (const SourceComment &C : Cs)
+      Taken.insert(C.Begin);
+  for (auto &[Cond, Cs] : AtCondition)
+    for (auto &[Side, C] : Cs)
+      Taken.insert(C.Begin);
+  unsigned IfBegin, IfEnd;
+  if (statementExtent(SM, LO, If, IfBegin, IfEnd)) {
+    std::vector<SourceComment> Left;
+    llvm::StringRef File =
+        SM.getBufferData(SM.getFileID(SM.getExpansionLoc(If->getBeginLoc())));
+    for (const SourceComment &C : commentsIn(File, IfBegin, IfEnd, LO))
+      if (!Taken.count(C.Begin))
+        Left.push_back(C);
+    std::string Lines;
+    for (const SourceComment &C : missingFrom(T, Left, LO))
+      Lines += commentLines(C.Text, In1);
+    size_t Note = T.find("// (each location");
+    T.insert(T.find('\n', Note) + 1, Lines);
+  }
+}
+
+void Speculator::countIssue(SpeculationOutcome &Out) {
+  auto In = [](const std::vector<llvm::FoldingSetNodeID> &Set,
+               const llvm::FoldingSetNodeID &ID) {
+    return std::find(Set.begin(), Set.end(), ID) != Set.end();
+  };
+  // The model: every condition, a load of each location the conditions do
+  // not read already, one select per branch it passes and one store each.
+  IssueCounter Counter(Ctx, C);
+  std::vector<llvm::FoldingSetNodeID> CondReads;
+  // nvcc loads a location the conditions read twice only once (nothing is
+  // stored in between).
+  std::function<void(const Stmt *)> Loads = [&](const Stmt *N) {
+    if (!N)
+      return;
+    if (auto *Cast = dyn_cast<ImplicitCastExpr>(N))
+      if (Cast->getCastKind() == CK_LValueToRValue &&
+          memoryLValue(Cast->getSubExpr())) {
+        llvm::FoldingSetNodeID ID;
+        Cast->getSubExpr()->IgnoreParenImpCasts()->Profile(ID, Ctx, true);
+        if (In(CondReads, ID))
+          Out.Issue -= Counter.exprSlots(Cast);
+        else
+          CondReads.push_back(ID);
+      }
+    for (const Stmt *Child : N->children())
+      Loads(Child);
+  };
+  for (const Expr *Cnd : Conds) {
+    Out.Issue += Counter.exprSlots(Cnd);
+    Loads(Cnd);
+  }
+  for (unsigned L : Order) {
+    double Address = Counter.exprSlots(Locations[L]);
+    if (!In(CondReads, LocationIDs[L]) && !held(L))
+      Out.Issue += C.IssueSlots.Load + Address;
+    Out.Issue += C.IssueSlots.Store + Address +
+                 C.IssueSlots.Select * double(Conds.size());
+  }
+}
+
 SpeculationOutcome Speculator::run(const IfStmt *If) {
   SpeculationOutcome Out;
   if (If->getBeginLoc().isMacroID()) {
@@ -581,15 +694,7 @@ SpeculationOutcome Speculator::run(const IfStmt *If) {
     Out.Refusal = Refusal;
     return Out;
   }
-  // Names no declaration of the function uses.
-  std::string Body = text(FD->getBody());
-  unsigned Line = SM.getExpansionLineNumber(If->getBeginLoc());
-  std::string Suffix = std::to_string(Line);
-  while (Body.find("ww_c" + Suffix) != std::string::npos ||
-         Body.find("ww_old" + Suffix) != std::string::npos)
-    Suffix += "x";
-  CondName = "ww_c" + Suffix + "_";
-  OldName = "ww_old" + Suffix + "_";
+  chooseNames(If);
   unsigned Col = SM.getExpansionColumnNumber(If->getBeginLoc());
   std::string Base(Col > 0 ? Col - 1 : 0, ' ');
   std::string In1 = Base + "  ";
@@ -613,14 +718,8 @@ SpeculationOutcome Speculator::run(const IfStmt *If) {
     T += conditionComments(I, true, In1) + In1 + "const bool " + CondName +
          std::to_string(I) + " = " + text(Conds[I]) + ";\n" +
          conditionComments(I, false, In1);
-  auto Held = [&](unsigned L) -> const VarDecl * {
-    for (auto &[ID, V] : HeldIn)
-      if (ID == LocationIDs[L])
-        return V;
-    return nullptr;
-  };
   for (unsigned L : Order) {
-    if (const VarDecl *V = Held(L)) {
+    if (const VarDecl *V = held(L)) {
       OldText[L] = V->getNameAsString();
       continue;
     }
@@ -640,42 +739,7 @@ SpeculationOutcome Speculator::run(const IfStmt *If) {
                      ";\n");
     Written += Stores.back();
   }
-  // The user's comments: each statement's above the store it became part
-  // of, with what of the comments inside it the values do not hold.
-  std::set<unsigned> Taken;
-  for (unsigned I = 0; I < Order.size(); ++I) {
-    unsigned L = Order[I];
-    for (const SourceComment &C : AtLocation[L])
-      T += commentLines(C.Text, In1);
-    for (const SourceComment &C : missingFrom(Written, InsideStore[L], LO))
-      T += commentLines(C.Text, In1);
-    for (const SourceComment &C : InsideStore[L])
-      Taken.insert(C.Begin);
-    T += Stores[I];
-  }
-  T += Base + "}";
-  // Anything else (inside a condition's parentheses, or of a location no
-  // path ends up storing) goes under the note.
-  for (auto &[L, Cs] : AtLocation)
-    for (const SourceComment &C : Cs)
-      Taken.insert(C.Begin);
-  for (auto &[Cond, Cs] : AtCondition)
-    for (auto &[Side, C] : Cs)
-      Taken.insert(C.Begin);
-  unsigned IfBegin, IfEnd;
-  if (statementExtent(SM, LO, If, IfBegin, IfEnd)) {
-    std::vector<SourceComment> Left;
-    llvm::StringRef File =
-        SM.getBufferData(SM.getFileID(SM.getExpansionLoc(If->getBeginLoc())));
-    for (const SourceComment &C : commentsIn(File, IfBegin, IfEnd, LO))
-      if (!Taken.count(C.Begin))
-        Left.push_back(C);
-    std::string Lines;
-    for (const SourceComment &C : missingFrom(T, Left, LO))
-      Lines += commentLines(C.Text, In1);
-    size_t Note = T.find("// (each location");
-    T.insert(T.find('\n', Note) + 1, Lines);
-  }
+  placeComments(If, Stores, Written, In1, Base, T);
   if (!Refusal.empty()) {
     Out.Refusal = Refusal;
     return Out;
@@ -684,39 +748,7 @@ SpeculationOutcome Speculator::run(const IfStmt *If) {
   Out.OK = true;
   Out.Locations = Order.size();
   Out.Conditions = Conds.size();
-  // The model: every condition, a load of each location the conditions do
-  // not read already, one select per branch it passes and one store each.
-  IssueCounter Counter(Ctx, C);
-  std::vector<llvm::FoldingSetNodeID> CondReads;
-  // nvcc loads a location the conditions read twice only once (nothing is
-  // stored in between).
-  std::function<void(const Stmt *)> Loads = [&](const Stmt *N) {
-    if (!N)
-      return;
-    if (auto *Cast = dyn_cast<ImplicitCastExpr>(N))
-      if (Cast->getCastKind() == CK_LValueToRValue &&
-          memoryLValue(Cast->getSubExpr())) {
-        llvm::FoldingSetNodeID ID;
-        Cast->getSubExpr()->IgnoreParenImpCasts()->Profile(ID, Ctx, true);
-        if (In(CondReads, ID))
-          Out.Issue -= Counter.exprSlots(Cast);
-        else
-          CondReads.push_back(ID);
-      }
-    for (const Stmt *Child : N->children())
-      Loads(Child);
-  };
-  for (const Expr *Cnd : Conds) {
-    Out.Issue += Counter.exprSlots(Cnd);
-    Loads(Cnd);
-  }
-  for (unsigned L : Order) {
-    double Address = Counter.exprSlots(Locations[L]);
-    if (!In(CondReads, LocationIDs[L]) && !Held(L))
-      Out.Issue += C.IssueSlots.Load + Address;
-    Out.Issue += C.IssueSlots.Store + Address +
-                 C.IssueSlots.Select * double(Conds.size());
-  }
+  countIssue(Out);
   return Out;
 }
 
