@@ -12,8 +12,10 @@
 
 namespace warpwise {
 
-Decision planSplit(TransformContext &TC, const SplitCandidate &C,
-                   const char *Transform) {
+namespace {
+
+Decision chooseSplit(TransformContext &TC, const SplitCandidate &C,
+                     const char *Transform) {
   Decision D;
   D.Transform = Transform;
   D.Kernel = C.Kernel->getNameAsString();
@@ -358,6 +360,61 @@ Decision planSplit(TransformContext &TC, const SplitCandidate &C,
       formatNumber(Rules.value("kernel_launch_overhead_us", 5.0), "%.0f") +
       " us more (rules/split.json), which a smaller grid does not "
       "earn back";
+  return D;
+}
+
+/// The edits of \p C's \p Form, and the groups of kernels that run the
+/// original's threads together on one path the rewritten program may take.
+std::pair<std::vector<clang::tooling::Replacement>,
+          std::vector<std::vector<std::string>>>
+formEdits(const SplitCandidate &C, const std::string &Kernel,
+          const std::string &Form) {
+  using clang::tooling::Replacement;
+  std::vector<Replacement> R;
+  std::vector<std::vector<std::string>> Groups;
+  const std::vector<Replacement> *Launches = &C.Launches;
+  if (Form == "literal") {
+    R.push_back(Replacement(C.File, C.InsertAt, 0, C.Kernels));
+    Groups = {{Kernel + "_ww_then", Kernel + "_ww_else"}};
+  } else if (Form == "compact") {
+    if (!C.CompactPrelude.empty())
+      R.push_back(Replacement(C.File, C.PreludeAt, 0, C.CompactPrelude));
+    R.push_back(Replacement(C.File, C.InsertAt, 0, C.CompactKernels));
+    Launches = &C.CompactLaunches;
+    Groups = {{Kernel + "_ww_light", Kernel + "_ww_heavy"}};
+  } else {
+    if (!C.AdaptivePrelude.empty())
+      R.push_back(Replacement(C.File, C.PreludeAt, 0, C.AdaptivePrelude));
+    R.push_back(Replacement(C.File, C.InsertAt, 0, C.AdaptiveKernels));
+    Launches = &C.AdaptiveLaunches;
+    // The host runs, per launch, the adaptive kernel (the original's code
+    // for warps that stay whole, its heavy threads listed for the heavy
+    // kernel) or the light kernel with the heavy one.
+    Groups = {{Kernel + "_ww_adaptive", Kernel + "_ww_heavy"},
+              {Kernel + "_ww_light", Kernel + "_ww_heavy"}};
+  }
+  R.insert(R.end(), Launches->begin(), Launches->end());
+  return {R, Groups};
+}
+
+} // namespace
+
+Decision planSplit(TransformContext &TC, const SplitCandidate &C,
+                   const char *Transform) {
+  Decision D = chooseSplit(TC, C, Transform);
+  if (!D.Applied)
+    return D;
+  // Forced or not, the results must stay bit-identical: the split kernels
+  // are new code, and nvcc may contract their products and sums
+  // differently from the original's (issue 26).
+  auto [Edits, Groups] = formEdits(C, D.Kernel, D.Form);
+  if (auto Why = TC.splitContractionChange(Edits, D.Kernel, Groups)) {
+    D.Applied = false;
+    D.Measured.clear();
+    D.Reason = "if-else at line " + std::to_string(C.Line) + " of `" +
+               D.Kernel + "`: the " + D.Form + " split would apply, but " +
+               *Why;
+  }
   return D;
 }
 
