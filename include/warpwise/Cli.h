@@ -79,7 +79,8 @@ std::string idRanges(const std::vector<DiagnosticDoc> &Docs);
 /// What the closing summary counts for one input.
 struct FileSummary {
   std::string File;
-  /// "error", "unchanged" or "rewritten", as in the JSON report.
+  /// "error", "unchanged" or "rewritten", as in the JSON report, or "not
+  /// written": changed, but held back by another input's error.
   std::string Status;
   const FileAnalysis *Analysis = nullptr; ///< Null when it did not parse.
   const std::vector<Decision> *Decisions = nullptr;

@@ -37,7 +37,13 @@ struct ProjectConfig {
   std::optional<std::string> Arch, MeldForm, SplitForm;
   std::map<std::string, KernelSettings> Kernels;
   std::string Costs; ///< JSON text of the Costs mapping; "" when absent.
+  /// DiagSuppress: the ids of the remarks and warnings not to print.
+  std::vector<std::string> DiagSuppress;
 };
+
+/// Why \p Id cannot be silenced (not a documented id, or an id that is
+/// only ever an error), or "" when it can; \p Id as written, any case.
+std::string suppressionProblem(const std::string &Id);
 
 /// The name warpwise looks for.
 constexpr const char *ConfigFileName = ".warpwise.yaml";

@@ -8,6 +8,8 @@
 #define WARPWISE_DIAGNOSTICS_H
 
 #include <nlohmann/json_fwd.hpp>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -80,10 +82,26 @@ struct Diagnostic {
   /// the log so that files processed in parallel print in input order; not
   /// part of any report.
   bool Raw = false;
+  /// Silenced by --diag-suppress or DiagSuppress: not printed, not counted,
+  /// kept in --report and --sarif with a flag. Never an error.
+  bool Silenced = false;
 };
 
+/// \p Message on one line, as a compiler prints its diagnostics: the lines
+/// of a multi-line message (an llvm::Error's, a tool's output) trimmed and
+/// joined with "; ", empty ones dropped.
+std::string oneLine(const std::string &Message);
+
+/// Clang's own messages about \p Absolute (the path clang was given) with
+/// the file as the user named it (\p Given), and every other absolute path
+/// below the current directory relative to it, as warpwise's diagnostics
+/// name files (SourceScope::displayPath).
+std::string respellPaths(const std::string &Text, const std::string &Absolute,
+                         const std::string &Given);
+
 /// Collects diagnostics in the order they were reported and prints them in the
-/// familiar compiler form `file:line:col: level: message [WWnnnn]`.
+/// familiar compiler form `file:line:col: level: message [WWnnnn]`, one line
+/// each.
 class DiagnosticLog {
 public:
   void report(Diagnostic D);
@@ -107,6 +125,12 @@ public:
     EchoQuiet = Quiet;
     EchoColors = Colors;
   }
+  /// Silences the remarks, warnings and notes with these ids (errors are
+  /// never silenced): of every file, or of \p File (as diagnostics name it).
+  void silence(const std::vector<std::string> &Ids);
+  void silenceFor(const std::string &File, const std::vector<std::string> &Ids);
+  /// Whether \p D would be silenced here.
+  bool silenced(const Diagnostic &D) const;
 
   static void print(llvm::raw_ostream &OS, const Diagnostic &D,
                     bool Colors = false);
@@ -117,6 +141,8 @@ private:
   llvm::raw_ostream *Echo = nullptr;
   bool EchoQuiet = false;
   bool EchoColors = false;
+  std::set<std::string> Silenced;
+  std::map<std::string, std::set<std::string>> SilencedFor;
 };
 
 } // namespace warpwise

@@ -72,6 +72,9 @@ struct Options {
   bool Check = false;
   std::string ExportFixes;
   std::string Report;
+  std::string Sarif; ///< --sarif: the diagnostics as SARIF 2.1.0.
+  /// --diag-suppress: ids of remarks and warnings not to print.
+  std::vector<std::string> DiagSuppress;
   std::vector<std::string> Transforms;
   bool TransformsGiven = false;
   bool ForceTransforms = false;

@@ -94,6 +94,12 @@ OPTIONS OF ANALYZE AND REWRITE
   -q, --quiet           print no remarks and notes, only warnings and errors,
                         and no closing summary (--report still has them all);
                         not with -v
+  --diag-suppress IDS   print none of these remarks and warnings (comma-
+                        separated WWnnnn ids, as nvcc's --diag-suppress;
+                        errors cannot be silenced); --report and --sarif
+                        keep them, marked as silenced
+  --sarif FILE          write the diagnostics as SARIF 2.1.0, for
+                        code-review tools
   -j N, --jobs N        process N files in parallel (default 1); the output
                         is the same as with -j 1
   --save-temps          keep warpwise's temporary directory (stub headers,
@@ -262,6 +268,8 @@ const OptionInfo OptionTable[] = {
     {"--check", R},
     {"--export-fixes", R},
     {"--report", R | F},
+    {"--sarif", AR},
+    {"--diag-suppress", AR},
     {"--keep-going", R, "-k"},
     {"--costs", R},
     {"--transforms", R},
@@ -700,7 +708,7 @@ void printSummary(llvm::raw_ostream &OS, const Options &Opts,
     return;
   size_t Warnings = 0, Errors = 0;
   for (const Diagnostic &D : Log.all()) {
-    if (D.Raw)
+    if (D.Raw || D.Silenced)
       continue;
     Warnings += D.Level == Severity::Warning;
     Errors += D.Level == Severity::Error;
@@ -743,11 +751,13 @@ void printSummary(llvm::raw_ostream &OS, const Options &Opts,
     return;
   }
 
-  size_t Rewritten = 0, Unchanged = 0, Applied = 0, Declined = 0;
+  size_t Rewritten = 0, Unchanged = 0, NotWritten = 0, Applied = 0,
+         Declined = 0;
   std::map<std::string, size_t> ByTransform;
   for (const FileSummary &F : Files) {
     Rewritten += F.Status == "rewritten";
     Unchanged += F.Status == "unchanged";
+    NotWritten += F.Status == "not written";
     if (!F.Decisions)
       continue;
     for (const Decision &D : *F.Decisions) {
@@ -764,6 +774,8 @@ void printSummary(llvm::raw_ostream &OS, const Options &Opts,
   Line += ": " + std::to_string(Rewritten) +
           (Opts.Check ? " would change, " : " rewritten, ") +
           std::to_string(Unchanged) + " unchanged";
+  if (NotWritten)
+    Line += ", " + std::to_string(NotWritten) + " not written";
   if (WithErrors)
     Line += ", " + std::to_string(WithErrors) + " with errors";
   Line += "; " + plural(Applied, "change", "changes") + " applied";

@@ -1,6 +1,8 @@
 //===- Config.cpp - Reading .warpwise.yaml --------------------------------===//
 #include "warpwise/Config.h"
 
+#include "warpwise/Cli.h"
+#include "warpwise/Embedded.h"
 #include "warpwise/Transform.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -12,6 +14,23 @@
 #include <nlohmann/json.hpp>
 
 namespace warpwise {
+
+std::string suppressionProblem(const std::string &Id) {
+  static const std::vector<DiagnosticDoc> Docs = [] {
+    const char *Markdown = findEmbeddedFile("diagnostics.md");
+    return parseDiagnosticTable(Markdown ? Markdown : "");
+  }();
+  std::string Upper = llvm::StringRef(Id).trim().upper();
+  for (const DiagnosticDoc &D : Docs)
+    if (D.Id == Upper)
+      // Mixed severities ("error / warning") silence their other forms; an
+      // error stays an error.
+      return D.Severity == "error"
+                 ? Upper + " is an error, and errors cannot be silenced"
+                 : "";
+  return "unknown diagnostic id '" + Id + "' (the ids are " + idRanges(Docs) +
+         ", docs/diagnostics.md)";
+}
 
 std::string findConfig(llvm::StringRef Dir) {
   llvm::SmallString<256> At(Dir);
@@ -159,7 +178,7 @@ public:
     if (!M) {
       if (!llvm::isa_and_nonnull<llvm::yaml::NullNode>(Root) && Root)
         fail(Root, "the configuration must be a mapping (Transforms, Arch, "
-                   "MeldForm, SplitForm, Kernels, Costs)");
+                   "MeldForm, SplitForm, Kernels, Costs, DiagSuppress)");
       return;
     }
     for (llvm::yaml::KeyValueNode &KV : *M) {
@@ -213,10 +232,22 @@ public:
           return;
         }
         C.Costs = J.dump();
+      } else if (*Key == "DiagSuppress") {
+        auto L = list(V, "DiagSuppress");
+        if (!L)
+          return;
+        for (const std::string &Id : *L) {
+          std::string Problem = suppressionProblem(Id);
+          if (!Problem.empty()) {
+            fail(V, "DiagSuppress: " + Problem);
+            return;
+          }
+          C.DiagSuppress.push_back(llvm::StringRef(Id).upper());
+        }
       } else {
         fail(KV.getKey(), "unknown key '" + *Key +
                               "' (Transforms, Arch, MeldForm, SplitForm, "
-                              "Kernels, Costs)");
+                              "Kernels, Costs, DiagSuppress)");
       }
       if (!Error.empty())
         return;
@@ -295,6 +326,8 @@ std::string configToYaml(const ProjectConfig &C) {
       }
     }
   }
+  if (!C.DiagSuppress.empty())
+    Y += "DiagSuppress: " + List(C.DiagSuppress) + "\n";
   if (!C.Costs.empty()) {
     nlohmann::json J = nlohmann::json::parse(C.Costs);
     // One flat level of nesting is all costs.json has.

@@ -66,6 +66,75 @@ std::string makeEscape(llvm::StringRef Path) {
 
 } // namespace
 
+bool checkDestination(DiagnosticLog &Log, const std::string &Path,
+                      bool CreateDirectories) {
+  namespace fs = llvm::sys::fs;
+  if (Path.empty() || Path == "-")
+    return true;
+  auto Fail = [&](const std::string &Place, const std::string &Why) {
+    Log.report(diag::CannotWrite, Severity::Error, Place, 0, 0, Why);
+    return false;
+  };
+  // As writeFileAtomically sees it: a link's target, replaced by a rename
+  // from a temporary file in its directory.
+  llvm::SmallString<256> Target(Path);
+  if (fs::is_symlink_file(Path)) {
+    llvm::SmallString<256> Real;
+    if (!fs::real_path(Path, Real))
+      Target = Real;
+  }
+  std::string Shown = Target.str().str();
+  if (fs::is_directory(Target))
+    return Fail(Path, "cannot write '" + Shown + "': it is a directory");
+  std::string Dir = llvm::sys::path::parent_path(Target).str();
+  if (Dir.empty())
+    Dir = ".";
+  if (fs::is_directory(Dir)) {
+    if (std::error_code EC = fs::access(Dir, fs::AccessMode::Write))
+      return Fail(Path, "cannot write '" + Shown + "': directory '" + Dir +
+                            "' is not writable (" + EC.message() + ")");
+    return true;
+  }
+  if (!CreateDirectories)
+    return Fail(Path, "cannot write '" + Shown + "': directory '" + Dir +
+                          "' does not exist");
+  // --out-dir creates the directories: the deepest one that exists must be
+  // a directory it can create them in.
+  llvm::StringRef Up = Dir;
+  while (!Up.empty() && !fs::exists(Up))
+    Up = llvm::sys::path::parent_path(Up);
+  if (Up.empty())
+    Up = ".";
+  if (!fs::is_directory(Up))
+    return Fail(Dir, "cannot create the output directory: '" + Up.str() +
+                         "' is not a directory");
+  if (std::error_code EC = fs::access(Up, fs::AccessMode::Write))
+    return Fail(Dir, "cannot create the output directory: '" + Up.str() +
+                         "' is not writable (" + EC.message() + ")");
+  return true;
+}
+
+bool checkDestinations(Session &Run) {
+  const Options &Opts = Run.Opts;
+  DiagnosticLog &Log = Run.Log;
+  bool OK = true;
+  bool CreateDirectories = !Opts.OutputDir.empty();
+  for (const InputFile &F : Run.Inputs)
+    if (Run.mayWrite(F) && !(Opts.InPlace && F.Rewritten == F.Contents))
+      OK &= checkDestination(Log, F.OutputPath, CreateDirectories);
+  for (const auto &[Path, H] : Run.HeaderOutputs)
+    if (Run.mayWriteHeader(H))
+      OK &= checkDestination(Log, H.OutputPath, CreateDirectories);
+  for (const std::string *Side :
+       {&Opts.ExportFixes, &Opts.Depfile, &Opts.Report, &Opts.Sarif})
+    OK &= checkDestination(Log, *Side, /*CreateDirectories=*/false);
+  if (!OK) {
+    Run.Unwritable = true;
+    Run.Failed = true;
+  }
+  return OK;
+}
+
 bool writeOrPrint(DiagnosticLog &Log, const std::string &Path,
                   const std::string &Text) {
   if (Path == "-") {
@@ -140,7 +209,7 @@ void computeOutputs(Session &Run) {
   Run.ToStdout = Opts.OutputFile == "-" ||
                  (Opts.OutputFile.empty() && Opts.OutputDir.empty() &&
                   !Opts.InPlace && !Opts.Diff && Opts.ExportFixes.empty() &&
-                  Opts.Report.empty() && !Opts.Check);
+                  Opts.Report.empty() && Opts.Sarif.empty() && !Opts.Check);
 }
 
 void writeOutputs(Session &Run) {
@@ -149,6 +218,10 @@ void writeOutputs(Session &Run) {
   DiagnosticLog &Log = Run.Log;
   const std::map<std::string, HeaderOutput> &HeaderOutputs = Run.HeaderOutputs;
   bool &Failed = Run.Failed;
+  // Every destination first: one that cannot be written stops them all,
+  // rather than leaving some outputs written and the run failed.
+  if (!checkDestinations(Run))
+    return;
   auto ensureDirectory = [&](const std::string &Output) {
     if (Opts.OutputDir.empty())
       return true;

@@ -12,6 +12,18 @@
 
 namespace warpwise::driver {
 
+/// Whether \p Path (a file; "-" and "" are standard output and none) can
+/// be written: its directory exists (or, with \p CreateDirectories, can be
+/// created) and is writable, and it is not a directory. WW1005 in \p Log
+/// when not.
+bool checkDestination(DiagnosticLog &Log, const std::string &Path,
+                      bool CreateDirectories);
+
+/// Every destination the rewrite writes (outputs, headers, --export-fixes,
+/// --depfile, --report, --sarif), checked before any is written; false
+/// (and Run.Unwritable) when one cannot be.
+bool checkDestinations(Session &Run);
+
 /// Writes \p Text to \p Path, or to standard output for "-"; false (with
 /// WW1005 in \p Log) when it cannot.
 bool writeOrPrint(DiagnosticLog &Log, const std::string &Path,

@@ -73,6 +73,10 @@ void processInputs(Session &Run) {
   std::vector<InputFile> &Inputs = Run.Inputs;
   DiagnosticLog &Log = Run.Log;
   std::vector<DiagnosticLog> FileLogs(Inputs.size());
+  // A configuration's DiagSuppress covers what its inputs report, in the
+  // headers they include too.
+  for (size_t I = 0; I < Inputs.size(); ++I)
+    FileLogs[I].silence(Inputs[I].Settings->DiagSuppress);
   bool Progress = Inputs.size() > 1 && llvm::errs().is_displayed();
   auto Finish = [&](size_t I) {
     if (Progress)

@@ -8,6 +8,7 @@
 #include "warpwise/Options.h"
 
 #include "warpwise/Cli.h"
+#include "warpwise/Config.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
@@ -264,6 +265,20 @@ ParseOutcome parseCommandLine(const std::vector<std::string> &Args,
       Opts.ExportFixes = V;
     } else if (R.valueOf(Arg, "--report", V, Err)) {
       Opts.Report = V;
+    } else if (R.valueOf(Arg, "--sarif", V, Err)) {
+      Opts.Sarif = V;
+    } else if (R.valueOf(Arg, "--diag-suppress", V, Err)) {
+      // nvcc's spelling: --diag-suppress ID[,ID...], repeatable.
+      llvm::SmallVector<llvm::StringRef> Ids;
+      llvm::StringRef(V).split(Ids, ',', -1, /*KeepEmpty=*/false);
+      if (Ids.empty())
+        Err = "--diag-suppress needs diagnostic ids (WW2001,WW3001)";
+      for (llvm::StringRef Id : Ids) {
+        std::string Problem = suppressionProblem(Id.trim().str());
+        if (!Problem.empty() && Err.empty())
+          Err = "--diag-suppress: " + Problem;
+        Opts.DiagSuppress.push_back(Id.trim().upper());
+      }
     } else if (R.valueOf(Arg, "--transforms", V, Err)) {
       Opts.TransformsGiven = true;
       llvm::SmallVector<llvm::StringRef> Parts;
@@ -441,8 +456,14 @@ ParseOutcome parseCommandLine(const std::vector<std::string> &Args,
       if (ToStdout > 1)
         Err = "only one of -o -, --report -, --export-fixes - and --diff can "
               "write to standard output";
+      else if (ToStdout + (Opts.Sarif == "-") > 1)
+        Err = "--sarif - and -o -, --report -, --export-fixes - or --diff "
+              "would share standard output";
     }
   }
+  if (Err.empty() && Opts.Cmd == Command::Analyze && Opts.Sarif == "-")
+    Err = "analyze prints its analysis on standard output: --sarif needs a "
+          "file";
   Result.OK = Err.empty();
   return Result;
 }

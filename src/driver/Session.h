@@ -40,6 +40,9 @@ struct FileSettings {
   std::string SplitForm;
   std::map<std::string, KernelSettings> Kernels;
   std::optional<CostTable> Costs;
+  /// The configuration file's DiagSuppress (the command line's
+  /// --diag-suppress applies to every file).
+  std::vector<std::string> DiagSuppress;
 };
 
 /// One change a pass of the rewrite made, with the transformation and the
@@ -143,6 +146,8 @@ struct Session {
   bool ToStdout = false;
   /// Writing an output failed.
   bool Failed = false;
+  /// An output's destination cannot be written: nothing is (EmitOutputs).
+  bool Unwritable = false;
 
   /// The transformations that run on \p F: none for analyze.
   const std::vector<std::string> &activeFor(const InputFile &F) const {

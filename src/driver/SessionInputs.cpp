@@ -26,6 +26,36 @@ namespace warpwise::driver {
 
 namespace {
 
+/// The diagnostic of \p Text, a message that names its place first, as
+/// an llvm::SMDiagnostic or the configuration reader writes it:
+/// "FILE:LINE:COL: message" or "FILE: message", FILE being \p File.
+Diagnostic locatedDiagnostic(const char *Id, Severity Level,
+                             const std::string &File,
+                             const std::string &Text) {
+  Diagnostic D{Id, Level, "", 0, 0, Text};
+  llvm::StringRef Rest(Text);
+  if (File.empty() || !Rest.consume_front(File))
+    return D;
+  D.File = File;
+  // ":LINE:COL: " or ": ".
+  llvm::StringRef After = Rest;
+  unsigned Line = 0, Column = 0;
+  if (After.consume_front(":") && !After.consumeInteger(10, Line) &&
+      After.consume_front(":") && !After.consumeInteger(10, Column) &&
+      After.consume_front(": ")) {
+    D.Line = Line;
+    D.Column = Column;
+    D.Message = After.str();
+  } else if (Rest.consume_front(": ")) {
+    D.Message = Rest.str();
+  }
+  return D;
+}
+
+} // namespace
+
+namespace {
+
 int usageError(const std::string &Message) { return printUsageError(Message); }
 
 bool looksBinary(llvm::StringRef S) {
@@ -115,8 +145,12 @@ std::optional<int> readConfigurations(Session &Run) {
         continue;
       auto C = readConfig(Path);
       if (!C) {
-        llvm::errs() << "warpwise: error: " << llvm::toString(C.takeError())
-                     << " [" << diag::BadConfig << "]\n";
+        // In the compiler's form: the file, line and column first.
+        DiagnosticLog::print(llvm::errs(),
+                             locatedDiagnostic(diag::BadConfig, Severity::Error,
+                                               Path,
+                                               llvm::toString(C.takeError())),
+                             Opts.Front.Colors);
         return ExitInputProblem;
       }
       Configs[Path] = std::move(*C);
@@ -212,17 +246,22 @@ std::optional<int> chooseSettings(Session &Run) {
         C && C->MeldForm && !Opts.MeldFormGiven ? *C->MeldForm : Opts.MeldForm;
     S.SplitForm = C && C->SplitForm && Opts.SplitForm.empty() ? *C->SplitForm
                                                               : Opts.SplitForm;
-    if (C)
+    if (C) {
       S.Kernels = C->Kernels;
+      S.DiagSuppress = C->DiagSuppress;
+    }
     auto T = CostTable::load(Opts.CostsPath, C ? C->Costs : "");
     if (!T) {
       // A bad --costs file is the command line's; a bad Costs entry the
       // configuration file's.
-      llvm::errs() << "warpwise: error: " << (Path.empty() ? "" : Path + ": ")
-                   << llvm::toString(T.takeError());
-      if (!Path.empty())
-        llvm::errs() << " [" << diag::BadConfig << "]";
-      llvm::errs() << "\n";
+      std::string Why = llvm::toString(T.takeError());
+      if (Path.empty())
+        llvm::errs() << "warpwise: error: " << Why << "\n";
+      else
+        DiagnosticLog::print(llvm::errs(),
+                             Diagnostic{diag::BadConfig, Severity::Error, Path,
+                                        0, 0, Why},
+                             Opts.Front.Colors);
       return ExitInputProblem;
     }
     S.Costs = *T;
@@ -245,6 +284,10 @@ int dumpConfig(Session &Run) {
   if (!S.SplitForm.empty())
     E.SplitForm = S.SplitForm;
   E.Kernels = S.Kernels;
+  E.DiagSuppress = Opts.DiagSuppress;
+  for (const std::string &Id : S.DiagSuppress)
+    if (!llvm::is_contained(E.DiagSuppress, Id))
+      E.DiagSuppress.push_back(Id);
   if (!Path.empty())
     E.Costs = Configs[Path].Costs;
   llvm::outs() << "# warpwise settings for "
@@ -264,6 +307,7 @@ void openLog(Session &Run) {
   DiagnosticLog &Log = Run.Log;
   Log.setEcho(&llvm::errs());
   Log.setEchoStyle(Opts.Quiet, Opts.Front.Colors);
+  Log.silence(Opts.DiagSuppress);
   if (Opts.SaveTemps)
     keepTemporaries();
   // Each transformation runs under a CrashRecoveryContext (FileProcessor).
@@ -280,6 +324,7 @@ void readInputs(Session &Run) {
   for (size_t I = 0; I < Opts.Files.size(); ++I) {
     Inputs[I].Given = Opts.Files[I];
     Inputs[I].Settings = &Settings[ConfigOf[I]];
+    Log.silenceFor(Inputs[I].Given, Inputs[I].Settings->DiagSuppress);
     readInput(Inputs[I], Opts.AssumeCuda, Log);
   }
 }

@@ -8,6 +8,7 @@
 #include "SessionReport.h"
 
 #include "EmitOutputs.h"
+#include "Sarif.h"
 
 #include "warpwise/Cli.h"
 #include "warpwise/Driver.h"
@@ -22,6 +23,14 @@ namespace warpwise::driver {
 namespace {
 
 std::string displayName(const InputFile &F) { return F.Given; }
+
+/// --sarif: every diagnostic so far, for code-review tools.
+void writeSarif(Session &Run) {
+  if (Run.Opts.Sarif.empty() || Run.Unwritable)
+    return;
+  Run.Failed |= !writeOrPrint(Run.Log, Run.Opts.Sarif,
+                              sarifLog(Run.Log).dump(2) + "\n");
+}
 
 } // namespace
 
@@ -82,6 +91,10 @@ int reportAnalysis(Session &Run) {
   const Options &Opts = Run.Opts;
   const std::vector<InputFile> &Inputs = Run.Inputs;
   DiagnosticLog &Log = Run.Log;
+  // The SARIF file is analyze's only file: checked before anything is
+  // printed.
+  if (!checkDestination(Log, Opts.Sarif, /*CreateDirectories=*/false))
+    Run.Unwritable = true;
   if (Opts.Format == OutputFormat::Json) {
     nlohmann::json J;
     J["schema_version"] = ReportSchemaVersion;
@@ -111,6 +124,7 @@ int reportAnalysis(Session &Run) {
     Summary.push_back(
         {F.Given, !F.Parsed || Log.hasErrorsFor(F.Given) ? "error" : "analyzed",
          F.Parsed ? &F.Analysis : nullptr, &F.Decisions});
+  writeSarif(Run);
   printSummary(llvm::errs(), Opts, Summary, Log);
   return Log.hasErrors() ? ExitInputProblem : ExitOK;
 }
@@ -124,8 +138,9 @@ void writeReport(Session &Run) {
   std::map<std::string, HeaderOutput> &HeaderOutputs = Run.HeaderOutputs;
   bool &Failed = Run.Failed;
   // The report is written even when inputs had errors: it is how tools learn
-  // what went wrong.
-  if (!Opts.Report.empty()) {
+  // what went wrong. Not when a destination cannot be written: then no
+  // file is.
+  if (!Opts.Report.empty() && !Run.Unwritable) {
     nlohmann::json J;
     J["schema_version"] = ReportSchemaVersion;
     J["tool"] = "warpwise";
@@ -189,6 +204,7 @@ void writeReport(Session &Run) {
       J["diagnostics"].push_back(DiagnosticLog::toJson(D));
     Failed |= !writeOrPrint(Log, Opts.Report, J.dump(2) + "\n");
   }
+  writeSarif(Run);
 }
 
 int finishRewrite(Session &Run) {
@@ -198,13 +214,19 @@ int finishRewrite(Session &Run) {
   const std::map<std::string, HeaderOutput> &HeaderOutputs = Run.HeaderOutputs;
   bool Failed = Run.Failed;
   std::vector<FileSummary> Summary;
-  for (const InputFile &F : Inputs)
+  for (const InputFile &F : Inputs) {
+    // What was written, not what was computed: one input's error holds
+    // back every other's output (all or nothing, without --keep-going).
+    bool ToFile = !F.OutputPath.empty() && F.OutputPath != "-";
+    bool Out = Run.mayWrite(F) && (ToFile ? F.Written : !Failed);
     Summary.push_back({F.Given,
                        !F.Parsed || Log.hasErrorsFor(F.Given) ? "error"
                        : F.Rewritten == F.Contents && F.HeadersRewritten.empty()
                            ? "unchanged"
-                           : "rewritten",
+                       : Out ? "rewritten"
+                             : "not written",
                        F.Parsed ? &F.Analysis : nullptr, &F.Decisions});
+  }
   printSummary(llvm::errs(), Opts, Summary, Log);
   if (Failed || Run.blockingErrors("") || Run.HeaderConflicts)
     return ExitInputProblem;

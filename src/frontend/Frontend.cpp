@@ -3,6 +3,7 @@
 
 #include "warpwise/Embedded.h"
 #include "warpwise/TempFiles.h"
+#include "warpwise/SourceScope.h"
 #include "warpwise/CompileFlags.h"
 
 #include "clang/AST/ASTConsumer.h"
@@ -673,7 +674,9 @@ bool Frontend::parse(const std::string &File, const std::string &Display,
   HandlerActionFactory Factory(Handler, File, Called);
   int RC = Tool.run(&Factory);
   Errors.Stream.flush();
-  Log.raw(std::move(Errors.Printed));
+  // Clang names the files by the paths it was given (absolute); the user's
+  // spelling, as warpwise's own diagnostics have it.
+  Log.raw(respellPaths(Errors.Printed, File, Display));
   if (Errors.Errors > 0 || RC != 0 || !Called) {
     const FirstCompileError &First = Errors.First;
     std::string Where = First.File.empty() ? File : First.File;
@@ -684,7 +687,7 @@ bool Frontend::parse(const std::string &File, const std::string &Display,
                   First.Message + ")"
             : std::string("clang could not parse it");
     if (Where != File)
-      What += " in " + Where;
+      What += " in " + SourceScope::displayPath(Where);
     std::string Fix =
         compileErrorAdvice(First, Opts.OpenMPHost ? nullptr : &Toolkit);
     Log.report(diag::CompileErrors, Severity::Error, Display,

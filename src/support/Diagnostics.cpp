@@ -1,6 +1,11 @@
 //===- Diagnostics.cpp - Printing and serialising diagnostics -------------===//
 #include "warpwise/Diagnostics.h"
 
+#include "warpwise/SourceScope.h"
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 #include <nlohmann/json.hpp>
 
@@ -20,12 +25,92 @@ const char *severityName(Severity S) {
   return "error";
 }
 
+std::string oneLine(const std::string &Message) {
+  if (Message.find_first_of("\r\n") == std::string::npos)
+    return Message;
+  llvm::SmallVector<llvm::StringRef> Lines;
+  llvm::StringRef(Message).split(Lines, '\n');
+  std::string Out;
+  for (llvm::StringRef L : Lines) {
+    L = L.trim();
+    if (L.empty())
+      continue;
+    // A line that already ends a clause needs no second separator.
+    if (!Out.empty())
+      Out += llvm::StringRef(Out).ends_with(";") || llvm::StringRef(Out).ends_with(":") ? " " : "; ";
+    Out += L.str();
+  }
+  return Out;
+}
+
+std::string respellPaths(const std::string &Text, const std::string &Absolute,
+                         const std::string &Given) {
+  if (Text.empty())
+    return Text;
+  auto Boundary = [](char C) {
+    return C == '\n' || C == ' ' || C == '\'' || C == '"' || C == '(' ||
+           C == '`';
+  };
+  std::string Out;
+  llvm::SmallString<256> Cwd;
+  bool HaveCwd = !llvm::sys::fs::current_path(Cwd) && Cwd.size() > 1;
+  std::string Prefix = HaveCwd ? (Cwd + "/").str() : std::string();
+  for (size_t I = 0; I < Text.size();) {
+    bool AtStart = I == 0 || Boundary(Text[I - 1]);
+    if (AtStart && Text[I] == '/') {
+      // The main file as given, where clang names it by the path it got.
+      if (!Absolute.empty() &&
+          Text.compare(I, Absolute.size(), Absolute) == 0 &&
+          (I + Absolute.size() == Text.size() ||
+           Text[I + Absolute.size()] == ':')) {
+        Out += Given;
+        I += Absolute.size();
+        continue;
+      }
+      // A header below the current directory, relative to it.
+      if (!Prefix.empty() && Text.compare(I, Prefix.size(), Prefix) == 0 &&
+          I + Prefix.size() < Text.size() &&
+          !Boundary(Text[I + Prefix.size()]) &&
+          Text[I + Prefix.size()] != ':') {
+        I += Prefix.size();
+        continue;
+      }
+    }
+    Out += Text[I++];
+  }
+  return Out;
+}
+
+void DiagnosticLog::silence(const std::vector<std::string> &Ids) {
+  for (const std::string &Id : Ids)
+    Silenced.insert(llvm::StringRef(Id).trim().upper());
+}
+
+void DiagnosticLog::silenceFor(const std::string &File,
+                               const std::vector<std::string> &Ids) {
+  for (const std::string &Id : Ids)
+    SilencedFor[File].insert(llvm::StringRef(Id).trim().upper());
+}
+
+bool DiagnosticLog::silenced(const Diagnostic &D) const {
+  if (D.Raw || D.Level == Severity::Error)
+    return false;
+  if (D.Silenced || Silenced.count(D.Id))
+    return true;
+  auto It = SilencedFor.find(D.File);
+  return It != SilencedFor.end() && It->second.count(D.Id);
+}
+
 void DiagnosticLog::report(Diagnostic D) {
+  if (!D.Raw)
+    D.Message = oneLine(D.Message);
+  D.Silenced = silenced(D);
   Diags.push_back(std::move(D));
   const Diagnostic &Last = Diags.back();
   bool Hidden =
-      EchoQuiet && !Last.Raw &&
-      (Last.Level == Severity::Remark || Last.Level == Severity::Note);
+      Last.Silenced ||
+      (EchoQuiet && !Last.Raw &&
+       (Last.Level == Severity::Remark || Last.Level == Severity::Note));
   if (Echo && !Hidden)
     print(*Echo, Last, EchoColors);
 }
@@ -114,6 +199,10 @@ nlohmann::json DiagnosticLog::toJson(const Diagnostic &D) {
   J["line"] = D.Line;
   J["column"] = D.Column;
   J["message"] = D.Message;
+  // Only where it is so: reports written before silencing existed stay as
+  // they were.
+  if (D.Silenced)
+    J["silenced"] = true;
   return J;
 }
 
