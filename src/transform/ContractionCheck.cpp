@@ -89,14 +89,15 @@ std::optional<std::string> TransformContext::contractionChange(
            feedbackUnavailable(Feedback) +
            " (--fmad=false says the program is built without "
            "contraction); declined";
-  std::string NvArch = PtxasRunner::nvccArchFor(Arch), Error;
+  std::string NvArch = PtxasRunner::nvccArchFor(Arch);
   std::vector<tooling::Replacement> With = Applied;
   With.insert(With.end(), Edits.begin(), Edits.end());
-  auto Before = measure(Applied, NvArch, Error);
-  auto After = Before ? measure(With, NvArch, Error) : std::nullopt;
+  MeasuredPair Measured = measureBoth(Applied, With, NvArch);
+  auto &Before = Measured.Before, &After = Measured.After;
   if (!Before || !After)
     return "nvcc failed on the " +
-           std::string(Before ? "candidate" : "original") + " (" + Error +
+           std::string(Before ? "candidate" : "original") + " (" +
+           (Before ? Measured.AfterError : Measured.BeforeError) +
            "); not rewritten";
   // Each edited file's lines before and after this candidate's edits.
   std::map<std::string, tooling::Replacements> Earlier;
