@@ -13,6 +13,7 @@
 #include "warpwise/Frontend.h"
 #include "warpwise/SassFp.h"
 
+#include <future>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -113,6 +114,20 @@ private:
   std::string CacheDir;
   std::mutex Mutex; ///< Cache and FileFlags: files may be processed in parallel.
   std::map<std::string, std::map<std::string, KernelStats>> Cache;
+  /// A compile's result, or its error.
+  using Answer =
+      std::pair<std::optional<std::map<std::string, KernelStats>>, std::string>;
+  /// The keys being compiled now, with the answer their requests wait for.
+  std::map<std::string, std::shared_future<Answer>> InFlight;
+
+  /// measure() past the in-memory cache: the persistent cache, else nvcc
+  /// and nvdisasm.
+  std::optional<std::map<std::string, KernelStats>>
+  measureUncached(const std::string &Key, const std::string &Source,
+                  const std::string &OriginalPath, const std::string &Arch,
+                  const std::vector<std::string> &UseFlags,
+                  const std::map<std::string, std::string> &Headers,
+                  const std::vector<std::string> &Between, std::string &Error);
 };
 
 /// A CUDA binary tool (nvcc, cuobjdump, nvdisasm): the toolkit's, the one

@@ -163,6 +163,22 @@ struct TransformContext {
   measure(const std::vector<clang::tooling::Replacement> &Edits,
           const std::string &NvArch, std::string &Error) const;
 
+  /// What measure() says of \p BeforeEdits and of \p AfterEdits (a
+  /// candidate and the state it is compared with), compiled side by side.
+  struct MeasuredPair {
+    std::optional<std::map<std::string, KernelStats>> Before, After;
+    std::string BeforeError, AfterError;
+  };
+  MeasuredPair
+  measureBoth(const std::vector<clang::tooling::Replacement> &BeforeEdits,
+              const std::vector<clang::tooling::Replacement> &AfterEdits,
+              const std::string &NvArch) const;
+  /// The texts \p Edits make of the main file (\p Main) and of the headers
+  /// they edit (\p Headers); false with \p Error when they do not apply.
+  bool textsWith(const std::vector<clang::tooling::Replacement> &Edits,
+                 std::string &Main, std::map<std::string, std::string> &Headers,
+                 std::string &Error) const;
+
   /// \p Kernel's statistics compiled for the target with the earlier
   /// rewrites (Applied), and with \p Edits on top of them. std::nullopt with
   /// \p Failure, the end of a decision's reason: "nvcc failed on the

@@ -1,6 +1,8 @@
 //===- Feedback.cpp - Compiling candidates with nvcc ----------------------===//
 #include "warpwise/Feedback.h"
 
+#include "warpwise/AtomicFile.h"
+
 #include "warpwise/Ptxas.h"
 #include "warpwise/SourceScope.h"
 #include "warpwise/TempFiles.h"
@@ -8,11 +10,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include <chrono>
+#include <future>
+#include <cstdlib>
+
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Demangle/Demangle.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/SHA256.h"
 #include "llvm/Support/raw_ostream.h"
@@ -166,6 +173,27 @@ KernelStats statsOfCode(const SassFunction &F) {
   return S;
 }
 
+/// With WARPWISE_TOOL_LOG=<file>, each measurement appends a line there:
+/// where its answer came from (memory, disk, or the tools and how long
+/// each took), for finding where a rewrite's time goes.
+static void logMeasurement(const std::string &Line) {
+  static const char *Path = std::getenv("WARPWISE_TOOL_LOG");
+  if (!Path || !*Path)
+    return;
+  static std::mutex LogMutex;
+  std::lock_guard<std::mutex> Lock(LogMutex);
+  std::error_code EC;
+  llvm::raw_fd_ostream OS(Path, EC, llvm::sys::fs::OF_Append);
+  if (!EC)
+    OS << llvm::sys::Process::getProcessId() << " " << Line << "\n";
+}
+
+static double secondsSince(std::chrono::steady_clock::time_point Start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                       Start)
+      .count();
+}
+
 static bool runTool(const std::string &Program,
                     const std::vector<std::string> &Args, std::string &Output,
                     std::string &Error,
@@ -241,6 +269,8 @@ static nlohmann::json statsToJson(const KernelStats &S) {
   return J;
 }
 
+/// Throws nlohmann::json::exception where \p J is not what statsToJson
+/// wrote (readCacheEntry catches it).
 static KernelStats statsFromJson(const nlohmann::json &J) {
   KernelStats S;
   S.Mangled = J.value("mangled", "");
@@ -252,9 +282,64 @@ static KernelStats statsFromJson(const nlohmann::json &J) {
   S.Branches = J.value("branches", 0u);
   S.Predicated = J.value("predicated", 0u);
   if (J.contains("instances"))
-    for (const nlohmann::json &I : J["instances"])
+    for (const nlohmann::json &I : J.at("instances"))
       S.Instances.push_back(statsFromJson(I));
   return S;
+}
+
+/// The persistent cache's entry format. One file holds the counts and the
+/// listing, so that a reader never pairs the counts of one write with the
+/// listing of another; it names its format and key, so that an entry
+/// written by another version of warpwise sharing the directory, or copied
+/// under another name, answers nothing.
+constexpr llvm::StringLiteral CacheFormat = "warpwise-sass-v4";
+
+/// The entry \p File holds for \p Key; std::nullopt when it is missing,
+/// unreadable, cut short, of another format or key, or malformed: then
+/// the tools run again and the entry is rewritten.
+static std::optional<std::map<std::string, KernelStats>>
+readCacheEntry(const std::string &File, const std::string &Key) {
+  auto Buf = llvm::MemoryBuffer::getFile(File, /*IsText=*/false,
+                                         /*RequiresNullTerminator=*/false);
+  if (!Buf)
+    return std::nullopt;
+  nlohmann::json J =
+      nlohmann::json::parse((*Buf)->getBuffer(), nullptr, false);
+  if (!J.is_object())
+    return std::nullopt;
+  try {
+    if (J.value("format", "") != CacheFormat || J.value("key", "") != Key)
+      return std::nullopt;
+    const nlohmann::json &Kernels = J.at("kernels");
+    std::string Listing = J.at("listing").get<std::string>();
+    if (!Kernels.is_object())
+      return std::nullopt;
+    std::map<std::string, KernelStats> Out;
+    for (auto &[Name, KJ] : Kernels.items())
+      Out[Name] = statsFromJson(KJ);
+    attachCode(Out, parseNvdisasm(Listing));
+    return Out;
+  } catch (const nlohmann::json::exception &) {
+    return std::nullopt;
+  }
+}
+
+/// Writes the entry for \p Key whole or not at all (several warpwise
+/// processes, or machines, may share the directory: each writes through
+/// its own temporary file and a rename, and the last one stays, with the
+/// same content). A cache that cannot be written only costs time.
+static void writeCacheEntry(const std::string &Dir, const std::string &File,
+                            const std::string &Key,
+                            const std::map<std::string, KernelStats> &Stats,
+                            const std::string &Listing) {
+  if (llvm::sys::fs::create_directories(Dir))
+    return;
+  nlohmann::json J = {{"format", CacheFormat.str()}, {"key", Key}};
+  J["kernels"] = nlohmann::json::object();
+  for (const auto &[Name, S] : Stats)
+    J["kernels"][Name] = statsToJson(S);
+  J["listing"] = Listing;
+  llvm::consumeError(writeFileAtomically(File, J.dump() + "\n"));
 }
 
 std::optional<std::map<std::string, KernelStats>>
@@ -276,7 +361,8 @@ CompileFeedback::measure(const std::string &Source,
   // The entry's format: entries written before stack and shared bytes or
   // the code were recorded must not answer for them.
   // v3: the compiled code (with line numbers) is kept beside the counts.
-  Hash.update("stats-v3");
+  // v4: one file holds both, with its format and key (readCacheEntry).
+  Hash.update(CacheFormat);
   Hash.update(Source);
   Hash.update(Arch);
   Hash.update(OriginalPath);
@@ -305,32 +391,59 @@ CompileFeedback::measure(const std::string &Source,
   for (const std::string &Path : Between)
     Hash.update("between:" + Path);
   std::string Key = llvm::toHex(Hash.final(), true);
+  // One compile per key at a time: a request for a key already being
+  // compiled (a candidate and its original measured side by side, files
+  // processed in parallel) waits for that compile's answer.
+  std::promise<Answer> Promise;
+  std::shared_future<Answer> Pending;
   {
     std::lock_guard<std::mutex> Lock(Mutex);
     auto Hit = Cache.find(Key);
-    if (Hit != Cache.end())
+    if (Hit != Cache.end()) {
+      logMeasurement("memory " + Key.substr(0, 12) + " " + OriginalPath);
       return Hit->second;
+    }
+    auto Running = InFlight.find(Key);
+    if (Running != InFlight.end())
+      Pending = Running->second;
+    else
+      InFlight[Key] = Promise.get_future().share();
   }
+  if (Pending.valid()) {
+    const Answer &A = Pending.get();
+    if (!A.first)
+      Error = A.second;
+    return A.first;
+  }
+  std::optional<std::map<std::string, KernelStats>> Out =
+      measureUncached(Key, Source, OriginalPath, Arch, UseFlags, Headers,
+                      Between, Error);
+  {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    if (Out)
+      Cache[Key] = *Out;
+    InFlight.erase(Key);
+  }
+  Promise.set_value({Out, Out ? std::string() : Error});
+  return Out;
+}
+
+std::optional<std::map<std::string, KernelStats>>
+CompileFeedback::measureUncached(
+    const std::string &Key, const std::string &Source,
+    const std::string &OriginalPath, const std::string &Arch,
+    const std::vector<std::string> &UseFlags,
+    const std::map<std::string, std::string> &Headers,
+    const std::vector<std::string> &Between, std::string &Error) {
   // The persistent cache: a second run over the same sources and flags
-  // reads what nvcc and cuobjdump said, rather than running them again.
+  // reads what nvcc and nvdisasm said, rather than running them again.
   std::string CacheFile =
       CacheDir.empty() ? "" : CacheDir + "/sass-" + Key + ".json";
   if (!CacheFile.empty())
-    if (auto Buf = llvm::MemoryBuffer::getFile(CacheFile)) {
-      nlohmann::json J = nlohmann::json::parse((*Buf)->getBuffer().str(),
-                                               nullptr, false);
-      auto Listing = llvm::MemoryBuffer::getFile(CacheFile + ".sass");
-      if (J.is_object() && Listing) {
-        std::map<std::string, KernelStats> Out;
-        for (auto &[Name, KJ] : J.items())
-          Out[Name] = statsFromJson(KJ);
-        attachCode(Out, parseNvdisasm((*Listing)->getBuffer()));
-        std::lock_guard<std::mutex> Lock(Mutex);
-        Cache[Key] = Out;
-        return Out;
-      }
+    if (auto Entry = readCacheEntry(CacheFile, Key)) {
+      logMeasurement("disk " + Key.substr(0, 12) + " " + OriginalPath);
+      return Entry;
     }
-
   llvm::SmallString<128> Dir;
   if (createTemporaryDirectory("candidate", Dir)) {
     Error = "cannot create a temporary directory";
@@ -427,9 +540,16 @@ CompileFeedback::measure(const std::string &Source,
   }
   Args.push_back(Src);
   std::string PtxasOut, SassOut;
+  auto Started = std::chrono::steady_clock::now();
   bool OK = runTool(Args[0], Args, PtxasOut, Error);
+  double NvccSeconds = secondsSince(Started);
+  Started = std::chrono::steady_clock::now();
   if (OK) // The code, each instruction with its source line.
     OK = runTool(Nvdisasm, {Nvdisasm, "-g", "-c", Cubin}, SassOut, Error);
+  logMeasurement("run " + Key.substr(0, 12) + " " + OriginalPath + " nvcc " +
+                 std::to_string(NvccSeconds) + " nvdisasm " +
+                 std::to_string(OK ? secondsSince(Started) : 0.0) +
+                 (OK ? "" : " failed"));
   llvm::sys::fs::remove_directories(Dir);
   if (!OK)
     return std::nullopt;
@@ -462,17 +582,8 @@ CompileFeedback::measure(const std::string &Source,
     Total.Instances.push_back(std::move(S));
   }
   attachCode(Out, std::move(Code));
-  std::lock_guard<std::mutex> Lock(Mutex);
-  Cache[Key] = Out;
-  if (!CacheFile.empty() && !llvm::sys::fs::create_directories(CacheDir)) {
-    nlohmann::json J = nlohmann::json::object();
-    for (const auto &[Name, Stats] : Out)
-      J[Name] = statsToJson(Stats);
-    // A cache that cannot be written only costs time. The listing first:
-    // an entry is read only when both are there.
-    llvm::consumeError(writeFileAtomically(CacheFile + ".sass", Listing));
-    llvm::consumeError(writeFileAtomically(CacheFile, J.dump() + "\n"));
-  }
+  if (!CacheFile.empty())
+    writeCacheEntry(CacheDir, CacheFile, Key, Out, Listing);
   return Out;
 }
 

@@ -102,14 +102,15 @@ compareContraction(const TransformContext &TC,
            feedbackUnavailable(TC.Feedback) +
            " (--fmad=false says the program is built without "
            "contraction); declined";
-  std::string NvArch = PtxasRunner::nvccArchFor(TC.Arch), Error;
+  std::string NvArch = PtxasRunner::nvccArchFor(TC.Arch);
   std::vector<tooling::Replacement> With = TC.Applied;
   With.insert(With.end(), Edits.begin(), Edits.end());
-  auto Before = TC.measure(TC.Applied, NvArch, Error);
-  auto After = Before ? TC.measure(With, NvArch, Error) : std::nullopt;
+  TransformContext::MeasuredPair Measured = TC.measureBoth(TC.Applied, With, NvArch);
+  auto &Before = Measured.Before, &After = Measured.After;
   if (!Before || !After)
     return "nvcc failed on the " +
-           std::string(Before ? "candidate" : "original") + " (" + Error +
+           std::string(Before ? "candidate" : "original") + " (" +
+           (Before ? Measured.AfterError : Measured.BeforeError) +
            "); not rewritten";
   // Each edited file's lines before and after this candidate's edits.
   std::map<std::string, tooling::Replacements> Earlier;

@@ -11,6 +11,8 @@
 #include "warpwise/Ptxas.h"
 #include "warpwise/Transform.h"
 
+#include <future>
+
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"
 #include "clang/AST/DeclTemplate.h"
@@ -154,13 +156,10 @@ bool TransformContext::claimed(const std::string &InFile, unsigned Begin,
   return false;
 }
 
-std::optional<std::map<std::string, KernelStats>>
-TransformContext::measure(const std::vector<tooling::Replacement> &Edits,
-                          const std::string &NvArch, std::string &Error) const {
-  if (!Feedback) {
-    Error = "no CUDA toolkit";
-    return std::nullopt;
-  }
+bool TransformContext::textsWith(const std::vector<tooling::Replacement> &Edits,
+                                 std::string &Main,
+                                 std::map<std::string, std::string> &Headers,
+                                 std::string &Error) const {
   std::map<std::string, tooling::Replacements> ByFile;
   // An edit that names no file is one of the main file's.
   for (const tooling::Replacement &R : Edits)
@@ -171,10 +170,10 @@ TransformContext::measure(const std::vector<tooling::Replacement> &Edits,
                                             : R.getFilePath(),
                     R.getOffset(), R.getLength(), R.getReplacementText()))) {
       Error = llvm::toString(std::move(E));
-      return std::nullopt;
+      return false;
     }
-  std::string Main = Contents.str();
-  std::map<std::string, std::string> Headers;
+  Main = Contents.str();
+  Headers.clear();
   for (const auto &[Path, Rs] : ByFile) {
     llvm::StringRef Text = Contents;
     bool Found = Path == File;
@@ -182,19 +181,65 @@ TransformContext::measure(const std::vector<tooling::Replacement> &Edits,
       Text = Scope->textOf(Path, Found);
     if (!Found) {
       Error = "an edit names '" + Path + "', which is not in this file's scope";
-      return std::nullopt;
+      return false;
     }
     auto Applied = tooling::applyAllReplacements(Text, Rs);
     if (!Applied) {
       Error = llvm::toString(Applied.takeError());
-      return std::nullopt;
+      return false;
     }
     if (Path == File)
       Main = std::move(*Applied);
     else
       Headers[Path] = std::move(*Applied);
   }
+  return true;
+}
+
+std::optional<std::map<std::string, KernelStats>>
+TransformContext::measure(const std::vector<tooling::Replacement> &Edits,
+                          const std::string &NvArch, std::string &Error) const {
+  if (!Feedback) {
+    Error = "no CUDA toolkit";
+    return std::nullopt;
+  }
+  std::string Main;
+  std::map<std::string, std::string> Headers;
+  if (!textsWith(Edits, Main, Headers, Error))
+    return std::nullopt;
   return Feedback->measure(Main, File, NvArch, Error, Headers);
+}
+
+TransformContext::MeasuredPair TransformContext::measureBoth(
+    const std::vector<tooling::Replacement> &BeforeEdits,
+    const std::vector<tooling::Replacement> &AfterEdits,
+    const std::string &NvArch) const {
+  MeasuredPair P;
+  if (!Feedback) {
+    P.BeforeError = P.AfterError = "no CUDA toolkit";
+    return P;
+  }
+  // The texts here, in this thread (the source manager is not shared
+  // between threads); only the compiles run side by side.
+  std::string BeforeMain, AfterMain;
+  std::map<std::string, std::string> BeforeHeaders, AfterHeaders;
+  bool BeforeOK = textsWith(BeforeEdits, BeforeMain, BeforeHeaders,
+                            P.BeforeError);
+  bool AfterOK = textsWith(AfterEdits, AfterMain, AfterHeaders, P.AfterError);
+  // Both are compiled whatever the other gives: nvcc and nvdisasm run
+  // twice as wide, and a failed original (rare) costs one wasted compile.
+  std::future<std::optional<std::map<std::string, KernelStats>>> Before;
+  if (BeforeOK)
+    Before = std::async(std::launch::async, [&] {
+      return Feedback->measure(BeforeMain, File, NvArch, P.BeforeError,
+                               BeforeHeaders);
+    });
+  if (AfterOK)
+    P.After = Feedback->measure(AfterMain, File, NvArch, P.AfterError,
+                                AfterHeaders);
+  if (BeforeOK)
+    P.Before = Before.get();
+  return P;
 }
 
 std::optional<std::pair<KernelStats, KernelStats>>
@@ -202,19 +247,18 @@ TransformContext::measureCandidate(
     const std::vector<tooling::Replacement> &Edits, const std::string &Kernel,
     std::string &Failure) const {
   std::string NvArch = PtxasRunner::nvccArchFor(Arch);
-  std::string Error;
   std::vector<tooling::Replacement> With = Applied;
   With.insert(With.end(), Edits.begin(), Edits.end());
-  auto Before = measure(Applied, NvArch, Error);
-  auto After = Before ? measure(With, NvArch, Error) : std::nullopt;
-  if (!Before || !After) {
+  MeasuredPair Measured = measureBoth(Applied, With, NvArch);
+  if (!Measured.Before || !Measured.After) {
     Failure = "nvcc failed on the " +
-              std::string(Before ? "candidate" : "original") + " (" + Error +
+              std::string(Measured.Before ? "candidate" : "original") + " (" +
+              (Measured.Before ? Measured.AfterError : Measured.BeforeError) +
               "); not rewritten";
     return std::nullopt;
   }
-  auto B = Before->find(Kernel), A = After->find(Kernel);
-  if (B == Before->end() || A == After->end()) {
+  auto B = Measured.Before->find(Kernel), A = Measured.After->find(Kernel);
+  if (B == Measured.Before->end() || A == Measured.After->end()) {
     Failure = "`" + Kernel + "` is missing from nvcc's output; declined";
     return std::nullopt;
   }
