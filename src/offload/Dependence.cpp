@@ -293,6 +293,69 @@ bool parallelIndependent(const OffloadSource &Src, const KernelPlan &P,
   return true;
 }
 
+namespace {
+
+/// Every mention of \p V in \p Body is inside a loop of it that starts by
+/// setting V (`for (k = 0; ...)`, k not in the value): V's value never
+/// passes from one iteration of the body to the next, so a private V (the
+/// `int i, j, k;` at the top of PolyBench's kernels with `private(j, k)`)
+/// may be each thread's own after the swap.
+bool setBeforeEveryUse(const Stmt *Body, const VarDecl *V) {
+  bool Ok = true;
+  std::function<void(const Stmt *, bool)> Walk = [&](const Stmt *S,
+                                                     bool Covered) {
+    if (!S || !Ok)
+      return;
+    if (auto *DR = dyn_cast<DeclRefExpr>(S);
+        DR && DR->getDecl() == V && !Covered) {
+      Ok = false;
+      return;
+    }
+    if (auto *For = dyn_cast<ForStmt>(S); For && !Covered) {
+      auto *Init = dyn_cast_or_null<BinaryOperator>(For->getInit());
+      if (Init && Init->getOpcode() == BO_Assign &&
+          referencedVar(Init->getLHS()) == V &&
+          !collectUses(Init->getRHS()).Uses.count(V)) {
+        for (const Stmt *C : childrenOf(S))
+          Walk(C, true);
+        return;
+      }
+    }
+    for (const Stmt *C : childrenOf(S))
+      Walk(C, Covered);
+  };
+  Walk(Body, false);
+  return Ok;
+}
+
+} // namespace
+
+/// Every access of \p A has all its subscripts, and \p I and \p J alone at
+/// the same two of them (doitgen's A[r][q][s] and A[r][q][p]): each
+/// (i, j) iteration touches its own row of A, whatever the others say.
+bool rowOfItsOwn(const MappedArray &A,
+                 const std::vector<std::vector<const Expr *>> &Accesses,
+                 const VarDecl *I, const VarDecl *J) {
+  size_t Dims = 1;
+  for (QualType E = A.DeviceType->getPointeeType(); E->isConstantArrayType();
+       E = cast<ConstantArrayType>(E.getCanonicalType())->getElementType())
+    ++Dims;
+  if (Accesses.empty() || Dims < 3)
+    return false;
+  auto At = [](const std::vector<const Expr *> &Subs, const VarDecl *V) {
+    for (size_t K = 0; K < Subs.size(); ++K)
+      if (auto *DR = dyn_cast<DeclRefExpr>(strip(Subs[K]));
+          DR && DR->getDecl() == V)
+        return K;
+    return Subs.size();
+  };
+  size_t PI = At(Accesses[0], I), PJ = At(Accesses[0], J);
+  return PI < Dims && PJ < Dims &&
+         llvm::all_of(Accesses, [&](const std::vector<const Expr *> &Subs) {
+           return Subs.size() == Dims && At(Subs, I) == PI && At(Subs, J) == PJ;
+         });
+}
+
 bool swapIndependent(const OffloadSource &Src, const KernelPlan &P,
                      const VarDecl *I, const VarDecl *J, const LoopLevel &Inner,
                      std::string &Why) {
@@ -313,6 +376,15 @@ bool swapIndependent(const OffloadSource &Src, const KernelPlan &P,
       continue;
     const UseCollector::Use &X = U.Uses.at(V);
     if ((X.ScalarWrite || X.AddressTaken) && V != I && V != J) {
+      if (!X.AddressTaken && llvm::is_contained(P.Private, V) &&
+          setBeforeEveryUse(Body, V))
+        continue; // Each (i, j) thread's own, set before it is read.
+      if (llvm::is_contained(P.Private, V)) {
+        Why = "the inner loop writes the private '" + V->getNameAsString() +
+              "', which may carry a value from one of its iterations to the "
+              "next";
+        return false;
+      }
       Why = "the inner loop writes '" + V->getNameAsString() +
             "', declared outside it";
       return false;
@@ -321,6 +393,7 @@ bool swapIndependent(const OffloadSource &Src, const KernelPlan &P,
   // Every array written: all its accesses use one subscript list that holds
   // i and j each alone (a[i][j]), or i*E + j with j in [0, E).
   std::map<const VarDecl *, std::vector<std::string>> Keys;
+  std::map<const VarDecl *, std::vector<std::vector<const Expr *>>> Lists;
   std::function<void(const Stmt *)> Walk = [&](const Stmt *S) {
     if (!S)
       return;
@@ -332,6 +405,7 @@ bool swapIndependent(const OffloadSource &Src, const KernelPlan &P,
         for (const Expr *X : Subs)
           Key += "[" + normalised(Ctx, X) + "]";
         Keys[V].push_back(Key);
+        Lists[V].push_back(Subs);
         for (const Expr *X : Subs)
           Walk(X);
         return;
@@ -351,6 +425,8 @@ bool swapIndependent(const OffloadSource &Src, const KernelPlan &P,
       Why = "'" + A.Name + "' is written other than by subscript";
       return false;
     }
+    if (rowOfItsOwn(A, Lists[A.Var], I, J))
+      continue;
     if (llvm::any_of(K, [&](const std::string &X) { return X != K[0]; })) {
       Why = "'" + A.Name + "' is accessed at different subscripts (" + K[0] +
             ", ...)";
