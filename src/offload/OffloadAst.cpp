@@ -5,6 +5,7 @@
 
 #include "../transform/SourceText.h"
 
+#include "clang/AST/PrettyPrinter.h"
 #include "clang/Lex/Lexer.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -158,8 +159,11 @@ std::string spelledVarType(const ASTContext &Ctx, const VarDecl *V) {
   return spelledType(Ctx, TSI->getTypeLoc());
 }
 
-std::string normalised(const ASTContext &Ctx, const Expr *E) {
-  std::string T = sourceText(Ctx, E->getSourceRange()), Out;
+namespace {
+
+/// \p T with whitespace runs removed and redundant outer parentheses.
+std::string compact(const std::string &T) {
+  std::string Out;
   for (char C : T)
     if (!llvm::isSpace(C))
       Out += C;
@@ -179,6 +183,24 @@ std::string normalised(const ASTContext &Ctx, const Expr *E) {
     Out = Out.substr(1, Out.size() - 2);
   }
   return Out;
+}
+
+} // namespace
+
+std::string normalised(const ASTContext &Ctx, const Expr *E) {
+  return compact(sourceText(Ctx, E->getSourceRange()));
+}
+
+std::string subscriptText(const ASTContext &Ctx, const Expr *E) {
+  if (E->getBeginLoc().isFileID() && E->getEndLoc().isFileID())
+    return normalised(Ctx, E);
+  // Written through a macro: what it expands to, not the invocation's
+  // text (`x[j]` in `#define cell(x, j) sqrt(x[j])` is subscript j).
+  std::string T;
+  llvm::raw_string_ostream OS(T);
+  PrintingPolicy Policy(Ctx.getLangOpts());
+  E->printPretty(OS, nullptr, Policy);
+  return compact(OS.str());
 }
 
 const Expr *strip(const Expr *E) {

@@ -58,6 +58,11 @@ std::string spelledType(const clang::ASTContext &Ctx, clang::TypeLoc TL);
 std::string spelledVarType(const clang::ASTContext &Ctx,
                            const clang::VarDecl *V);
 
+/// A subscript as the dependence test compares it: normalised where it is
+/// written in the file, and through a macro, what the macro expands to
+/// (printed, whitespace removed), never the invocation's text.
+std::string subscriptText(const clang::ASTContext &Ctx, const clang::Expr *E);
+
 /// \p E through parentheses and implicit casts (null stays null).
 const clang::Expr *strip(const clang::Expr *E);
 
