@@ -82,6 +82,11 @@ struct Options;
 int runOffloadCommand(const Options &Opts,
                       std::vector<std::string> &ThenRewrite);
 
+/// After the rewrite of the output (exit code \p RewriteRC): an output the
+/// rewrite could not parse (WW1004, exit 1) is not valid CUDA, so it is
+/// removed, and the command fails with the same code. Returns the exit code.
+int finishOffloadRewrite(const Options &Opts, int RewriteRC);
+
 } // namespace warpwise
 
 #endif

@@ -108,7 +108,7 @@ static int runSession(const std::vector<std::string> &Args) {
       return RC;
     // The generated CUDA goes through the same analyses and rewrites as
     // any other file.
-    return runSession(ThenRewrite);
+    return finishOffloadRewrite(Opts, runSession(ThenRewrite));
   }
   if (std::optional<int> RC = chooseSettings(Run))
     return *RC;

@@ -3,7 +3,9 @@
 // `warpwise offload IN.c -o OUT.cu`: reads the input once, parses it with
 // -fopenmp through the same Frontend as the other commands (a file with
 // errors is never translated), translates it (Offload.h), writes the output
-// atomically, and prints the decisions, the diff and the JSON report. The
+// atomically, and prints the decisions, the diff and the JSON report. An
+// output the rewrite that follows cannot parse is removed again
+// (finishOffloadRewrite): a failed translation leaves no file. The
 // rewrite of the output in place, which follows by default, is the caller's
 // (Driver.cpp), as `rewrite -i` with the same architecture.
 //
@@ -197,6 +199,21 @@ int runOffloadCommand(const Options &Opts,
       ThenRewrite.push_back(A);
   }
   return ExitOK;
+}
+
+int finishOffloadRewrite(const Options &Opts, int RewriteRC) {
+  if (RewriteRC != ExitInputProblem)
+    return RewriteRC;
+  // The rewrite reported why (WW1004); a translation that does not compile
+  // leaves nothing behind, as one refused before writing does.
+  DiagnosticLog Log;
+  Log.setEcho(&llvm::errs());
+  Log.setEchoStyle(Opts.Quiet, Opts.Front.Colors);
+  llvm::sys::fs::remove(Opts.OutputFile);
+  Log.report(diag::CompileErrors, Severity::Error, Opts.Files.front(), 0, 0,
+             "the generated CUDA does not compile (see above); " +
+                 Opts.OutputFile + " is not written");
+  return RewriteRC;
 }
 
 } // namespace warpwise

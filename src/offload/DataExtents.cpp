@@ -268,10 +268,29 @@ bool ExtentPlanner::extentFromMalloc(KernelPlan &P, const VarDecl *V,
   return true;
 }
 
+namespace {
+
+/// An array dimension as the program spells it, through macros; where it
+/// cannot be (a macro of more than the size), its value in this build.
+std::string dimensionText(const ASTContext &Ctx, const Expr *Size) {
+  if (!Size)
+    return "";
+  if (std::string S = spelledExpr(Ctx, Size); !S.empty())
+    return S;
+  Expr::EvalResult R;
+  if (Size->EvaluateAsInt(R, Ctx))
+    return std::to_string(R.Val.getInt().getExtValue());
+  return sourceText(Ctx, Size->getSourceRange());
+}
+
+} // namespace
+
 std::vector<std::string> writtenDims(const VarDecl *V, const ASTContext &Ctx,
-                                     bool &Pointer, QualType &Element) {
+                                     bool &Pointer, QualType &Element,
+                                     std::string &ElementText) {
   std::vector<std::string> Dims;
   Pointer = false;
+  ElementText.clear();
   TypeSourceInfo *TSI = V->getTypeSourceInfo();
   if (!TSI)
     return Dims;
@@ -289,13 +308,14 @@ std::vector<std::string> writtenDims(const VarDecl *V, const ASTContext &Ctx,
     }
     if (auto A = TL.getAs<ArrayTypeLoc>()) {
       Expr *Size = A.getSizeExpr();
-      Dims.push_back(Size ? sourceText(Ctx, Size->getSourceRange()) : "");
+      Dims.push_back(dimensionText(Ctx, Size));
       TL = A.getElementLoc();
       continue;
     }
     break;
   }
   Element = TL.getType();
+  ElementText = spelledType(Ctx, TL);
   return Dims;
 }
 
@@ -312,7 +332,7 @@ bool ExtentPlanner::mapArray(KernelPlan &P, const VarDecl *V, MappedArray &A) {
   };
   bool WrittenPointer = false;
   std::vector<std::string> Dims =
-      writtenDims(V, Ctx, WrittenPointer, A.Element);
+      writtenDims(V, Ctx, WrittenPointer, A.Element, A.ElementText);
   if (T->isArrayType()) {
     if (!Ctx.getAsConstantArrayType(T))
       return Refuse("is a variable-length array");
@@ -370,7 +390,7 @@ bool ExtentPlanner::mapArray(KernelPlan &P, const VarDecl *V, MappedArray &A) {
     ++Depth;
   if (Depth != A.InnerDims.size() ||
       llvm::any_of(A.InnerDims, [](const std::string &D) { return D.empty(); }))
-    A.InnerDims.clear(), A.Element = QualType();
+    A.InnerDims.clear(), A.Element = QualType(), A.ElementText.clear();
   return true;
 }
 

@@ -55,10 +55,13 @@ void findSwaps(const clang::ASTContext &Ctx, const clang::Stmt *S,
                std::vector<SwapTriple> &Out);
 
 /// The dimensions of \p V's type as written, outermost first, through one
-/// pointer (`double (*p)[N]`); \p Element gets the type below them.
+/// pointer (`double (*p)[N]`), spelled through macros (spelledExpr); \p
+/// Element gets the type below them and \p ElementText the macro that
+/// spells it (`DATA_TYPE`), if one does.
 std::vector<std::string> writtenDims(const clang::VarDecl *V,
                                      const clang::ASTContext &Ctx,
-                                     bool &Pointer, clang::QualType &Element);
+                                     bool &Pointer, clang::QualType &Element,
+                                     std::string &ElementText);
 
 /// Maps the shared arrays of plans in one function.
 class ExtentPlanner {

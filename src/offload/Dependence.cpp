@@ -186,6 +186,91 @@ struct ArrayAccesses {
   }
 };
 
+bool setBeforeEveryUse(const Stmt *Body, const VarDecl *V);
+
+/// \p J only ever runs upwards from \p I inside \p Body: every loop that
+/// sets it starts at i or i + c (c >= 0) and counts up, nothing else
+/// writes it, and every use is inside such a loop.
+bool runsUpFrom(const ASTContext &Ctx, const Stmt *Body, const VarDecl *J,
+                const VarDecl *I) {
+  bool Ok = true;
+  std::set<const Stmt *> Headers;
+  std::function<void(const Stmt *)> Walk = [&](const Stmt *S) {
+    if (!S || !Ok)
+      return;
+    if (auto *For = dyn_cast<ForStmt>(S)) {
+      auto *Init = dyn_cast_or_null<BinaryOperator>(For->getInit());
+      if (Init && Init->getOpcode() == BO_Assign &&
+          referencedVar(Init->getLHS()) == J) {
+        const Expr *Lb = strip(Init->getRHS());
+        bool FromI = referencedVar(Lb) == I;
+        if (auto *Add = dyn_cast<BinaryOperator>(Lb);
+            Add && Add->getOpcode() == BO_Add &&
+            referencedVar(Add->getLHS()) == I) {
+          Expr::EvalResult C;
+          FromI = Add->getRHS()->EvaluateAsInt(C, Ctx) &&
+                  !C.Val.getInt().isNegative();
+        }
+        const Expr *Inc = For->getInc() ? strip(For->getInc()) : nullptr;
+        bool Up = false;
+        if (auto *U = dyn_cast_or_null<UnaryOperator>(Inc))
+          Up = U->isIncrementOp() && referencedVar(U->getSubExpr()) == J;
+        if (!FromI || !Up) {
+          Ok = false;
+          return;
+        }
+        Headers.insert(Init);
+        Headers.insert(Inc);
+      }
+    }
+    if (!Headers.count(S)) {
+      if (auto *B = dyn_cast<BinaryOperator>(S);
+          B && B->isAssignmentOp() && referencedVar(B->getLHS()) == J)
+        Ok = false;
+      if (auto *U = dyn_cast<UnaryOperator>(S);
+          U && (U->isIncrementDecrementOp() || U->getOpcode() == UO_AddrOf) &&
+          referencedVar(U->getSubExpr()) == J)
+        Ok = false;
+    }
+    for (const Stmt *C : childrenOf(S))
+      Walk(C);
+  };
+  Walk(Body);
+  return Ok && !Headers.empty() && setBeforeEveryUse(Body, J);
+}
+
+/// Covariance's symmetric writes: iteration i of a one-level nest touches
+/// a 2-D array only at [i][i], [i][j] and [j][i] with j running up from i
+/// (runsUpFrom). Its elements are then row i right of the diagonal and
+/// column i below it, which no other i touches.
+bool triangularSymmetric(const ASTContext &Ctx, const KernelPlan &P,
+                         const std::vector<std::vector<const Expr *>> &Accesses,
+                         unsigned Rank) {
+  if (P.Levels.size() != 1 || Rank != 2 || Accesses.empty())
+    return false;
+  const VarDecl *I = P.Levels.front().Var;
+  std::map<const VarDecl *, bool> Tails;
+  for (const std::vector<const Expr *> &Subs : Accesses) {
+    auto *A = dyn_cast<DeclRefExpr>(strip(Subs[0]));
+    auto *B = dyn_cast<DeclRefExpr>(strip(Subs[1]));
+    if (!A || !B)
+      return false;
+    const VarDecl *X = dyn_cast<VarDecl>(A->getDecl());
+    const VarDecl *Y = dyn_cast<VarDecl>(B->getDecl());
+    if (X == I && Y == I)
+      continue;
+    const VarDecl *J = X == I ? Y : Y == I ? X : nullptr;
+    if (!J)
+      return false;
+    auto [It, New] = Tails.try_emplace(J, false);
+    if (New)
+      It->second = runsUpFrom(Ctx, P.Body, J, I);
+    if (!It->second)
+      return false;
+  }
+  return true;
+}
+
 /// The test for one array \p A that the nest writes.
 bool arrayIndependent(ASTContext &Ctx, const KernelPlan &P,
                       const MappedArray &A, const SubscriptForms &Forms,
@@ -218,7 +303,7 @@ bool arrayIndependent(ASTContext &Ctx, const KernelPlan &P,
   auto Key = [&](const std::vector<const Expr *> &Subs) {
     std::string K;
     for (const Expr *X : Subs)
-      K += "[" + normalised(Ctx, X) + "]";
+      K += "[" + subscriptText(Ctx, X) + "]";
     return K;
   };
   std::string K0 = Key(Accesses.front());
@@ -234,9 +319,9 @@ bool arrayIndependent(ASTContext &Ctx, const KernelPlan &P,
     for (size_t D = 0; D < Subs.size() && !Found; ++D) {
       if (Used.count(D) || !Forms.offsets(Subs[D], L.Var))
         continue;
-      std::string Here = normalised(Ctx, Subs[D]);
+      std::string Here = subscriptText(Ctx, Subs[D]);
       if (llvm::all_of(Accesses, [&](const std::vector<const Expr *> &A2) {
-            return normalised(Ctx, A2[D]) == Here;
+            return subscriptText(Ctx, A2[D]) == Here;
           })) {
         Used.insert(D);
         Found = true;
@@ -249,6 +334,8 @@ bool arrayIndependent(ASTContext &Ctx, const KernelPlan &P,
   }
   bool SameKey =
       llvm::all_of(Accesses, [&](const auto &A2) { return Key(A2) == K0; });
+  if (!Injective && triangularSymmetric(Ctx, P, Accesses, Rank))
+    return true;
   if (!Injective && !SameKey) {
     for (const auto &Acc : Accesses)
       if (Key(Acc) != K0) {
@@ -293,6 +380,69 @@ bool parallelIndependent(const OffloadSource &Src, const KernelPlan &P,
   return true;
 }
 
+namespace {
+
+/// Every mention of \p V in \p Body is inside a loop of it that starts by
+/// setting V (`for (k = 0; ...)`, k not in the value): V's value never
+/// passes from one iteration of the body to the next, so a private V (the
+/// `int i, j, k;` at the top of PolyBench's kernels with `private(j, k)`)
+/// may be each thread's own after the swap.
+bool setBeforeEveryUse(const Stmt *Body, const VarDecl *V) {
+  bool Ok = true;
+  std::function<void(const Stmt *, bool)> Walk = [&](const Stmt *S,
+                                                     bool Covered) {
+    if (!S || !Ok)
+      return;
+    if (auto *DR = dyn_cast<DeclRefExpr>(S);
+        DR && DR->getDecl() == V && !Covered) {
+      Ok = false;
+      return;
+    }
+    if (auto *For = dyn_cast<ForStmt>(S); For && !Covered) {
+      auto *Init = dyn_cast_or_null<BinaryOperator>(For->getInit());
+      if (Init && Init->getOpcode() == BO_Assign &&
+          referencedVar(Init->getLHS()) == V &&
+          !collectUses(Init->getRHS()).Uses.count(V)) {
+        for (const Stmt *C : childrenOf(S))
+          Walk(C, true);
+        return;
+      }
+    }
+    for (const Stmt *C : childrenOf(S))
+      Walk(C, Covered);
+  };
+  Walk(Body, false);
+  return Ok;
+}
+
+} // namespace
+
+/// Every access of \p A has all its subscripts, and \p I and \p J alone at
+/// the same two of them (doitgen's A[r][q][s] and A[r][q][p]): each
+/// (i, j) iteration touches its own row of A, whatever the others say.
+bool rowOfItsOwn(const MappedArray &A,
+                 const std::vector<std::vector<const Expr *>> &Accesses,
+                 const VarDecl *I, const VarDecl *J) {
+  size_t Dims = 1;
+  for (QualType E = A.DeviceType->getPointeeType(); E->isConstantArrayType();
+       E = cast<ConstantArrayType>(E.getCanonicalType())->getElementType())
+    ++Dims;
+  if (Accesses.empty() || Dims < 3)
+    return false;
+  auto At = [](const std::vector<const Expr *> &Subs, const VarDecl *V) {
+    for (size_t K = 0; K < Subs.size(); ++K)
+      if (auto *DR = dyn_cast<DeclRefExpr>(strip(Subs[K]));
+          DR && DR->getDecl() == V)
+        return K;
+    return Subs.size();
+  };
+  size_t PI = At(Accesses[0], I), PJ = At(Accesses[0], J);
+  return PI < Dims && PJ < Dims &&
+         llvm::all_of(Accesses, [&](const std::vector<const Expr *> &Subs) {
+           return Subs.size() == Dims && At(Subs, I) == PI && At(Subs, J) == PJ;
+         });
+}
+
 bool swapIndependent(const OffloadSource &Src, const KernelPlan &P,
                      const VarDecl *I, const VarDecl *J, const LoopLevel &Inner,
                      std::string &Why) {
@@ -313,6 +463,15 @@ bool swapIndependent(const OffloadSource &Src, const KernelPlan &P,
       continue;
     const UseCollector::Use &X = U.Uses.at(V);
     if ((X.ScalarWrite || X.AddressTaken) && V != I && V != J) {
+      if (!X.AddressTaken && llvm::is_contained(P.Private, V) &&
+          setBeforeEveryUse(Body, V))
+        continue; // Each (i, j) thread's own, set before it is read.
+      if (llvm::is_contained(P.Private, V)) {
+        Why = "the inner loop writes the private '" + V->getNameAsString() +
+              "', which may carry a value from one of its iterations to the "
+              "next";
+        return false;
+      }
       Why = "the inner loop writes '" + V->getNameAsString() +
             "', declared outside it";
       return false;
@@ -321,6 +480,7 @@ bool swapIndependent(const OffloadSource &Src, const KernelPlan &P,
   // Every array written: all its accesses use one subscript list that holds
   // i and j each alone (a[i][j]), or i*E + j with j in [0, E).
   std::map<const VarDecl *, std::vector<std::string>> Keys;
+  std::map<const VarDecl *, std::vector<std::vector<const Expr *>>> Lists;
   std::function<void(const Stmt *)> Walk = [&](const Stmt *S) {
     if (!S)
       return;
@@ -330,8 +490,9 @@ bool swapIndependent(const OffloadSource &Src, const KernelPlan &P,
       if (V) {
         std::string Key;
         for (const Expr *X : Subs)
-          Key += "[" + normalised(Ctx, X) + "]";
+          Key += "[" + subscriptText(Ctx, X) + "]";
         Keys[V].push_back(Key);
+        Lists[V].push_back(Subs);
         for (const Expr *X : Subs)
           Walk(X);
         return;
@@ -342,7 +503,7 @@ bool swapIndependent(const OffloadSource &Src, const KernelPlan &P,
   };
   Walk(Body);
   std::string IN = I->getNameAsString(), JN = J->getNameAsString();
-  std::string Extent = normalised(Ctx, Inner.Ub);
+  std::string Extent = subscriptText(Ctx, Inner.Ub);
   for (const MappedArray &A : P.Arrays) {
     if (!A.Written)
       continue;
@@ -351,6 +512,8 @@ bool swapIndependent(const OffloadSource &Src, const KernelPlan &P,
       Why = "'" + A.Name + "' is written other than by subscript";
       return false;
     }
+    if (rowOfItsOwn(A, Lists[A.Var], I, J))
+      continue;
     if (llvm::any_of(K, [&](const std::string &X) { return X != K[0]; })) {
       Why = "'" + A.Name + "' is accessed at different subscripts (" + K[0] +
             ", ...)";
@@ -389,7 +552,7 @@ bool stridedInI(const ASTContext &Ctx, const Stmt *Body, const VarDecl *I,
     if (auto *AS = dyn_cast<ArraySubscriptExpr>(S)) {
       std::vector<const Expr *> Subs;
       if (subscripts(AS, Subs) && !Subs.empty()) {
-        std::string Last = normalised(Ctx, Subs.back());
+        std::string Last = subscriptText(Ctx, Subs.back());
         UseCollector Idx = collectUses(Subs.back());
         bool IInFront = false;
         for (size_t K = 0; K + 1 < Subs.size(); ++K) {

@@ -353,6 +353,11 @@ bool readReduction(const OMPReductionClause *R, KernelPlan &P) {
     ReductionVar RV;
     RV.Var = V;
     RV.Op = Op;
+    // The sum's and product's identities in the type the build gives
+    // (`DATA_TYPE`); min and max keep this build's limits.
+    if (std::string M = spelledVarType(V->getASTContext(), V);
+        !M.empty() && (Op == "ww_omp_plus" || Op == "ww_omp_times"))
+      Ty = M;
     RV.Identity = Op == "ww_omp_plus"    ? "(" + Ty + ")0"
                   : Op == "ww_omp_times" ? "(" + Ty + ")1"
                   : Op == "ww_omp_min"   ? "(" + Ty + ")" + Hi

@@ -50,6 +50,8 @@ struct MappedArray {
   /// program is built with; and the element type.
   std::vector<std::string> InnerDims;
   clang::QualType Element;
+  /// The element type as one macro spells it (`DATA_TYPE`), or "".
+  std::string ElementText;
   std::string Offset = "0", Count;        ///< In units of *Name.
   const clang::Expr *CountExpr = nullptr; ///< Count's expression, if any.
   /// A malloc's element count is kept in `ww_extent_NAME`, declared right

@@ -154,15 +154,34 @@ std::string KernelEmitter::deviceName(const Region &R, const VarDecl *V) {
 
 std::string KernelEmitter::pointerText(const MappedArray &A,
                                        llvm::StringRef Name) const {
+  // The element as the program spells it: `DATA_TYPE`, whatever -D the
+  // output is built with, not the `double` of this parse.
+  auto Element = [&](const std::string &Decl) {
+    if (!A.ElementText.empty())
+      return A.ElementText + " " + Decl;
+    return typeText(A.Element.getUnqualifiedType(), Decl);
+  };
   if (A.InnerDims.empty() && !A.Element.isNull() &&
       !Ctx.getAsConstantArrayType(A.DeviceType->getPointeeType()))
-    return typeText(A.Element.getUnqualifiedType(), ("*" + Name).str());
+    return Element(("*" + Name).str());
   if (A.InnerDims.empty() || A.Element.isNull())
     return typeText(A.DeviceType, Name);
   std::string Decl = "(*" + Name.str() + ")";
   for (const std::string &D : A.InnerDims)
     Decl += "[" + D + "]";
-  return typeText(A.Element.getUnqualifiedType(), Decl);
+  return Element(Decl);
+}
+
+std::string KernelEmitter::varTypeText(const VarDecl *V, llvm::StringRef Name,
+                                       bool KeepQualifiers) const {
+  std::string Macro = spelledVarType(Ctx, V);
+  QualType T =
+      KeepQualifiers ? V->getType() : V->getType().getUnqualifiedType();
+  if (Macro.empty())
+    return typeText(T, Name);
+  std::string Q = KeepQualifiers ? T.getLocalQualifiers().getAsString() : "";
+  return (Q.empty() ? "" : Q + " ") + Macro + (Name.empty() ? "" : " ") +
+         Name.str();
 }
 
 std::string KernelEmitter::counterType(const LoopLevel &L) const {
@@ -176,7 +195,7 @@ KernelEmitter::kernelParams(const KernelPlan &P) const {
   for (const MappedArray &A : P.Arrays)
     Params.push_back(pointerText(A, A.Name));
   for (const VarDecl *V : P.ByValue)
-    Params.push_back(typeText(V->getType().getUnqualifiedType(), V->getName()));
+    Params.push_back(varTypeText(V, V->getName()));
   for (size_t K = 0; K < P.Levels.size(); ++K) {
     const LoopLevel &L = P.Levels[K];
     std::string T = typeText(L.Var->getType().getUnqualifiedType());
@@ -187,9 +206,8 @@ KernelEmitter::kernelParams(const KernelPlan &P) const {
     Params.push_back(C + " ww_n" + std::to_string(K));
   }
   for (size_t K = 0; K < P.Reductions.size(); ++K)
-    Params.push_back(
-        typeText(P.Reductions[K].Var->getType().getUnqualifiedType()) +
-        " *ww_part" + std::to_string(K));
+    Params.push_back(varTypeText(P.Reductions[K].Var) + " *ww_part" +
+                     std::to_string(K));
   return Params;
 }
 
@@ -275,9 +293,8 @@ std::string KernelEmitter::kernelText(const KernelPlan &P) const {
     OS << (K ? ", " : "") << Params[K];
   OS << ") {\n";
   for (const ReductionVar &R : P.Reductions)
-    OS << "  "
-       << typeText(R.Var->getType().getUnqualifiedType(), R.Var->getName())
-       << " = " << R.Identity << ";\n";
+    OS << "  " << varTypeText(R.Var, R.Var->getName()) << " = " << R.Identity
+       << ";\n";
   // Thread dims: the innermost level is x (contiguous), then y, then z.
   const char *Axis[] = {"x", "y", "z"};
   size_t Dims = P.Levels.size();
@@ -303,7 +320,8 @@ std::string KernelEmitter::kernelText(const KernelPlan &P) const {
     OS << ";\n";
   }
   for (const VarDecl *V : P.Private)
-    OS << Indent << typeText(V->getType(), V->getName()) << ";\n";
+    OS << Indent << varTypeText(V, V->getName(), /*KeepQualifiers=*/true)
+       << ";\n";
   OS << Indent << kernelBody(P) << "\n";
   OS << "  }\n";
   if (!P.Reductions.empty()) {
@@ -437,7 +455,7 @@ std::string KernelEmitter::launchText(const KernelPlan &P,
   OS << "    WW_OMP_TIME_END(\"" << P.Name << "\")\n";
   for (size_t K = 0; K < P.Reductions.size(); ++K) {
     const ReductionVar &RV = P.Reductions[K];
-    std::string T = typeText(RV.Var->getType().getUnqualifiedType());
+    std::string T = varTypeText(RV.Var);
     std::string Dev = "ww_d" + std::to_string(R.Index) + "_" + P.Name +
                       "_part" + std::to_string(K);
     std::string Host = "ww_h_part" + std::to_string(K);
@@ -482,8 +500,7 @@ std::string KernelEmitter::prologue(const Region &R) const {
   for (const Unit &U : R.Units)
     for (const KernelPlan *P : U.Kernels)
       for (size_t K = 0; K < P->Reductions.size(); ++K) {
-        std::string T =
-            typeText(P->Reductions[K].Var->getType().getUnqualifiedType());
+        std::string T = varTypeText(P->Reductions[K].Var);
         std::string D = "ww_d" + std::to_string(R.Index) + "_" + P->Name +
                         "_part" + std::to_string(K);
         OS << T << " *" << D << " = 0;\n";

@@ -57,6 +57,11 @@ public:
 
   /// \p T printed as the program spells it (with \p Name declared).
   std::string typeText(clang::QualType T, llvm::StringRef Name = "") const;
+  /// \p V's type as declared (with \p Name), through the one macro that
+  /// spells it where one does (`DATA_TYPE alpha`); qualifiers dropped
+  /// unless \p KeepQualifiers.
+  std::string varTypeText(const clang::VarDecl *V, llvm::StringRef Name = "",
+                          bool KeepQualifiers = false) const;
   /// `ww_d1_a`: \p V's device copy in region \p R.
   static std::string deviceName(const Region &R, const clang::VarDecl *V);
 

@@ -5,6 +5,7 @@
 
 #include "../transform/SourceText.h"
 
+#include "clang/AST/PrettyPrinter.h"
 #include "clang/Lex/Lexer.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -54,8 +55,115 @@ std::vector<const Stmt *> childrenOf(const Stmt *S) {
   return Out;
 }
 
-std::string normalised(const ASTContext &Ctx, const Expr *E) {
-  std::string T = sourceText(Ctx, E->getSourceRange()), Out;
+namespace {
+
+/// \p L up through the macro arguments it was passed as, to where its
+/// token was written: a macro's body or the file.
+SourceLocation upThroughArguments(const SourceManager &SM, SourceLocation L) {
+  while (L.isMacroID() && SM.isMacroArgExpansion(L))
+    L = SM.getImmediateSpellingLoc(L);
+  return L;
+}
+
+/// The one token at \p L as written.
+std::string tokenSpelling(const ASTContext &Ctx, SourceLocation L) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  SourceLocation S = SM.getSpellingLoc(L);
+  return Lexer::getSourceText(CharSourceRange::getTokenRange(S, S), SM,
+                              Ctx.getLangOpts())
+      .str();
+}
+
+/// The macro whose whole expansion is the tokens \p B to \p E, as the
+/// program invokes it: an object-like macro by its name (`N`, `DATA_TYPE`),
+/// a function-like one by its invocation where that is written in the file
+/// (`MAX(N, M)`); "" otherwise.
+std::string coveringMacro(const ASTContext &Ctx, SourceLocation B,
+                          SourceLocation E) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  B = upThroughArguments(SM, B);
+  E = upThroughArguments(SM, E);
+  if (!B.isMacroID() || !E.isMacroID() || SM.getFileID(B) != SM.getFileID(E))
+    return "";
+  unsigned Len =
+      Lexer::MeasureTokenLength(SM.getSpellingLoc(E), SM, Ctx.getLangOpts());
+  if (!SM.isAtStartOfImmediateMacroExpansion(B) ||
+      !SM.isAtEndOfImmediateMacroExpansion(E.getLocWithOffset(Len)))
+    return "";
+  CharSourceRange R = SM.getImmediateExpansionRange(B);
+  if (R.getBegin() == R.getEnd())
+    return tokenSpelling(Ctx, R.getBegin());
+  if (R.getBegin().isFileID() && R.getEnd().isFileID())
+    return Lexer::getSourceText(R, SM, Ctx.getLangOpts()).str();
+  return "";
+}
+
+} // namespace
+
+std::string spelledExpr(const ASTContext &Ctx, const Expr *E) {
+  if (!E)
+    return "";
+  if (auto *IC = dyn_cast<ImplicitCastExpr>(E))
+    return spelledExpr(Ctx, IC->getSubExpr());
+  SourceLocation B = E->getBeginLoc(), End = E->getEndLoc();
+  if (B.isFileID() && End.isFileID())
+    return sourceText(Ctx, E->getSourceRange());
+  if (std::string M = coveringMacro(Ctx, B, End); !M.empty())
+    return M;
+  auto Join = [](std::initializer_list<std::string> Parts) {
+    std::string Out;
+    for (const std::string &P : Parts) {
+      if (P.empty())
+        return std::string();
+      Out += P;
+    }
+    return Out;
+  };
+  if (auto *P = dyn_cast<ParenExpr>(E))
+    return Join({"(", spelledExpr(Ctx, P->getSubExpr()), ")"});
+  if (auto *BO = dyn_cast<BinaryOperator>(E))
+    return Join({spelledExpr(Ctx, BO->getLHS()),
+                 " " + BO->getOpcodeStr().str() + " ",
+                 spelledExpr(Ctx, BO->getRHS())});
+  if (auto *UO = dyn_cast<UnaryOperator>(E)) {
+    std::string Op = UnaryOperator::getOpcodeStr(UO->getOpcode()).str();
+    std::string Sub = spelledExpr(Ctx, UO->getSubExpr());
+    return UO->isPostfix() ? Join({Sub, Op}) : Join({Op, Sub});
+  }
+  if (auto *C = dyn_cast<ConditionalOperator>(E))
+    return Join({spelledExpr(Ctx, C->getCond()), " ? ",
+                 spelledExpr(Ctx, C->getTrueExpr()), " : ",
+                 spelledExpr(Ctx, C->getFalseExpr())});
+  // One token: a literal or a name written in a macro's body means the
+  // same written here.
+  if (isa<IntegerLiteral, FloatingLiteral, CharacterLiteral, DeclRefExpr>(E) &&
+      Ctx.getSourceManager().getSpellingLoc(B) ==
+          Ctx.getSourceManager().getSpellingLoc(End))
+    return tokenSpelling(Ctx, B);
+  return "";
+}
+
+std::string spelledType(const ASTContext &Ctx, TypeLoc TL) {
+  TL = TL.getUnqualifiedLoc();
+  SourceLocation B = TL.getBeginLoc(), E = TL.getEndLoc();
+  if (B.isInvalid() || E.isInvalid() || (B.isFileID() && E.isFileID()))
+    return "";
+  return coveringMacro(Ctx, B, E);
+}
+
+std::string spelledVarType(const ASTContext &Ctx, const VarDecl *V) {
+  const TypeSourceInfo *TSI = V->getTypeSourceInfo();
+  QualType T = V->getType();
+  if (!TSI || T->isArrayType() || T->isPointerType() || T->isReferenceType())
+    return "";
+  return spelledType(Ctx, TSI->getTypeLoc());
+}
+
+namespace {
+
+/// \p T with whitespace runs removed and redundant outer parentheses.
+std::string compact(const std::string &T) {
+  std::string Out;
   for (char C : T)
     if (!llvm::isSpace(C))
       Out += C;
@@ -75,6 +183,24 @@ std::string normalised(const ASTContext &Ctx, const Expr *E) {
     Out = Out.substr(1, Out.size() - 2);
   }
   return Out;
+}
+
+} // namespace
+
+std::string normalised(const ASTContext &Ctx, const Expr *E) {
+  return compact(sourceText(Ctx, E->getSourceRange()));
+}
+
+std::string subscriptText(const ASTContext &Ctx, const Expr *E) {
+  if (E->getBeginLoc().isFileID() && E->getEndLoc().isFileID())
+    return normalised(Ctx, E);
+  // Written through a macro: what it expands to, not the invocation's
+  // text (`x[j]` in `#define cell(x, j) sqrt(x[j])` is subscript j).
+  std::string T;
+  llvm::raw_string_ostream OS(T);
+  PrintingPolicy Policy(Ctx.getLangOpts());
+  E->printPretty(OS, nullptr, Policy);
+  return compact(OS.str());
 }
 
 const Expr *strip(const Expr *E) {

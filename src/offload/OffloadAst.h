@@ -13,6 +13,7 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/AST/StmtOpenMP.h"
+#include "clang/AST/TypeLoc.h"
 #include "clang/Basic/SourceManager.h"
 
 #include "llvm/ADT/StringRef.h"
@@ -40,6 +41,27 @@ std::vector<const clang::Stmt *> childrenOf(const clang::Stmt *S);
 
 /// The text of \p E with whitespace runs collapsed, for comparing bounds.
 std::string normalised(const clang::ASTContext &Ctx, const clang::Expr *E);
+
+/// \p E as the program spells it, through macros: an object-like macro
+/// stays its name (`N + POLYBENCH_PADDING_FACTOR`, not `32 + 0`), a macro
+/// argument its own text (`N` in `ARR1(x, N)`, not the invocation), so the
+/// text follows the -D options of the build that compiles it; "" where a
+/// part cannot be spelled so.
+std::string spelledExpr(const clang::ASTContext &Ctx, const clang::Expr *E);
+
+/// The macro a type is written with when one macro spells all of it
+/// (`DATA_TYPE`), or "" (no macro, or more than one).
+std::string spelledType(const clang::ASTContext &Ctx, clang::TypeLoc TL);
+
+/// spelledType of \p V's declared type, for a variable neither an array,
+/// a pointer nor a reference.
+std::string spelledVarType(const clang::ASTContext &Ctx,
+                           const clang::VarDecl *V);
+
+/// A subscript as the dependence test compares it: normalised where it is
+/// written in the file, and through a macro, what the macro expands to
+/// (printed, whitespace removed), never the invocation's text.
+std::string subscriptText(const clang::ASTContext &Ctx, const clang::Expr *E);
 
 /// \p E through parentheses and implicit casts (null stays null).
 const clang::Expr *strip(const clang::Expr *E);

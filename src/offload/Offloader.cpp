@@ -247,6 +247,33 @@ void Offloader::planGroup(KernelPlan &P) {
   }
 }
 
+namespace {
+
+/// The `#define` lines of \p Fn (a function's text), continuations
+/// included, each ending in a newline.
+std::string definesIn(llvm::StringRef Fn) {
+  std::string Defines;
+  for (size_t Pos = 0; Pos < Fn.size();) {
+    size_t End = Fn.find('\n', Pos);
+    llvm::StringRef Line = Fn.slice(Pos, End);
+    bool Define = Line.ltrim().starts_with("#") &&
+                  Line.ltrim().drop_front().ltrim().starts_with("define");
+    while (Define && Line.rtrim().ends_with("\\") &&
+           End != llvm::StringRef::npos) {
+      End = Fn.find('\n', End + 1);
+      Line = Fn.slice(Pos, End);
+    }
+    if (Define)
+      Defines += Line.trim().str() + "\n";
+    if (End == llvm::StringRef::npos)
+      break;
+    Pos = End + 1;
+  }
+  return Defines;
+}
+
+} // namespace
+
 void Offloader::planFunction(const FunctionDecl *F) {
   Fn.reset(Ctx, F);
   size_t FirstRegion = Regions.size();
@@ -288,6 +315,14 @@ void Offloader::planFunction(const FunctionDecl *F) {
   // Before the function and any comment directly above it? Before the
   // declaration's first token keeps a leading comment with its function.
   unsigned B = Src.lineStart(Src.offset(F->getBeginLoc()));
+  // A macro the function defines in its body (correlation's
+  // `#define sqrt_of_array_cell(x, j) sqrt(x[j])`) is defined for the
+  // kernels too: the same definition again, which C and C++ allow.
+  std::string Defines =
+      definesIn(Src.Contents.slice(B, Src.endOf(F->getBody())));
+  if (!Defines.empty())
+    Text = "// warpwise offload: the macros '" + F->getNameAsString() +
+           "' defines, for its kernels\n" + Defines + Text;
   // A template<> or attribute line above belongs to the function too.
   addEdit(B, B, Text);
 }
