@@ -386,7 +386,11 @@ ParseOutcome parseCommandLine(const std::vector<std::string> &Args,
       Err = "occupancy takes no files";
     else if (!Opts.Registers || !Opts.Threads)
       Err = "occupancy needs --regs N and --threads T";
-  } else if (Opts.Files.empty() && !Opts.DumpConfig) {
+  } else if (Opts.Files.empty() && !Opts.DumpConfig &&
+             (Opts.Front.CompileCommandsDir.empty() ||
+              (Opts.Cmd != Command::Analyze && Opts.Cmd != Command::Rewrite))) {
+    // analyze and rewrite with -p alone take the database's CUDA files
+    // (readCommandLine).
     Err = "no input files";
   } else if (Opts.Cmd == Command::Offload) {
     if (Opts.Files.size() != 1)
