@@ -246,6 +246,10 @@ std::optional<int> chooseArch(Session &Run) {
   }
   Run.Table = std::move(*Table);
   Run.Arch = Run.Table->find(Opts.Front.Arch);
+  Run.ArchSource = Opts.ArchGiven ? "--arch" : "default";
+  for (const auto &[Path, C] : Run.Configs)
+    if (C.Arch && !Opts.ArchGiven)
+      Run.ArchSource = "configuration";
   if (!Run.Arch) {
     std::string Known;
     for (const ArchLimits &A : Run.Table->all())

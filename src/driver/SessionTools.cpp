@@ -17,6 +17,8 @@
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <tuple>
+
 namespace warpwise::driver {
 
 namespace {
@@ -70,6 +72,81 @@ bool checkToolkit(Session &Run) {
   return true;
 }
 
+/// Orders architectures by how little room a kernel gets: the fewest
+/// registers per thread and per SM, then warps, shared memory and blocks
+/// per SM. The least is the most restrictive.
+bool moreRestrictive(const ArchLimits &A, const ArchLimits &B) {
+  auto Key = [](const ArchLimits &L) {
+    return std::make_tuple(L.MaxRegistersPerThread, L.RegistersPerSM,
+                           L.maxWarpsPerSM(), L.SharedPerSM, L.MaxBlocksPerSM);
+  };
+  return Key(A) < Key(B);
+}
+
+std::string joined(const std::vector<std::string> &Items) {
+  std::string Out;
+  for (const std::string &I : Items)
+    Out += (Out.empty() ? "" : ", ") + I;
+  return Out;
+}
+
+/// The architectures the inputs' compile flags build for (-arch, -gencode,
+/// --generate-code, ...). Without --arch or a configuration's Arch,
+/// warpwise measures for the most restrictive of them (WW1026 says which);
+/// with one, WW1026 says the flags name others.
+void chooseBuildArch(Session &Run) {
+  Options &Opts = Run.Opts;
+  if (Opts.Cmd != Command::Analyze && Opts.Cmd != Command::Rewrite)
+    return;
+  {
+    // A frontend of its own, for the flags alone; its messages are said
+    // again by the one that parses.
+    DiagnosticLog Scratch;
+    Frontend Probe(Opts.Front, Scratch);
+    if (!Probe.initialize())
+      return;
+    for (const InputFile &F : Run.Inputs)
+      if (F.Readable)
+        for (const std::string &A : Probe.compileFlags(F.Absolute).Arches)
+          if (!llvm::is_contained(Run.BuildArches, A))
+            Run.BuildArches.push_back(A);
+  }
+  if (Run.BuildArches.empty())
+    return;
+  const ArchLimits *Chosen = nullptr;
+  std::vector<std::string> Unknown;
+  for (const std::string &A : Run.BuildArches) {
+    const ArchLimits *L = Run.Table->find(A);
+    if (!L)
+      Unknown.push_back(A);
+    else if (!Chosen || moreRestrictive(*L, *Chosen))
+      Chosen = L;
+  }
+  std::string Named = "the compile flags build for " + joined(Run.BuildArches);
+  if (!Unknown.empty())
+    Named += " (" + joined(Unknown) + " not in the architecture table)";
+  if (Run.ArchSource == "default" && Chosen) {
+    Run.Arch = Chosen;
+    Opts.Front.Arch = Chosen->smName();
+    Run.ArchSource = "compile flags";
+    Run.Log.report(diag::BuildArches, Severity::Remark, "", 0, 0,
+                   "measuring for " + Opts.Front.Arch + ": " + Named +
+                       (Run.BuildArches.size() > 1
+                            ? ", and it is the most restrictive of them (the "
+                              "fewest registers and warps per SM)"
+                            : "") +
+                       "; --arch chooses another");
+    return;
+  }
+  if (Run.BuildArches.size() != 1 || Run.BuildArches[0] != Opts.Front.Arch)
+    Run.Log.report(diag::BuildArches, Severity::Remark, "", 0, 0,
+                   "measuring for " + Opts.Front.Arch + " (" +
+                       (Run.ArchSource == "default" ? std::string("default")
+                                                    : Run.ArchSource) +
+                       "), but " + Named +
+                       ": their register counts and occupancy may differ");
+}
+
 } // namespace
 
 bool startFrontend(Session &Run) {
@@ -77,6 +154,7 @@ bool startFrontend(Session &Run) {
     removeTemporaries();
     return false;
   }
+  chooseBuildArch(Run);
   Run.Front = std::make_unique<Frontend>(Run.Opts.Front, Run.Log);
   if (!Run.Front->initialize()) {
     removeTemporaries();
