@@ -39,6 +39,10 @@ struct TranslatedFlags {
   std::string Source;
   /// Said when the file is parsed (a -p database without an entry for it).
   std::string Warning;
+  /// The real architectures the command builds for ("sm_80"), from -arch,
+  /// -code, -gencode/--generate-code, --cuda-gpu-arch and --offload-arch
+  /// (a virtual compute_XX alone counts as sm_XX), each once, in order.
+  std::vector<std::string> Arches;
 };
 
 class FlagTable;

@@ -62,6 +62,9 @@ constexpr const char *BadDirective = "WW1022";
 /// The code warpwise inserted could not be formatted (a .clang-format that
 /// clang-format rejects): it is written as generated.
 constexpr const char *NotFormatted = "WW1023";
+/// The architecture measured for, where the compile flags name others (or
+/// chose it: the most restrictive of theirs).
+constexpr const char *BuildArches = "WW1026";
 constexpr const char *NoKernels = "WW2001";
 constexpr const char *PtxasFailed = "WW2004";
 constexpr const char *NoLaunchBlockSize = "WW2005";

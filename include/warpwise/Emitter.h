@@ -24,6 +24,16 @@ namespace warpwise {
 std::string unifiedDiff(llvm::StringRef OldLabel, llvm::StringRef NewLabel,
                         llvm::StringRef Old, llvm::StringRef New);
 
+/// \p Rewritten with #line directives that map it back to \p UserPath
+/// (\p Original's path): `#line 1` at the top, and one before each
+/// unchanged line that no longer sits at its original line number, so that
+/// a compiler's diagnostics on the written copy name the user's file and
+/// line. Inserted lines count on from the line before them. No directive is
+/// put after a line that ends in a backslash (a macro continues there).
+std::string withLineDirectives(llvm::StringRef Original,
+                               llvm::StringRef Rewritten,
+                               llvm::StringRef UserPath);
+
 struct FileEdits {
   std::string Path; ///< Absolute path, as clang-apply-replacements wants it.
   const clang::tooling::Replacements *Edits;

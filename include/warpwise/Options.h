@@ -66,6 +66,9 @@ struct Options {
   std::string OutputDir;
   std::string InRoot;  ///< --in-root: --out-dir mirrors the tree below it.
   std::string Depfile; ///< --depfile: Make rules for the outputs.
+  /// --line-directives: the files written start with `#line 1 "<input>"`
+  /// and map every unchanged line back to it (for build integrations).
+  bool LineDirectives = false;
   bool InPlace = false;
   bool Diff = false;
   /// rewrite --check: write nothing, list what would change, exit 1 if any.

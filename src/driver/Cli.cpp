@@ -126,6 +126,11 @@ REWRITE
                         (default: the inputs' deepest common directory)
   --depfile FILE        write Make rules: each output depends on its input
                         and on every project header the file read
+  --line-directives     start each file written (-o, --out-dir) with
+                        #line 1 "<input>" and map its unchanged lines back
+                        to their lines in the input, so that the compiler's
+                        diagnostics on the copy name the user's file (for
+                        build integrations; --diff shows no directives)
   -i                    rewrite the inputs in place
   --style STYLE         clang-format style for the code warpwise inserts:
                         file (the nearest .clang-format), LLVM, Google,
@@ -262,6 +267,7 @@ const OptionInfo OptionTable[] = {
     {"--out-dir", R},
     {"--in-root", R},
     {"--depfile", R},
+    {"--line-directives", R},
     {"--in-place", R, "-i"},
     {"--style", R | F},
     {"--diff", R | F},

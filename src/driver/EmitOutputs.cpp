@@ -247,7 +247,11 @@ void writeOutputs(Session &Run) {
       Failed = true;
       break;
     }
-    if (llvm::Error E = writeFileAtomically(F.OutputPath, F.Rewritten)) {
+    if (llvm::Error E = writeFileAtomically(
+            F.OutputPath, Opts.LineDirectives
+                              ? withLineDirectives(F.Contents, F.Rewritten,
+                                                   F.Absolute)
+                              : F.Rewritten)) {
       Log.report(diag::CannotWrite, Severity::Error, F.OutputPath, 0, 0,
                  llvm::toString(std::move(E)));
       Failed = true;
@@ -262,7 +266,10 @@ void writeOutputs(Session &Run) {
       Failed = true;
       break;
     }
-    if (llvm::Error E = writeFileAtomically(H.OutputPath, H.Rewritten)) {
+    if (llvm::Error E = writeFileAtomically(
+            H.OutputPath, Opts.LineDirectives
+                              ? withLineDirectives(H.Original, H.Rewritten, Path)
+                              : H.Rewritten)) {
       Log.report(diag::CannotWrite, Severity::Error, H.OutputPath, 0, 0,
                  llvm::toString(std::move(E)));
       Failed = true;
@@ -329,7 +336,10 @@ void writeSideOutputs(Session &Run) {
   if (!Failed && ToStdout)
     for (InputFile &F : Inputs)
       if (Run.mayWrite(F))
-        llvm::outs() << F.Rewritten;
+        llvm::outs() << (Opts.LineDirectives
+                             ? withLineDirectives(F.Contents, F.Rewritten,
+                                                  F.Absolute)
+                             : F.Rewritten);
 }
 
 } // namespace warpwise::driver

@@ -239,6 +239,8 @@ ParseOutcome parseCommandLine(const std::vector<std::string> &Args,
       Opts.InRoot = V;
     } else if (R.valueOf(Arg, "--depfile", V, Err)) {
       Opts.Depfile = V;
+    } else if (Arg == "--line-directives") {
+      Opts.LineDirectives = true;
     } else if (R.valueOf(Arg, "--block-size", V, Err)) {
       unsigned long N;
       if (!parseUnsigned(V, N) || N == 0 || N > 1024)
@@ -399,7 +401,11 @@ ParseOutcome parseCommandLine(const std::vector<std::string> &Args,
       Err = "occupancy takes no files";
     else if (!Opts.Registers || !Opts.Threads)
       Err = "occupancy needs --regs N and --threads T";
-  } else if (Opts.Files.empty() && !Opts.DumpConfig) {
+  } else if (Opts.Files.empty() && !Opts.DumpConfig &&
+             (Opts.Front.CompileCommandsDir.empty() ||
+              (Opts.Cmd != Command::Analyze && Opts.Cmd != Command::Rewrite))) {
+    // analyze and rewrite with -p alone take the database's CUDA files
+    // (readCommandLine).
     Err = "no input files";
   } else if (Opts.Cmd == Command::Offload) {
     if (Opts.Files.size() != 1)
@@ -437,6 +443,9 @@ ParseOutcome parseCommandLine(const std::vector<std::string> &Args,
     else if (!Opts.Depfile.empty() && Destinations == 0)
       Err = "--depfile needs -o, --out-dir or -i (the rules name the files "
             "written)";
+    else if (Opts.LineDirectives && (Opts.InPlace || Destinations == 0))
+      Err = "--line-directives needs -o or --out-dir: the copies a build "
+            "compiles, never the inputs (-i)";
     else if (!Opts.Depfile.empty() && Opts.OutputFile == "-")
       Err = "--depfile needs an output file, not standard output";
     else if (Opts.Tune && Opts.Files.size() > 1)

@@ -126,6 +126,11 @@ struct Session {
   std::vector<std::string> ConfigOf;
   std::optional<ArchTable> Table;
   const ArchLimits *Arch = nullptr;
+  /// Where Arch came from: "--arch", "configuration", "compile flags" (the
+  /// most restrictive of BuildArches) or "default".
+  std::string ArchSource = "default";
+  /// The architectures the inputs' compile flags build for.
+  std::vector<std::string> BuildArches;
   /// The transformations the command line chooses, in registry order.
   std::vector<std::string> Transforms;
   /// Each configuration's settings under the command line's.

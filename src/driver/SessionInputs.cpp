@@ -13,6 +13,7 @@
 #include "warpwise/TempFiles.h"
 
 #include "clang/Basic/Version.h"
+#include "clang/Tooling/CompilationDatabase.h"
 #include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -103,6 +104,70 @@ void readInput(InputFile &F, bool AssumeCuda, DiagnosticLog &Log) {
   F.Readable = true;
 }
 
+/// Whether a database entry compiles its file as CUDA: a .cu file, or a
+/// command that says `-x cu` (nvcc, CMake's LANGUAGE CUDA) or `-x cuda`
+/// (clang).
+bool compiledAsCuda(const clang::tooling::CompileCommand &C) {
+  if (llvm::sys::path::extension(C.Filename) == ".cu")
+    return true;
+  const std::vector<std::string> &Args = C.CommandLine;
+  for (size_t I = 0; I < Args.size(); ++I) {
+    llvm::StringRef A = Args[I];
+    llvm::StringRef Lang;
+    if ((A == "-x" || A == "--x") && I + 1 < Args.size())
+      Lang = Args[I + 1];
+    else if (A.starts_with("--x=") || A.starts_with("-x="))
+      Lang = A.split('=').second;
+    else if (A.starts_with("-x") && A.size() > 2 && !A.starts_with("-x="))
+      Lang = A.drop_front(2);
+    if (Lang == "cu" || Lang == "cuda")
+      return true;
+  }
+  return false;
+}
+
+/// -p DIR without files, as run-clang-tidy does: the CUDA files of
+/// DIR/compile_commands.json, in its order, each once; below the current
+/// directory as relative paths. \p NotCu: one of them is not a .cu file
+/// (the database compiles it as CUDA).
+std::optional<std::string> databaseFiles(const std::string &Dir,
+                                         std::vector<std::string> &Files,
+                                         bool &NotCu) {
+  std::string Error;
+  auto DB = clang::tooling::CompilationDatabase::loadFromDirectory(Dir, Error);
+  if (!DB) {
+    // One line: clang lists each kind of database it tried on its own.
+    std::replace(Error.begin(), Error.end(), '\n', ' ');
+    return "cannot load compile_commands.json from " + Dir + ": " +
+           llvm::StringRef(Error).trim().str();
+  }
+  llvm::SmallString<256> Cwd;
+  llvm::sys::fs::current_path(Cwd);
+  std::set<std::string> Seen;
+  for (const clang::tooling::CompileCommand &C : DB->getAllCompileCommands()) {
+    if (!compiledAsCuda(C))
+      continue;
+    llvm::SmallString<256> Path(C.Filename);
+    if (!llvm::sys::path::is_absolute(Path)) {
+      Path = C.Directory;
+      llvm::sys::path::append(Path, C.Filename);
+    }
+    llvm::sys::path::remove_dots(Path, /*remove_dot_dot=*/true);
+    if (!Seen.insert(Path.str().str()).second)
+      continue;
+    llvm::StringRef Shown = Path;
+    if (Shown.starts_with(Cwd) && Shown.size() > Cwd.size() &&
+        llvm::sys::path::is_separator(Shown[Cwd.size()]))
+      Shown = Shown.drop_front(Cwd.size() + 1);
+    NotCu |= llvm::sys::path::extension(Shown) != ".cu";
+    Files.push_back(Shown.str());
+  }
+  if (Files.empty())
+    return Dir + "/compile_commands.json has no CUDA file (.cu, or compiled "
+                 "with -x cu or -x cuda)";
+  return std::nullopt;
+}
+
 } // namespace
 
 std::optional<int> readCommandLine(const std::vector<std::string> &Args,
@@ -111,6 +176,31 @@ std::optional<int> readCommandLine(const std::vector<std::string> &Args,
   applyColorChoice(Opts);
   if (!Parsed.OK)
     return usageError(Parsed.Error);
+  if (Opts.Files.empty() && !Opts.DumpConfig &&
+      !Opts.Front.CompileCommandsDir.empty() &&
+      (Opts.Cmd == Command::Analyze || Opts.Cmd == Command::Rewrite)) {
+    // -p alone: the database's CUDA files, read as if given before `--`
+    // (the usage checks then see them: -o takes one file).
+    std::vector<std::string> Files;
+    bool NotCu = false;
+    std::string Dir = Opts.Front.CompileCommandsDir;
+    if (auto Problem = databaseFiles(Dir, Files, NotCu)) {
+      llvm::errs() << "warpwise: error: " << *Problem << " ["
+                   << diag::NoCompileCommand << "]\n";
+      return ExitInputProblem;
+    }
+    std::vector<std::string> WithFiles(Args.begin(), Args.end());
+    auto DashDash = std::find(WithFiles.begin(), WithFiles.end(), "--");
+    if (NotCu && !Opts.AssumeCuda)
+      Files.insert(Files.begin(), "--assume-cuda");
+    WithFiles.insert(DashDash, Files.begin(), Files.end());
+    Opts = Options();
+    Parsed = parseCommandLine(WithFiles, Opts);
+    applyColorChoice(Opts);
+    if (!Parsed.OK)
+      return usageError(Parsed.Error + " (the files of " + Dir +
+                        "/compile_commands.json)");
+  }
   if (std::optional<int> RC = runInfoCommand(Opts))
     return *RC;
   if (Opts.Cmd == Command::Version) {
@@ -190,6 +280,10 @@ std::optional<int> chooseArch(Session &Run) {
   }
   Run.Table = std::move(*Table);
   Run.Arch = Run.Table->find(Opts.Front.Arch);
+  Run.ArchSource = Opts.ArchGiven ? "--arch" : "default";
+  for (const auto &[Path, C] : Run.Configs)
+    if (C.Arch && !Opts.ArchGiven)
+      Run.ArchSource = "configuration";
   if (!Run.Arch) {
     std::string Known;
     for (const ArchLimits &A : Run.Table->all())

@@ -102,6 +102,8 @@ int reportAnalysis(Session &Run) {
     J["version"] = WARPWISE_VERSION;
     J["command"] = "analyze";
     J["arch"] = Opts.Front.Arch;
+    J["arch_source"] = {{"from", Run.ArchSource},
+                        {"build_arches", Run.BuildArches}};
     J["files"] = nlohmann::json::array();
     for (const InputFile &F : Inputs) {
       nlohmann::json FJ =
@@ -147,6 +149,8 @@ void writeReport(Session &Run) {
     J["version"] = WARPWISE_VERSION;
     J["command"] = "rewrite";
     J["arch"] = Opts.Front.Arch;
+    J["arch_source"] = {{"from", Run.ArchSource},
+                        {"build_arches", Run.BuildArches}};
     J["transforms"] = Transforms;
     J["files"] = nlohmann::json::array();
     for (const InputFile &F : Inputs) {

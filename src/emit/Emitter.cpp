@@ -161,6 +161,53 @@ std::string unifiedDiff(llvm::StringRef OldLabel, llvm::StringRef NewLabel,
   return Out;
 }
 
+/// The string of a #line directive: backslashes and quotes escaped.
+static std::string lineDirectiveName(llvm::StringRef Path) {
+  std::string Out;
+  for (char C : Path) {
+    if (C == '\\' || C == '"')
+      Out += '\\';
+    Out += C;
+  }
+  return Out;
+}
+
+std::string withLineDirectives(llvm::StringRef Original,
+                               llvm::StringRef Rewritten,
+                               llvm::StringRef UserPath) {
+  std::vector<Line> A = splitLines(Original), B = splitLines(Rewritten);
+  std::vector<Step> Steps = diffLines(A, B);
+  llvm::StringRef EOL = Original.contains("\r\n") ? "\r\n" : "\n";
+  std::string Name = lineDirectiveName(UserPath);
+  std::string Out;
+  Out.reserve(Rewritten.size() + 64);
+  Out += "#line 1 \"" + Name + "\"" + EOL.str();
+  // The line the compiler believes the next line is (1-based, in the
+  // user's file); an unchanged line that is elsewhere gets a directive.
+  // Inserted lines go on from the line before them: they map to the
+  // construct they replace.
+  size_t Presumed = 1;
+  bool Continued = false; // The line before ends in a backslash.
+  for (const Step &S : Steps) {
+    if (S.Kind == Op::Del)
+      continue;
+    const Line &L = B[S.NewIdx];
+    if (S.Kind == Op::Keep && S.OldIdx + 1 != Presumed && !Continued) {
+      Out += "#line " + std::to_string(S.OldIdx + 1) + " \"" + Name + "\"" +
+             EOL.str();
+      Presumed = S.OldIdx + 1;
+    }
+    Out += L.Text;
+    if (L.HasNewline)
+      Out += '\n';
+    llvm::StringRef Body = L.Text;
+    Body.consume_back("\r");
+    Continued = Body.ends_with("\\");
+    ++Presumed;
+  }
+  return Out;
+}
+
 std::string exportFixesYaml(const std::vector<FileEdits> &Files) {
   // One TranslationUnitReplacements document holding every file's edits:
   // clang-apply-replacements reads one document per YAML file and groups the

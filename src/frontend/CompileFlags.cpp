@@ -4,6 +4,7 @@
 #include "warpwise/Embedded.h"
 
 #include "clang/Options/Options.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Option/ArgList.h"
 #include "llvm/Option/OptTable.h"
@@ -33,6 +34,7 @@ struct FlagRule {
   ValueKind Value = ValueKind::None;
   bool Joined = false;
   bool OptionalValue = false;
+  bool Targets = false; ///< Names the architectures the build targets.
   Emission Clang, Nvcc;
   std::string Reason;
 };
@@ -88,6 +90,7 @@ parseFlagTable(llvm::StringRef Json) {
                               : ValueKind::None;
       R.Joined = O.value("joined", false);
       R.OptionalValue = O.value("optional_value", false);
+      R.Targets = O.value("targets", false);
       R.Reason = O.value("reason", "");
     } catch (const nlohmann::json::exception &E) {
       return llvm::createStringError("nvcc-flags.json: %s", E.what());
@@ -204,6 +207,8 @@ public:
         emit(Rule->Nvcc, Spelling, Value, Result.Nvcc);
         continue;
       }
+      if (Rule->Targets && HasValue && Spelling != "--no-offload-arch")
+        recordArches(Spelling, Value);
       if (Rule->Clang.Drop)
         Result.Dropped.push_back({Written, Rule->Reason});
       else
@@ -223,6 +228,50 @@ private:
     llvm::sys::path::append(Abs, P);
     llvm::sys::path::remove_dots(Abs, /*remove_dot_dot=*/true);
     return Abs.str().str();
+  }
+
+  /// The sm_XX that an architecture option's value names: "sm_80",
+  /// "compute_80" (as sm_80), lists ("sm_80,sm_86", "[compute_80,sm_80]"),
+  /// and -gencode's "arch=compute_80,code=sm_80" (the code= part, else the
+  /// arch= part). native, all and all-major name none.
+  void recordArches(llvm::StringRef Spelling, llvm::StringRef Value) {
+    std::vector<std::string> Real, Virtual;
+    llvm::StringRef V = Value;
+    bool GenCode = Spelling == "-gencode" || Spelling == "--generate-code";
+    if (GenCode) {
+      // arch=compute_80,code=[compute_80,sm_80]: split at the keys.
+      size_t Code = V.find("code=");
+      llvm::StringRef ArchPart = V.substr(0, Code), CodePart;
+      if (Code != llvm::StringRef::npos)
+        CodePart = V.substr(Code + 5);
+      collect(CodePart, Real, Virtual);
+      if (Real.empty() && Virtual.empty())
+        collect(ArchPart.substr(ArchPart.find('=') + 1), Real, Virtual);
+    } else {
+      collect(V, Real, Virtual);
+    }
+    for (const std::string &A : Real.empty() ? Virtual : Real)
+      if (!llvm::is_contained(Result.Arches, A))
+        Result.Arches.push_back(A);
+  }
+
+  static void collect(llvm::StringRef List, std::vector<std::string> &Real,
+                      std::vector<std::string> &Virtual) {
+    llvm::SmallVector<llvm::StringRef> Items;
+    List.split(Items, ',', -1, /*KeepEmpty=*/false);
+    for (llvm::StringRef I : Items) {
+      I = I.trim().trim("[]\"'").trim();
+      if (I.starts_with("arch="))
+        I = I.drop_front(5);
+      llvm::StringRef Digits;
+      bool IsReal = I.consume_front("sm_");
+      if (!IsReal && !I.consume_front("compute_"))
+        continue;
+      Digits = I.take_while([](char C) { return C >= '0' && C <= '9'; });
+      if (Digits.empty())
+        continue;
+      (IsReal ? Real : Virtual).push_back("sm_" + Digits.str());
+    }
   }
 
   static bool looksLikeWord(llvm::StringRef S) {

@@ -324,6 +324,9 @@ TranslatedFlags Frontend::compileFlags(const std::string &File) const {
     Out.Dropped.insert(Out.Dropped.end(), T.Dropped.begin(), T.Dropped.end());
     Out.Problems.insert(Out.Problems.end(), T.Problems.begin(),
                         T.Problems.end());
+    for (const std::string &A : T.Arches)
+      if (!llvm::is_contained(Out.Arches, A))
+        Out.Arches.push_back(A);
   };
   const FlagTable &Table = builtinFlagTable();
   llvm::SmallString<256> Cwd;

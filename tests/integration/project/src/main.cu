@@ -1,7 +1,9 @@
-// main.cu - one kernel with a lane-divergent branch, and the host program.
+// main.cu - one kernel with a lane-divergent branch, a launch of the kernel
+// of lanes.cuh (split by the rewrite), and the host program.
 #include <cstdio>
 #include <cuda_runtime.h>
 
+#include "lanes.cuh"
 #include "local.h"
 #include "tile.h"
 
@@ -31,14 +33,18 @@ int main() {
     std::printf("no device\n");
     return 0;
   }
+  float *lanes = nullptr;
+  cudaMalloc(&lanes, sizeof host);
   cudaMemcpy(dev, host, sizeof host, cudaMemcpyHostToDevice);
-  shade<<<(n + 127) / 128, 128>>>(dev, n);
+  ww_lanes<<<(n + 127) / 128, 128>>>(dev, lanes, n);
+  shade<<<(n + 127) / 128, 128>>>(lanes, n);
   launch_scale(dev, n);
   cudaMemcpy(host, dev, sizeof host, cudaMemcpyDeviceToHost);
   double sum = 0;
   for (int i = 0; i < n; ++i)
     sum += host[i];
   std::printf("checksum %.6f\n", sum);
+  cudaFree(lanes);
   cudaFree(dev);
   return 0;
 }
