@@ -61,6 +61,10 @@ struct VariableInfo {
 };
 
 struct LaunchInfo {
+  /// The file it is written in, normalised and absolute, when that is a
+  /// project header (a host wrapper beside its kernel); empty for the main
+  /// file. Line and Column count in that file.
+  std::string File;
   unsigned Line = 0, Column = 0;
   std::string Kernel;
   std::string Caller;
@@ -85,6 +89,9 @@ struct LaunchInfo {
     return InstanceBlockDims;
   }
 };
+
+/// "line 40", or "line 61 of addKernel.cuh" for a launch in a header.
+std::string launchPlace(const LaunchInfo &L);
 
 struct PtxasInfo {
   unsigned Registers = 0;

@@ -2,6 +2,9 @@
 #ifndef WARPWISE_EMITTER_H
 #define WARPWISE_EMITTER_H
 
+// writeFileAtomically, for the emitter's users, lives below every stage.
+#include "warpwise/AtomicFile.h"
+
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
@@ -15,11 +18,6 @@ class Replacements;
 } // namespace clang
 
 namespace warpwise {
-
-/// Writes \p Contents to \p Path through a temporary file in the same
-/// directory and a rename, so \p Path is either the old file or the whole new
-/// one. An existing file's permissions are kept.
-llvm::Error writeFileAtomically(llvm::StringRef Path, llvm::StringRef Contents);
 
 /// A unified diff (3 lines of context) from \p Old to \p New; empty when the
 /// texts are equal.

@@ -11,10 +11,12 @@
 #define WARPWISE_FEEDBACK_H
 
 #include "warpwise/Frontend.h"
+#include "warpwise/SassFp.h"
 
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -36,7 +38,22 @@ struct KernelStats {
   unsigned Branches = 0;     ///< BRA/BRX/JMP.
   unsigned Predicated = 0;   ///< Instructions under a predicate (@P).
   std::vector<KernelStats> Instances;
+  /// The compiled code, its lines naming the files compiled (the main
+  /// file and edited headers by their original paths); null in a total.
+  std::shared_ptr<const SassFunction> Code;
 };
+
+/// Each project header of a translation unit (normalised absolute path),
+/// with the files that include it: project headers and the main file.
+using IncludeGraph = std::map<std::string, std::set<std::string>>;
+
+/// The project headers that \p Includers shows on an include path from
+/// \p Main to one of \p Edited, other than those: the unedited headers
+/// through which the main file reaches an edited one (main.cu includes
+/// mid.cuh, which includes the edited k.cuh). Sorted.
+std::vector<std::string>
+headersIncludingEdited(const IncludeGraph &Includers, const std::string &Main,
+                       const std::set<std::string> &Edited);
 
 class CompileFeedback {
 public:
@@ -63,6 +80,12 @@ public:
   /// The nvcc flags \p OriginalPath is compiled with.
   std::vector<std::string> flagsFor(const std::string &OriginalPath);
 
+  /// Which files include each project header of \p OriginalPath's
+  /// translation unit (IncludeGraph). measure() mirrors, beside an edited
+  /// header, every unedited header on an include path from the main file to
+  /// it, so that the edited copy is the one compiled.
+  void setIncluders(const std::string &OriginalPath, IncludeGraph Includers);
+
   /// Results are also kept in \p Dir (sass-<key>.json), for later runs;
   /// empty: in memory only.
   void setCacheDir(std::string Dir);
@@ -83,6 +106,7 @@ private:
   const CudaToolkit &Toolkit;
   std::vector<std::string> Flags;
   std::map<std::string, std::vector<std::string>> FileFlags;
+  std::map<std::string, IncludeGraph> FileIncluders;
   std::string Cuobjdump, Nvdisasm;
   bool Available = false;
   std::string Missing;
@@ -116,9 +140,9 @@ const KernelStats *sameInstance(const std::vector<KernelStats> &Candidates,
 /// `bitonic_tiles<64u>` for `_Z13bitonic_tilesILj64EEvPi`.
 std::string instanceName(const std::string &Mangled);
 
-/// Parses `cuobjdump -sass` output into per-function statistics (mangled
-/// names as keys).
-std::map<std::string, KernelStats> parseSass(const std::string &Text);
+/// Counts a function's instructions, branches and predicated instructions.
+KernelStats statsOfCode(const SassFunction &F);
+
 
 } // namespace warpwise
 

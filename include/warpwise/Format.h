@@ -22,7 +22,11 @@ llvm::Error checkStyle(const std::string &Style);
 /// \p Edits of \p Original (the file \p Path) with what they insert
 /// formatted in \p Style (as clang-format resolves it: "file" looks for
 /// the nearest .clang-format above \p Path, LLVM without one; "" is
-/// "file"): the lines they touch, and no others.
+/// "file"): the lines they touch, and no others. The user's comments in
+/// what they insert (those of \p Original, and those labelled with the side
+/// of a branch they came from, `// ww_cond_12: odd`) keep their text: they
+/// are not reflowed, re-spaced, or made one paragraph with warpwise's own
+/// comments; only the whitespace before them may change.
 llvm::Expected<clang::tooling::Replacements>
 formatEdits(const clang::tooling::Replacements &Edits, llvm::StringRef Original,
             llvm::StringRef Path, const std::string &Style);

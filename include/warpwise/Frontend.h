@@ -124,7 +124,9 @@ private:
   CudaToolkit Toolkit;
   bool UseStub = false;
   std::unique_ptr<clang::tooling::CompilationDatabase> Database;
-  std::string StubDir; ///< Temporary directory with the stub headers.
+  /// Temporary directory with warpwise's parsing headers: the cache-hint
+  /// declarations, and with UseStub the stub headers.
+  std::string StubDir;
   /// offload: a directory with a declarations-only omp.h, searched after
   /// every other (-idirafter), for machines whose clang has none.
   std::string OmpStubDir;
@@ -136,6 +138,30 @@ private:
 /// are not system headers (the project's headers), absolute and without
 /// `..`, sorted: what a depfile lists and what cached results depend on.
 std::vector<std::string> projectFilesRead(const clang::SourceManager &SM);
+
+/// Clang's first error in a file it rejects.
+struct FirstCompileError {
+  std::string Message; ///< Clang's text.
+  std::string File;    ///< The file it is in, as clang names it.
+  unsigned Line = 0, Column = 0;
+  bool InSystemHeader = false;
+  /// The source from the start of the statement the error is in (after the
+  /// last `;`, `{` or `}`) up to the error.
+  std::string Statement;
+};
+
+/// What usually causes \p E and what fixes it, for the end of WW1004: the
+/// build's flags where they can help, else why they cannot (code nvcc
+/// accepts and clang does not, or code \p Toolkit's nvcc rejects too).
+/// \p Toolkit is null for a C or C++ file (offload's input).
+std::string compileErrorAdvice(const FirstCompileError &E,
+                               const CudaToolkit *Toolkit);
+
+/// \p Contents with launch chevrons written with spaces (`k << < g, b >> >
+/// (args)`, which nvcc reads as `<<<` and `>>>` and clang does not) closed
+/// up, the spaces moved after them so that every offset and line stays
+/// where it was; \p Contents itself when it has none.
+std::string closeSpacedLaunchChevrons(llvm::StringRef Contents);
 
 /// File name of the stub header (embedded, written out in stub mode).
 extern const char *const StubHeaderName;

@@ -171,6 +171,17 @@ struct TransformContext {
   std::optional<std::pair<KernelStats, KernelStats>>
   measureCandidate(const std::vector<clang::tooling::Replacement> &Edits,
                    const std::string &Kernel, std::string &Failure) const;
+
+  /// Legality under nvcc's default -fmad=true: whether nvcc rounds the
+  /// floating-point arithmetic of every function in the file the same way
+  /// with \p Edits on top of the earlier rewrites as without them
+  /// (SassFp.h). std::nullopt when it does, or when it cannot differ (the
+  /// program is built with -fmad=false, \p FD's file computes no floating
+  /// point); else the end of a decision's reason ("nvcc rounds ... ;
+  /// declined").
+  std::optional<std::string>
+  contractionChange(const std::vector<clang::tooling::Replacement> &Edits,
+                    const clang::FunctionDecl *FD) const;
 };
 
 /// The line a transformation writes where its decision's comment goes,

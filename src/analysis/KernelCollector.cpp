@@ -220,7 +220,8 @@ std::string launchedKernelName(const CUDAKernelCallExpr *Call) {
 
 class LaunchCollector : public RecursiveASTVisitor<LaunchCollector> {
 public:
-  LaunchCollector(ASTContext &Ctx, FileAnalysis &Out) : Ctx(Ctx), Out(Out) {
+  LaunchCollector(ASTContext &Ctx, FileAnalysis &Out, const SourceScope &Scope)
+      : Ctx(Ctx), Out(Out), Scope(Scope) {
     Mangler.reset(Ctx.createMangleContext());
   }
 
@@ -239,13 +240,16 @@ public:
   bool VisitCUDAKernelCallExpr(CUDAKernelCallExpr *Call) {
     SourceManager &SM = Ctx.getSourceManager();
     SourceLocation Loc = Call->getBeginLoc();
-    // Launches are recorded in the main file only: that is where warpwise
-    // rewrites them (a split), and where their block sizes are the ones this
-    // translation unit uses. A launch written in a project header (a host
-    // wrapper beside its kernel) is out of scope for now: a split of that
-    // kernel declines for want of a launch it can rewrite.
-    if (!SM.isInMainFile(SM.getExpansionLoc(Loc)))
+    // Launches in the main file and in the project's headers (a host
+    // wrapper beside its kernel, as in cuda-samples HSOpticalFlow): their
+    // block sizes are the ones this translation unit uses. A launch in a
+    // system header (a library's) is not the project's.
+    if (!Scope.contains(Loc))
       return true;
+    std::string File;
+    FileID FID = SM.getFileID(SM.getExpansionLoc(Loc));
+    if (FID != SM.getMainFileID())
+      File = Scope.path(FID);
     const FunctionDecl *Caller = enclosingFunction(Ctx, Call);
     const CallExpr *Config = Call->getConfig();
     std::optional<std::array<unsigned, 3>> Dims;
@@ -253,11 +257,12 @@ public:
       Dims = constantDims(Ctx, Config->getArg(1), Call);
     noteInstanceLaunch(Call, Dims);
     if (Caller && Caller->isTemplateInstantiation()) {
-      addInstance(SM.getExpansionLineNumber(Loc),
+      addInstance(File, SM.getExpansionLineNumber(Loc),
                   SM.getExpansionColumnNumber(Loc), Dims);
       return true;
     }
     LaunchInfo L;
+    L.File = std::move(File);
     L.InMacro = Loc.isMacroID();
     L.Line = SM.getExpansionLineNumber(Loc);
     L.Column = SM.getExpansionColumnNumber(Loc);
@@ -305,10 +310,10 @@ private:
       InstanceSizes[Mangled].insert((*Dims)[0] * (*Dims)[1] * (*Dims)[2]);
   }
 
-  void addInstance(unsigned Line, unsigned Column,
+  void addInstance(const std::string &File, unsigned Line, unsigned Column,
                    const std::optional<std::array<unsigned, 3>> &Dims) {
     for (LaunchInfo &L : Out.Launches) {
-      if (L.Line != Line || L.Column != Column)
+      if (L.File != File || L.Line != Line || L.Column != Column)
         continue;
       if (!Dims)
         L.InstanceDimsUnknown = true;
@@ -371,6 +376,7 @@ private:
   }
   ASTContext &Ctx;
   FileAnalysis &Out;
+  const SourceScope &Scope;
   std::unique_ptr<MangleContext> Mangler;
   std::map<std::string, std::set<unsigned>> InstanceSizes;
   std::set<std::string> UnknownInstances;
@@ -378,12 +384,14 @@ private:
 
 BlockShape shapeFor(const std::string &Kernel, const FileAnalysis &A) {
   BlockShape S;
-  std::vector<unsigned> Lines;
+  std::vector<const LaunchInfo *> Seen;
   bool AllKnown = true, OneD = true, XMul = true, XYMul = true;
+  bool InHeaders = false;
   for (const LaunchInfo &L : A.Launches) {
     if (L.Kernel != Kernel)
       continue;
-    Lines.push_back(L.Line);
+    Seen.push_back(&L);
+    InHeaders |= !L.File.empty();
     std::vector<std::array<unsigned, 3>> Shapes = L.knownBlockDims();
     if (Shapes.empty()) {
       AllKnown = false;
@@ -395,16 +403,17 @@ BlockShape shapeFor(const std::string &Kernel, const FileAnalysis &A) {
       XYMul &= (X * Y) % 32 == 0;
     }
   }
-  if (Lines.empty() || !AllKnown)
+  if (Seen.empty() || !AllKnown)
     return S;
   S.Known = true;
   S.OneDimensional = OneD;
   S.XMultipleOf32 = XMul;
   S.XYMultipleOf32 = XYMul;
-  S.Evidence = Lines.size() == 1 ? "the launch at line " +
-                                       std::to_string(Lines.front())
-                                 : "all " + std::to_string(Lines.size()) +
-                                       " launches in this file";
+  S.Evidence = Seen.size() == 1
+                   ? "the launch at " + launchPlace(*Seen.front())
+                   : "all " + std::to_string(Seen.size()) + " launches in " +
+                         (InHeaders ? "this file and its headers"
+                                    : "this file");
   return S;
 }
 
@@ -447,6 +456,13 @@ private:
 
 } // namespace
 
+std::string launchPlace(const LaunchInfo &L) {
+  std::string Place = "line " + std::to_string(L.Line);
+  if (!L.File.empty())
+    Place += " of " + SourceScope::displayPath(L.File);
+  return Place;
+}
+
 std::vector<unsigned> launchBlockSizes(const FileAnalysis &A,
                                        const std::string &Kernel) {
   std::vector<unsigned> Sizes;
@@ -485,7 +501,7 @@ FileAnalysis analyzeTranslationUnit(ASTContext &Ctx, const std::string &File,
   forgetCallSummaries();
   FileAnalysis Out;
   Out.File = File;
-  LaunchCollector Launches(Ctx, Out);
+  LaunchCollector Launches(Ctx, Out, In);
   Launches.TraverseDecl(Ctx.getTranslationUnitDecl());
   Launches.finish();
   DivergenceAnalysis DA(Ctx);

@@ -9,7 +9,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/SHA256.h"
 #include "llvm/Support/raw_ostream.h"
-#include "warpwise/Emitter.h"
+#include "warpwise/AtomicFile.h"
 #include "warpwise/TempFiles.h"
 #include <nlohmann/json.hpp>
 

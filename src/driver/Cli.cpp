@@ -206,8 +206,8 @@ OCCUPANCY
 const char *ExitCodes = R"(
 EXIT CODES
   0 done, 1 problems with the input or output files, 2 usage errors,
-  3 a transformation crashed on a file (WW1012): the outputs were written
-  without that transformation's changes to that file
+  3 a transformation crashed on a file or produced code that does not
+  compile (WW1012): the outputs were written without the changes responsible
 )";
 
 enum CommandBits : unsigned {

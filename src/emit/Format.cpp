@@ -2,10 +2,132 @@
 #include "warpwise/Format.h"
 
 #include "clang/Format/Format.h"
+#include "clang/Lex/Lexer.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 
+#include <set>
 #include <vector>
 
 namespace warpwise {
+
+namespace {
+
+struct CommentSpan {
+  unsigned Begin, End;
+  llvm::StringRef Text;
+};
+
+/// The comments of \p Code (followed by a NUL), found by the raw lexer.
+std::vector<CommentSpan> commentsOf(llvm::StringRef Code) {
+  clang::LangOptions LO;
+  LO.CPlusPlus = LO.CPlusPlus11 = LO.CPlusPlus14 = LO.CPlusPlus17 = true;
+  LO.LineComment = true;
+  clang::Lexer L(clang::SourceLocation(), LO, Code.data(), Code.data(),
+                 Code.data() + Code.size());
+  L.SetCommentRetentionState(true);
+  std::vector<CommentSpan> Out;
+  clang::Token Tok;
+  while (true) {
+    L.LexFromRawLexer(Tok);
+    if (Tok.is(clang::tok::eof))
+      break;
+    unsigned End = L.getBufferLocation() - Code.data();
+    if (Tok.is(clang::tok::comment))
+      Out.push_back({End - Tok.getLength(), End,
+                     Code.slice(End - Tok.getLength(), End)});
+  }
+  return Out;
+}
+
+/// \p Text with its runs of whitespace made one space.
+std::string squeezed(llvm::StringRef Text) {
+  std::string Out;
+  for (char C : Text.trim()) {
+    bool Space = C == ' ' || C == '\t' || C == '\n' || C == '\r';
+    if (!Space || (!Out.empty() && Out.back() != ' '))
+      Out += Space ? ' ' : C;
+  }
+  return Out;
+}
+
+/// The text of a comment without its delimiters.
+llvm::StringRef bodyOf(llvm::StringRef Comment) {
+  if (Comment.starts_with("/*") && Comment.ends_with("*/") &&
+      Comment.size() >= 4)
+    return Comment.drop_front(2).drop_back(2).trim();
+  return Comment.ltrim('/').trim();
+}
+
+/// Whether \p Comment, in the code warpwise writes, is a comment of the
+/// user's: one of \p Original's (whitespace aside), or one warpwise moved
+/// with the label of the branch side it came from (`// ww_cond_12: odd`
+/// for `//odd`; see transform/Comments.h).
+bool usersComment(llvm::StringRef Comment, const std::set<std::string> &Bodies,
+                  const std::set<std::string> &Original) {
+  if (Original.count(squeezed(Comment)))
+    return true;
+  if (!Comment.starts_with("// "))
+    return false;
+  auto [Label, Body] = Comment.drop_front(3).split(": ");
+  Label.consume_front("!");
+  if (Body.empty() || Label.empty() || Label.contains(' ') ||
+      !llvm::all_of(Label, [](char C) { return llvm::isAlnum(C) || C == '_'; }))
+    return false;
+  return Bodies.count(squeezed(Body));
+}
+
+/// clang-format's changes to \p Code in \p Ranges, leaving the user's
+/// comments as they are. clang-format reflows a comment paragraph with
+/// pairs of changes (the line break, the next line's `//`), so dropping
+/// some afterwards could leave half a pair; instead it formats the code
+/// with each user's comment masked: `// odd lanes` becomes `//@@@@@@@@@@@`,
+/// the same length, a comment that cannot be broken and that no other line
+/// is joined with (a line starting with `@` is not reflowed into). What it
+/// still changes inside one (a space after `//`, a block comment's
+/// indentation) is dropped. Whitespace before a comment may change.
+clang::tooling::Replacements
+sparingComments(const clang::format::FormatStyle &Style, llvm::StringRef Code,
+                llvm::ArrayRef<clang::tooling::Range> Ranges,
+                llvm::StringRef Named, llvm::StringRef Original) {
+  std::vector<CommentSpan> Users = commentsOf(Code);
+  if (!Users.empty()) {
+    std::set<std::string> Known, Bodies;
+    for (const CommentSpan &C : commentsOf(Original)) {
+      Known.insert(squeezed(C.Text));
+      Bodies.insert(squeezed(bodyOf(C.Text)));
+    }
+    llvm::erase_if(Users, [&](const CommentSpan &C) {
+      return !usersComment(C.Text, Bodies, Known);
+    });
+  }
+  if (Users.empty())
+    return clang::format::reformat(Style, Code, Ranges, Named);
+  std::string Masked = Code.str();
+  for (const CommentSpan &U : Users) {
+    // `// clang-format off` and `on` keep working.
+    if (bodyOf(U.Text).starts_with("clang-format"))
+      continue;
+    unsigned End = U.Text.starts_with("/*") ? U.End - 2 : U.End;
+    for (unsigned I = U.Begin + 2; I < End; ++I)
+      if (Masked[I] != '\n' && Masked[I] != '\r')
+        Masked[I] = '@';
+  }
+  clang::tooling::Replacements Kept;
+  for (const clang::tooling::Replacement &F :
+       clang::format::reformat(Style, Masked, Ranges, Named)) {
+    unsigned B = F.getOffset(), E = B + F.getLength();
+    bool Inside = llvm::any_of(Users, [&](const CommentSpan &U) {
+      return F.getLength() ? B < U.End && E > U.Begin
+                           : U.Begin < B && B < U.End;
+    });
+    if (!Inside)
+      llvm::consumeError(Kept.add(F));
+  }
+  return Kept;
+}
+
+} // namespace
 
 llvm::Error checkStyle(const std::string &Style) {
   if (Style.empty() || Style == "file")
@@ -66,7 +188,7 @@ formatEdits(const clang::tooling::Replacements &Edits, llvm::StringRef Original,
     Ranges.push_back({unsigned(Begin + Lead), unsigned(Body.size())});
   }
   clang::tooling::Replacements Changes =
-      clang::format::reformat(*S, Code, Ranges, Named);
+      sparingComments(*S, Code, Ranges, Named, Original);
   for (const clang::tooling::Replacement &F : Changes)
     for (Piece &P : Pieces) {
       if (F.getOffset() < P.Begin - P.Pre ||

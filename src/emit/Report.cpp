@@ -132,8 +132,12 @@ nlohmann::json fileAnalysisToJson(const FileAnalysis &F) {
     J["kernels"].push_back(KJ);
   }
   J["launches"] = nlohmann::json::array();
-  for (const LaunchInfo &L : F.Launches)
-    J["launches"].push_back(launchToJson(L));
+  for (const LaunchInfo &L : F.Launches) {
+    nlohmann::json LJ = launchToJson(L);
+    // A launch in a project header: "line" counts in that file.
+    LJ["file"] = L.File.empty() ? F.File : L.File;
+    J["launches"].push_back(LJ);
+  }
   J["device_functions"] = nlohmann::json::array();
   for (const DeviceFunctionInfo &D : F.DeviceFunctions)
     J["device_functions"].push_back({{"name", D.Name},
@@ -230,7 +234,7 @@ void printFileAnalysis(llvm::raw_ostream &OS, const FileAnalysis &F,
   }
   for (const LaunchInfo &L : F.Launches) {
     OS << "  launch " << L.Kernel << "<<<" << L.GridText << ", " << L.BlockText
-       << ">>> at line " << L.Line;
+       << ">>> at " << launchPlace(L);
     if (L.InMacro)
       OS << " (inside a macro)";
     OS << "\n";

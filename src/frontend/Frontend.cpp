@@ -22,12 +22,15 @@
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <set>
 
 namespace warpwise {
 
 const char *const StubHeaderName = "warpwise_cuda_stub.h";
+/// Declarations nvcc has and Clang's CUDA headers lack, for every CUDA parse.
+static const char *const HintsHeaderName = "warpwise_cuda_hints.h";
 /// Headers a CUDA file may include that the stub already covers.
 static const char *const StubbedHeaders[] = {
     "cuda_runtime.h", "cuda_runtime_api.h", "cuda.h",
@@ -160,13 +163,17 @@ bool Frontend::writeStubDirectory() {
       OS << Text;
     return !EC;
   };
-  bool OK = Write(StubHeaderName, findEmbeddedFile(StubHeaderName));
-  for (const char *H : StubbedHeaders)
-    OK &= Write(H, "/* provided by warpwise's stub header */\n#include \"" +
-                       std::string(StubHeaderName) + "\"\n");
+  // The hints header goes with the toolkit's headers as with the stub.
+  bool OK = Write(HintsHeaderName, findEmbeddedFile(HintsHeaderName));
+  if (UseStub) {
+    OK &= Write(StubHeaderName, findEmbeddedFile(StubHeaderName));
+    for (const char *H : StubbedHeaders)
+      OK &= Write(H, "/* provided by warpwise's stub header */\n#include \"" +
+                         std::string(StubHeaderName) + "\"\n");
+  }
   if (!OK)
     Log.report(diag::NoCudaToolkit, Severity::Error, "", 0, 0,
-               "cannot write the stub header to " + StubDir);
+               "cannot write warpwise's parsing headers to " + StubDir);
   return OK;
 }
 
@@ -246,11 +253,12 @@ bool Frontend::initialize() {
                                    "(ptxas feedback is unavailable)");
     }
   }
-  if (UseStub && !writeStubDirectory())
+  if (!Opts.OpenMPHost && !writeStubDirectory())
     return false;
-  if (Opts.OpenMPHost) {
+  {
     // Debian's clang ships no omp.h (libomp-dev does); the OpenMP runtime's
-    // declarations are all a parse needs.
+    // declarations are all a parse needs. A CUDA file's host code includes
+    // it too (nvcc finds the host compiler's).
     llvm::SmallString<128> Dir;
     if (!createTemporaryDirectory("omp", Dir)) {
       std::error_code EC;
@@ -410,8 +418,21 @@ std::vector<std::string> Frontend::commandLine(const std::string &File,
       Args.push_back(Cccl.str().str());
     }
   }
+  // After Clang's CUDA wrapper (which the driver -includes first), so that
+  // the vector types it declares are there. Found through -isystem, it is a
+  // system header: never one of the project's (a depfile's).
+  if (!UseStub)
+    Args.insert(Args.end(), {"-isystem", StubDir});
+  Args.insert(Args.end(), {"-include", HintsHeaderName});
+  // nvcc's host compiler warns about a narrowing conversion in braces
+  // (`int a[] = {x / 2.0}`) where clang stops; the parse is the same.
+  Args.push_back("-Wno-c++11-narrowing");
   TranslatedFlags User = compileFlags(File);
   Args.insert(Args.end(), User.Clang.begin(), User.Clang.end());
+  if (!OmpStubDir.empty()) {
+    Args.push_back("-idirafter");
+    Args.push_back(OmpStubDir);
+  }
   Args.push_back("-fsyntax-only");
   Args.push_back(File);
   return Args;
@@ -458,20 +479,60 @@ public:
       Printer.HandleDiagnostic(Level, Info);
     if (Level != clang::DiagnosticsEngine::Note)
       LastWasError = IsError;
-    if (IsError && FirstError.empty()) {
+    if (IsError && First.Message.empty()) {
       llvm::SmallString<128> Msg;
       Info.FormatDiagnostic(Msg);
-      FirstError = Msg.str().str();
-      if (Info.hasSourceManager() && Info.getLocation().isValid()) {
-        clang::PresumedLoc P =
-            Info.getSourceManager().getPresumedLoc(Info.getLocation());
-        if (P.isValid()) {
-          FirstFile = P.getFilename();
-          FirstLine = P.getLine();
-          FirstColumn = P.getColumn();
-        }
+      First.Message = Msg.str().str();
+      if (Info.hasSourceManager() && Info.getLocation().isValid())
+        locate(Info.getSourceManager(), Info.getLocation());
+    }
+  }
+
+  /// Where the first error is, and the statement it is in.
+  void locate(const clang::SourceManager &SM, clang::SourceLocation Loc) {
+    clang::PresumedLoc P = SM.getPresumedLoc(Loc);
+    if (P.isValid()) {
+      First.File = P.getFilename();
+      First.Line = P.getLine();
+      First.Column = P.getColumn();
+    }
+    clang::SourceLocation E = SM.getExpansionLoc(Loc);
+    First.InSystemHeader = SM.isInSystemHeader(E);
+    bool Invalid = false;
+    llvm::StringRef Buffer = SM.getBufferData(SM.getFileID(E), &Invalid);
+    if (Invalid)
+      return;
+    First.Statement =
+        statementBefore(Buffer.substr(0, SM.getFileOffset(E))).str();
+  }
+
+  /// The end of \p Before from its last `;`, `{` or `}` outside comments and
+  /// literals (an asm string holds `;`), within its last few lines.
+  static llvm::StringRef statementBefore(llvm::StringRef Before) {
+    llvm::StringRef Window = Before.take_back(4096);
+    if (Window.size() < Before.size())
+      Window = Window.drop_until([](char C) { return C == '\n'; });
+    size_t Start = 0;
+    char Quote = 0;
+    for (size_t I = 0; I < Window.size(); ++I) {
+      char C = Window[I];
+      if (Quote) {
+        if (C == '\\')
+          ++I;
+        else if (C == Quote || C == '\n')
+          Quote = 0;
+      } else if (C == '"' || C == '\'') {
+        Quote = C;
+      } else if (Window.substr(I).starts_with("//")) {
+        I = std::min(Window.find('\n', I), Window.size());
+      } else if (Window.substr(I).starts_with("/*")) {
+        size_t End = Window.find("*/", I + 2);
+        I = End == llvm::StringRef::npos ? Window.size() : End + 1;
+      } else if (C == ';' || C == '{' || C == '}') {
+        Start = I + 1;
       }
     }
+    return Window.substr(Start);
   }
 
   /// clang's messages, printed by the caller through the file's log.
@@ -482,8 +543,7 @@ public:
   bool Verbose;
   bool LastWasError = false;
   unsigned Errors = 0;
-  std::string FirstError, FirstFile;
-  unsigned FirstLine = 0, FirstColumn = 0;
+  FirstCompileError First;
 };
 
 class HandlerConsumer : public clang::ASTConsumer {
@@ -585,8 +645,25 @@ bool Frontend::parse(const std::string &File, const std::string &Display,
   clang::tooling::FixedCompilationDatabase DB(".", ToolFlags);
   clang::tooling::ClangTool Tool(DB, {File});
   Tool.clearArgumentsAdjusters();
-  // Parse exactly the bytes the driver read and will rewrite.
-  Tool.mapVirtualFile(File, Contents);
+  // Parse exactly the bytes the driver read and will rewrite, with spaced
+  // launch chevrons closed up (nvcc reads them; every offset stays).
+  std::string Parsed = closeSpacedLaunchChevrons(Contents);
+  Tool.mapVirtualFile(File, Parsed);
+  // Mapped paths and texts are kept by reference: they outlive the run.
+  llvm::SmallString<256> Redirect;
+  std::string CudaHRedirect;
+  if (!UseStub && !Opts.OpenMPHost) {
+    // Clang's CUDA wrapper includes "cuda.h" for CUDA_VERSION, which the
+    // include path can resolve to a project header of that name (nvcc's
+    // headers never include it). The wrapper's own directory is searched
+    // first: there, "cuda.h" is the toolkit's.
+    Redirect = resourceDir();
+    llvm::sys::path::append(Redirect, "include", "cuda.h");
+    llvm::SmallString<256> Real(Toolkit.Path);
+    llvm::sys::path::append(Real, "include", "cuda.h");
+    CudaHRedirect = "#include \"" + Real.str().str() + "\"\n";
+    Tool.mapVirtualFile(Redirect, CudaHRedirect);
+  }
   for (const auto &[Path, Text] : Overlays)
     Tool.mapVirtualFile(Path, Text);
   ErrorCollector Errors(Opts.Verbose, Opts.Colors);
@@ -598,38 +675,21 @@ bool Frontend::parse(const std::string &File, const std::string &Display,
   Errors.Stream.flush();
   Log.raw(std::move(Errors.Printed));
   if (Errors.Errors > 0 || RC != 0 || !Called) {
-    std::string Where = Errors.FirstFile.empty() ? File : Errors.FirstFile;
+    const FirstCompileError &First = Errors.First;
+    std::string Where = First.File.empty() ? File : First.File;
     std::string What =
         Errors.Errors
             ? std::to_string(Errors.Errors) + " compile error" +
                   (Errors.Errors == 1 ? "" : "s") + " (first: " +
-                  Errors.FirstError + ")"
+                  First.Message + ")"
             : std::string("clang could not parse it");
     if (Where != File)
       What += " in " + Where;
-    // What usually fixes it: the flags the build compiles the file with.
-    llvm::StringRef First = Errors.FirstError;
     std::string Fix =
-        First.contains("file not found")
-            ? "if the build finds that file, give warpwise its include "
-              "directories: -p BUILD_DIR (a compile_commands.json) or "
-              "'-- -I DIR'"
-        : First.contains("undeclared identifier 'cuda") ||
-                First.contains("in 'cudaDeviceProp'")
-            ? "the CUDA toolkit it is parsed with no longer has that API, so "
-              "its nvcc cannot build the file either: --cuda-path the "
-              "toolkit the build uses, or update the call"
-        : First.contains("undeclared identifier") ||
-                First.contains("unknown type name") ||
-                First.contains("no member named")
-            ? "if the build defines it, pass the build's flags: -p BUILD_DIR "
-              "(a compile_commands.json) or '-- -DNAME' / '-- -include "
-              "HEADER'"
-            : "if the build compiles this file, pass its flags: -p "
-              "BUILD_DIR (a compile_commands.json) or after '--'";
+        compileErrorAdvice(First, Opts.OpenMPHost ? nullptr : &Toolkit);
     Log.report(diag::CompileErrors, Severity::Error, Display,
-               Where == File ? Errors.FirstLine : 0,
-               Where == File ? Errors.FirstColumn : 0,
+               Where == File ? First.Line : 0,
+               Where == File ? First.Column : 0,
                What + "; the file is not analysed or rewritten (" + Fix + ")");
     return false;
   }

@@ -49,6 +49,19 @@ struct float4 { float x, y, z, w; };
 struct int2 { int x, y; };
 struct int4 { int x, y, z, w; };
 struct double2 { double x, y; };
+/* The other types of the cache-hinted loads and stores. */
+struct char2 { signed char x, y; };
+struct char4 { signed char x, y, z, w; };
+struct uchar2 { unsigned char x, y; };
+struct uchar4 { unsigned char x, y, z, w; };
+struct short2 { short x, y; };
+struct short4 { short x, y, z, w; };
+struct ushort2 { unsigned short x, y; };
+struct ushort4 { unsigned short x, y, z, w; };
+struct uint2 { unsigned int x, y; };
+struct uint4 { unsigned int x, y, z, w; };
+struct longlong2 { long long x, y; };
+struct ulonglong2 { unsigned long long x, y; };
 
 typedef enum cudaError { cudaSuccess = 0, cudaErrorInvalidValue = 1 } cudaError_t;
 typedef struct CUstream_st *cudaStream_t;

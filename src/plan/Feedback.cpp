@@ -100,6 +100,32 @@ void CompileFeedback::setFileFlags(const std::string &OriginalPath,
   FileFlags[OriginalPath] = std::move(F);
 }
 
+void CompileFeedback::setIncluders(const std::string &OriginalPath,
+                                   IncludeGraph Includers) {
+  std::lock_guard<std::mutex> Lock(Mutex);
+  FileIncluders[OriginalPath] = std::move(Includers);
+}
+
+std::vector<std::string>
+headersIncludingEdited(const IncludeGraph &Includers, const std::string &Main,
+                       const std::set<std::string> &Edited) {
+  // Upwards from the edited headers: every file that includes one of them,
+  // directly or through others, lies on a path from the main file to it.
+  std::set<std::string> Found;
+  std::vector<std::string> Work(Edited.begin(), Edited.end());
+  while (!Work.empty()) {
+    std::string Header = std::move(Work.back());
+    Work.pop_back();
+    auto It = Includers.find(Header);
+    if (It == Includers.end())
+      continue;
+    for (const std::string &By : It->second)
+      if (By != Main && !Edited.count(By) && Found.insert(By).second)
+        Work.push_back(By);
+  }
+  return std::vector<std::string>(Found.begin(), Found.end());
+}
+
 std::vector<KernelStats> compiledInstances(const KernelStats &S) {
   if (!S.Instances.empty())
     return S.Instances;
@@ -124,43 +150,20 @@ std::string instanceName(const std::string &Mangled) {
   return D;
 }
 
-std::map<std::string, KernelStats> parseSass(const std::string &Text) {
-  std::map<std::string, KernelStats> Out;
-  KernelStats *Cur = nullptr;
-  llvm::SmallVector<llvm::StringRef> Lines;
-  llvm::StringRef(Text).split(Lines, '\n');
-  for (llvm::StringRef L : Lines) {
-    llvm::StringRef T = L.trim();
-    if (T.consume_front("Function : ")) {
-      Cur = &Out[T.trim().str()];
+KernelStats statsOfCode(const SassFunction &F) {
+  KernelStats S;
+  for (const SassInstruction &I : F.Code) {
+    llvm::StringRef Op = I.Opcode;
+    if (Op.starts_with("NOP"))
       continue;
-    }
-    if (!Cur || !T.starts_with("/*"))
-      continue;
-    // "/*0040*/   @!P0 BRA `(.L_x_1) ;   /* 0x... */"
-    size_t Close = T.find("*/");
-    if (Close == llvm::StringRef::npos || Close < 3)
-      continue;
-    llvm::StringRef Addr = T.substr(2, Close - 2);
-    if (Addr.empty() || !llvm::all_of(Addr, llvm::isHexDigit))
-      continue;
-    llvm::StringRef Ins = T.substr(Close + 2).trim();
-    if (Ins.empty() || Ins.starts_with("/*"))
-      continue;
-    bool Pred = Ins.starts_with("@");
-    if (Pred)
-      Ins = Ins.drop_until([](char C) { return C == ' '; }).trim();
-    llvm::StringRef Op =
-        Ins.take_until([](char C) { return C == ' ' || C == ';'; });
-    if (Op == "NOP")
-      continue;
-    ++Cur->Instructions;
-    if (Pred)
-      ++Cur->Predicated;
-    if (Op.starts_with("BRA") || Op.starts_with("BRX") || Op.starts_with("JMP"))
-      ++Cur->Branches;
+    ++S.Instructions;
+    if (!I.Guard.empty())
+      ++S.Predicated;
+    if (Op.starts_with("BRA") || Op.starts_with("BRX") ||
+        Op.starts_with("JMP"))
+      ++S.Branches;
   }
-  return Out;
+  return S;
 }
 
 static bool runTool(const std::string &Program,
@@ -182,6 +185,45 @@ static bool runTool(const std::string &Program,
   if (RC != 0 && Error.empty())
     Error = firstErrorLine(Output);
   return RC == 0;
+}
+
+/// Gives each compiled instance in \p Stats its code from \p Code.
+static void attachCode(std::map<std::string, KernelStats> &Stats,
+                       std::map<std::string, SassFunction> Code) {
+  for (auto &[Name, Total] : Stats)
+    for (KernelStats &I : Total.Instances) {
+      auto It = Code.find(I.Mangled);
+      if (It != Code.end())
+        I.Code = std::make_shared<const SassFunction>(std::move(It->second));
+    }
+}
+
+/// \p Listing with the temporary copies' paths in its line information
+/// replaced by the files they copy.
+static std::string
+originalFileNames(llvm::StringRef Listing,
+                  const std::map<std::string, std::string> &Originals) {
+  std::string Out;
+  Out.reserve(Listing.size());
+  while (!Listing.empty()) {
+    auto [Line, Rest] = Listing.split('\n');
+    Listing = Rest;
+    constexpr llvm::StringLiteral Prefix = "//## File \"";
+    size_t At = Line.find(Prefix);
+    if (At != llvm::StringRef::npos) {
+      size_t Start = At + Prefix.size();
+      llvm::StringRef Path = Line.drop_front(Start).take_until(
+          [](char C) { return C == '"'; });
+      auto It = Originals.find(Path.str());
+      if (It != Originals.end()) {
+        Out += Line.take_front(Start).str() + It->second +
+               Line.drop_front(Start + Path.size()).str() + "\n";
+        continue;
+      }
+    }
+    Out += Line.str() + "\n";
+  }
+  return Out;
 }
 
 static nlohmann::json statsToJson(const KernelStats &S) {
@@ -231,9 +273,10 @@ CompileFeedback::measure(const std::string &Source,
     UseFlags = It != FileFlags.end() ? It->second : Flags;
   }
   llvm::SHA256 Hash;
-  // The entry's format: entries written before stack and shared bytes were
-  // recorded must not answer for them.
-  Hash.update("stats-v2");
+  // The entry's format: entries written before stack and shared bytes or
+  // the code were recorded must not answer for them.
+  // v3: the compiled code (with line numbers) is kept beside the counts.
+  Hash.update("stats-v3");
   Hash.update(Source);
   Hash.update(Arch);
   Hash.update(OriginalPath);
@@ -246,6 +289,21 @@ CompileFeedback::measure(const std::string &Source,
     Hash.update(Path);
     Hash.update(Text);
   }
+  // The unedited headers through which the main file includes an edited
+  // one are mirrored too (below); entries from before they were compiled
+  // measured the original header and must not answer.
+  std::vector<std::string> Between;
+  if (!Headers.empty()) {
+    std::set<std::string> Edited;
+    for (const auto &[Path, Text] : Headers)
+      Edited.insert(Path);
+    std::lock_guard<std::mutex> Lock(Mutex);
+    auto It = FileIncluders.find(OriginalPath);
+    if (It != FileIncluders.end())
+      Between = headersIncludingEdited(It->second, OriginalPath, Edited);
+  }
+  for (const std::string &Path : Between)
+    Hash.update("between:" + Path);
   std::string Key = llvm::toHex(Hash.final(), true);
   {
     std::lock_guard<std::mutex> Lock(Mutex);
@@ -261,10 +319,12 @@ CompileFeedback::measure(const std::string &Source,
     if (auto Buf = llvm::MemoryBuffer::getFile(CacheFile)) {
       nlohmann::json J = nlohmann::json::parse((*Buf)->getBuffer().str(),
                                                nullptr, false);
-      if (J.is_object()) {
+      auto Listing = llvm::MemoryBuffer::getFile(CacheFile + ".sass");
+      if (J.is_object() && Listing) {
         std::map<std::string, KernelStats> Out;
         for (auto &[Name, KJ] : J.items())
           Out[Name] = statsFromJson(KJ);
+        attachCode(Out, parseNvdisasm((*Listing)->getBuffer()));
         std::lock_guard<std::mutex> Lock(Mutex);
         Cache[Key] = Out;
         return Out;
@@ -282,12 +342,24 @@ CompileFeedback::measure(const std::string &Source,
   // holding the main file and every edited header: the main file's copy
   // then sees the edited copies at the same relative paths. A header found
   // through -I gets the mirror of that directory ahead of the original.
-  // (An edited header included only by an unedited header is still found
-  // beside the unedited one, in the original tree; warpwise edits kernels,
-  // which the main file's own includes bring in.)
+  // An edited header included through unedited ones (main.cu includes
+  // mid.cuh, which includes k.cuh) is found beside its includer: those
+  // (Between) are mirrored too, unchanged, or the original tree's mid.cuh
+  // would include the original k.cuh.
+  std::map<std::string, std::string> Mirrored(Headers.begin(), Headers.end());
+  for (const std::string &Path : Between) {
+    auto Buf = llvm::MemoryBuffer::getFile(Path, /*IsText=*/false,
+                                           /*RequiresNullTerminator=*/false);
+    if (!Buf) {
+      Error = "cannot read " + Path +
+              ", which includes an edited header: " + Buf.getError().message();
+      return std::nullopt;
+    }
+    Mirrored[Path] = (*Buf)->getBuffer().str();
+  }
   llvm::StringRef MainDir = llvm::sys::path::parent_path(OriginalPath);
   std::string Root = MainDir.str();
-  for (const auto &[Path, Text] : Headers)
+  for (const auto &[Path, Text] : Mirrored)
     Root = commonDirectory({Root + "/.", Path});
   auto Mirror = [&](llvm::StringRef Path) {
     llvm::SmallString<256> P(Dir);
@@ -309,16 +381,19 @@ CompileFeedback::measure(const std::string &Source,
     return !EC;
   };
   bool Written = Write(Src, Source);
-  for (const auto &[Path, Text] : Headers)
+  for (const auto &[Path, Text] : Mirrored)
     Written &= !Root.empty() && Write(Mirror(Path), Text);
   if (!Written) {
     llvm::sys::fs::remove_directories(Dir);
     Error = "cannot write the candidate into a temporary directory";
     return std::nullopt;
   }
+  // -lineinfo changes no instruction (checked on every sample); it names
+  // each one's source line, for the floating-point comparison (SassFp.h).
   std::vector<std::string> Args = {Toolkit.Path + "/bin/nvcc",
                                    "-arch=" + Arch,
                                    "-cubin",
+                                   "-lineinfo",
                                    "-o",
                                    Cubin,
                                    "-Xptxas",
@@ -340,8 +415,8 @@ CompileFeedback::measure(const std::string &Source,
         Args.push_back("-I" + Mirror(Abs));
     }
   Args.push_back("-I" + MainDir.str());
-  // What the edited headers include beside themselves.
-  for (const auto &[Path, Text] : Headers)
+  // What the mirrored headers include beside themselves.
+  for (const auto &[Path, Text] : Mirrored)
     Args.push_back("-I" + llvm::sys::path::parent_path(Path).str());
   Args.insert(Args.end(), UseFlags.begin(), UseFlags.end());
   // nvcc chooses the language by extension: a .cuh input is CUDA only when
@@ -353,20 +428,21 @@ CompileFeedback::measure(const std::string &Source,
   Args.push_back(Src);
   std::string PtxasOut, SassOut;
   bool OK = runTool(Args[0], Args, PtxasOut, Error);
-  if (OK) {
-    // cuobjdump finds nvdisasm through NVDISASM_PATH.
-    OK = runTool(Cuobjdump, {Cuobjdump, "-sass", Cubin}, SassOut, Error,
-                 {"NVDISASM_PATH=" +
-                  llvm::sys::path::parent_path(Nvdisasm).str()});
-  }
+  if (OK) // The code, each instruction with its source line.
+    OK = runTool(Nvdisasm, {Nvdisasm, "-g", "-c", Cubin}, SassOut, Error);
   llvm::sys::fs::remove_directories(Dir);
   if (!OK)
     return std::nullopt;
+  // The listing names the copies compiled; the comparisons name originals.
+  std::map<std::string, std::string> Originals = {{Src, OriginalPath}};
+  for (const auto &[Path, Text] : Headers)
+    Originals[Mirror(Path)] = Path;
+  std::string Listing = originalFileNames(SassOut, Originals);
   std::map<std::string, PtxasInfo> Regs = parsePtxasOutput(PtxasOut);
-  std::map<std::string, KernelStats> Sass = parseSass(SassOut);
+  std::map<std::string, SassFunction> Code = parseNvdisasm(Listing);
   std::map<std::string, KernelStats> Out;
-  for (auto &[Mangled, Stats] : Sass) {
-    KernelStats S = Stats;
+  for (auto &[Mangled, Function] : Code) {
+    KernelStats S = statsOfCode(Function);
     S.Mangled = Mangled;
     auto R = Regs.find(Mangled);
     if (R != Regs.end()) {
@@ -385,13 +461,16 @@ CompileFeedback::measure(const std::string &Source,
     Total.Predicated += S.Predicated;
     Total.Instances.push_back(std::move(S));
   }
+  attachCode(Out, std::move(Code));
   std::lock_guard<std::mutex> Lock(Mutex);
   Cache[Key] = Out;
   if (!CacheFile.empty() && !llvm::sys::fs::create_directories(CacheDir)) {
     nlohmann::json J = nlohmann::json::object();
     for (const auto &[Name, Stats] : Out)
       J[Name] = statsToJson(Stats);
-    // A cache that cannot be written only costs time.
+    // A cache that cannot be written only costs time. The listing first:
+    // an entry is read only when both are there.
+    llvm::consumeError(writeFileAtomically(CacheFile + ".sass", Listing));
     llvm::consumeError(writeFileAtomically(CacheFile, J.dump() + "\n"));
   }
   return Out;

@@ -27,7 +27,15 @@ Decision planFission(TransformContext &TC, const FissionCandidate &C,
     if (I.Name == D.Kernel)
       K = &I;
   unsigned Threads = K && K->BlockSize ? K->BlockSize : 256;
+  std::vector<clang::tooling::Replacement> Edits = {clang::tooling::Replacement(
+      C.File, C.Begin, C.End - C.Begin, Replacement)};
   if (TC.Force) {
+    // Forced or not, the results must stay bit-identical: a fission moves
+    // an accumulation away from the product nvcc would contract into it.
+    if (auto Why = TC.contractionChange(Edits, C.Kernel)) {
+      D.Reason = Where + "; but " + *Why;
+      return D;
+    }
     D.Applied = true;
     D.Reason = Where + "; applied because of " + TC.ForcedBy +
                " (occupancy was not checked)";
@@ -41,11 +49,7 @@ Decision planFission(TransformContext &TC, const FissionCandidate &C,
   }
   std::string Arch = PtxasRunner::nvccArchFor(TC.Arch), Error;
   auto Before = TC.measure({}, Arch, Error);
-  auto After =
-      Before ? TC.measure({clang::tooling::Replacement(
-                              C.File, C.Begin, C.End - C.Begin, Replacement)},
-                          Arch, Error)
-             : std::nullopt;
+  auto After = Before ? TC.measure(Edits, Arch, Error) : std::nullopt;
   if (!Before || !After || !Before->count(D.Kernel) ||
       !After->count(D.Kernel)) {
     D.Reason =
@@ -93,6 +97,10 @@ Decision planFission(TransformContext &TC, const FissionCandidate &C,
       }
       Facts += (Facts.empty() ? "" : "; ") + F;
     }
+  }
+  if (auto Why = TC.contractionChange(Edits, C.Kernel)) {
+    D.Reason = Where + "; " + Facts + "; but " + *Why;
+    return D;
   }
   D.Applied = true;
   D.Measured = Facts;

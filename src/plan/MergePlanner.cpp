@@ -242,10 +242,19 @@ Decision planMerge(TransformContext &TC, const MergeCandidate &C,
   std::string MeldForm =
       M.MeldedRegions ? "meld" : (M.GuardedA + M.GuardedB ? "partial" : "full");
   if (TC.Force) {
-    D.Applied = true;
     bool Merged = M.OK && !OnlyBranchFree;
+    const std::string &Chosen = Merged ? M.Text : BF->Text;
+    // Forced or not, the results must stay bit-identical.
+    if (auto Why = TC.contractionChange(
+            {clang::tooling::Replacement(C.File, C.Begin, C.End - C.Begin,
+                                         Chosen)},
+            C.FD)) {
+      D.Reason = Where + " is divergent; " + Sim + "; but " + *Why;
+      return D;
+    }
+    D.Applied = true;
     D.Form = Merged ? MeldForm : "branch-free";
-    Text = Merged ? M.Text : BF->Text;
+    Text = Chosen;
     D.Reason = Where + " is divergent; " + Sim + "; " +
                (Merged ? Shape : BFShape) +
                "; applied because of " + TC.ForcedBy + " (profitability was "
@@ -447,6 +456,14 @@ Decision planMerge(TransformContext &TC, const MergeCandidate &C,
     D.Reason = Where + " is divergent; " + Sim + "; " + P.Text +
                "; but nvcc's code is the same size (" + Sass +
                "): it already shares that work; declined";
+    return D;
+  }
+  if (auto Why = TC.contractionChange(
+          {clang::tooling::Replacement(C.File, C.Begin, C.End - C.Begin,
+                                       Candidate)},
+          C.FD)) {
+    D.Reason = Where + " is divergent; " + Sim + "; " + P.Text + "; " + Sass +
+               "; but " + *Why;
     return D;
   }
   D.Applied = true;

@@ -40,6 +40,11 @@ Decision planRealloc(TransformContext &TC, const ReallocCandidate &C,
   D.Form = "packed";
 
   if (TC.Force) {
+    // Forced or not, the results must stay bit-identical.
+    if (auto Why = TC.contractionChange(C.Edits, C.FD)) {
+      D.Reason = C.Where + ": " + C.Proof + "; but " + *Why;
+      return D;
+    }
     D.Applied = true;
     D.Reason = C.Where + ": " + C.Proof + "; applied because of " +
                TC.ForcedBy +
@@ -183,6 +188,10 @@ Decision planRealloc(TransformContext &TC, const ReallocCandidate &C,
     if (Regs.empty())
       Regs = What + " registers " + std::to_string(IB.Registers) + " -> " +
              std::to_string(IA->Registers) + ", no occupancy step lost";
+  }
+  if (auto Why = TC.contractionChange(C.Edits, C.FD)) {
+    D.Reason = C.Where + ": " + C.Proof + "; " + Model + "; but " + *Why;
+    return D;
   }
   D.Applied = true;
   D.Measured = Regs + "; SASS instructions " +

@@ -40,7 +40,186 @@ void floatFlags(TransformContext &TC, bool &Approximate, bool &Contracts) {
   }
 }
 
+/// What the copy's heading says of the original it follows, which
+/// keptOriginal looks for (clang-format may wrap it).
+constexpr const char *KeptPhrase =
+    "stays as written for launches from other files";
+
+/// The first byte of \p FD's definition: its declaration's start, or an
+/// attribute written before it (`__global__`, `__launch_bounds__`).
+unsigned definitionBegin(const SourceManager &SM, const FunctionDecl *FD,
+                         unsigned Begin) {
+  FileID File = SM.getFileID(SM.getExpansionLoc(FD->getLocation()));
+  for (const Attr *A : FD->attrs()) {
+    if (A->isImplicit() || A->isInherited() || A->getLocation().isInvalid())
+      continue;
+    SourceLocation L = SM.getExpansionRange(A->getRange().getBegin()).getBegin();
+    if (SM.getFileID(L) == File && SM.getFileOffset(L) < Begin)
+      Begin = SM.getFileOffset(L);
+  }
+  return Begin;
+}
+
+/// Why \p FD, a kernel with external linkage, cannot be rewritten in a copy
+/// beside its definition ("" when it can); fills \p K.
+std::string prepareCopy(TransformContext &TC, const FunctionDecl *FD,
+                        const std::vector<const CUDAKernelCallExpr *> &Launches,
+                        const std::vector<KernelCopy> &Copies, KernelCopy &K) {
+  ASTContext &Ctx = TC.Ctx;
+  const SourceManager &SM = Ctx.getSourceManager();
+  CharSourceRange R = Lexer::makeFileCharRange(
+      CharSourceRange::getTokenRange(FD->getSourceRange()), SM,
+      Ctx.getLangOpts());
+  if (R.isInvalid() || FD->getLocation().isMacroID())
+    return "part of its definition is written with macros, so it cannot be "
+           "copied";
+  K.File = TC.fileOf(FD->getLocation());
+  K.Begin = definitionBegin(SM, FD, SM.getFileOffset(R.getBegin()));
+  K.End = SM.getFileOffset(R.getEnd());
+  K.NameAt = SM.getFileOffset(FD->getLocation());
+  K.Name = FD->getNameAsString();
+  llvm::StringRef Text = TC.textOf(FD->getLocation());
+  K.Original = Text.slice(K.Begin, K.End).str();
+  auto LineOf = [&](const Decl *D) {
+    return std::to_string(SM.getExpansionLineNumber(D->getLocation()));
+  };
+  const FunctionDecl *Other = nullptr;
+  for (const FunctionDecl *D : FD->redecls())
+    if (D != FD && !Other)
+      Other = D;
+  // What an earlier declaration gives the definition, the copy (the
+  // definition's text) would not have.
+  for (const Attr *A : FD->attrs())
+    if (A->isInherited() && Other)
+      return "its declaration at line " + LineOf(Other) + " gives it `" +
+             std::string(A->getSpelling()) +
+             "`, which its definition does not repeat and a copy of the "
+             "definition would lack";
+  for (const ParmVarDecl *P : FD->parameters())
+    if (P->hasInheritedDefaultArg() && Other)
+      return "its declaration at line " + LineOf(Other) +
+             " gives `" + P->getNameAsString() +
+             "` a default argument, which a copy of the definition would lack";
+  for (const CUDAKernelCallExpr *L : Launches) {
+    std::string At =
+        std::to_string(SM.getExpansionLineNumber(L->getBeginLoc()));
+    if (SM.getFileOffset(SM.getExpansionLoc(L->getBeginLoc())) < K.Begin)
+      return "its launch at line " + At +
+             " comes before its definition, after which the copy it would "
+             "run is defined";
+    if (!isa<DeclRefExpr>(L->getCallee()->IgnoreImpCasts()))
+      return "its launch at line " + At +
+             " names it in an expression, not by its name alone";
+  }
+  // Earlier transformations' edits inside the definition go into the copy
+  // too; one across its bounds could not.
+  for (const tooling::Replacement &A : TC.Applied) {
+    if (A.getFilePath() != K.File)
+      continue;
+    unsigned B = A.getOffset(), E = B + A.getLength();
+    bool Inside = B >= K.Begin && E <= K.End &&
+                  !(A.getLength() == 0 && (B == K.Begin || B == K.End));
+    if (Inside)
+      K.Earlier.push_back(A);
+    else if (B < K.End && K.Begin < E)
+      return "an earlier rewrite edited its definition across its bounds "
+             "(line " +
+             std::to_string(SM.getLineNumber(
+                 SM.getFileID(SM.getExpansionLoc(FD->getLocation())), B)) +
+             "), so it cannot be copied";
+  }
+  std::string N = K.Name + "_ww_share";
+  K.CopyName = N;
+  auto Taken = [&](const std::string &Name) {
+    return Text.contains(Name) ||
+           llvm::any_of(Copies, [&](const KernelCopy &C) {
+             return C.CopyName == Name;
+           });
+  };
+  for (unsigned I = 2; Taken(K.CopyName); ++I)
+    K.CopyName = N + "_" + std::to_string(I);
+  return "";
+}
+
+/// This file's launches run \p K's copy.
+std::vector<tooling::Replacement>
+launchesOfCopy(const SourceManager &SM, const KernelCopy &K,
+               const std::vector<const CUDAKernelCallExpr *> &Launches) {
+  std::vector<tooling::Replacement> Edits;
+  for (const CUDAKernelCallExpr *L : Launches) {
+    const auto *Callee = cast<DeclRefExpr>(L->getCallee()->IgnoreImpCasts());
+    Edits.emplace_back(
+        K.File, SM.getFileOffset(SM.getExpansionLoc(Callee->getLocation())),
+        K.Name.size(), K.CopyName);
+  }
+  return Edits;
+}
+
 } // namespace
+
+bool keptOriginal(TransformContext &TC, const FunctionDecl *FD) {
+  const SourceManager &SM = TC.Ctx.getSourceManager();
+  CharSourceRange R = Lexer::makeFileCharRange(
+      CharSourceRange::getTokenRange(FD->getSourceRange()), SM,
+      TC.Ctx.getLangOpts());
+  if (R.isInvalid())
+    return false;
+  // The comment lines that follow the definition (the copy's heading),
+  // joined.
+  llvm::StringRef After =
+      TC.textOf(FD->getLocation()).substr(SM.getFileOffset(R.getEnd()));
+  std::string Joined;
+  for (After = After.ltrim(); After.starts_with("//");
+       After = After.split('\n').second.ltrim(" \t\r"))
+    Joined += After.split('\n').first.drop_front(2).trim().str() + " ";
+  return llvm::StringRef(Joined).starts_with("warpwise WW4004 share.") &&
+         llvm::StringRef(Joined).contains(KeptPhrase);
+}
+
+void moveIntoCopies(TransformContext &TC, const std::vector<KernelCopy> &Copies,
+                    std::vector<Change> &Changes) {
+  for (const KernelCopy &K : Copies) {
+    tooling::Replacements Inside;
+    llvm::Error Failed = llvm::Error::success();
+    auto Add = [&](const tooling::Replacement &R) {
+      if (Failed)
+        return;
+      Failed = Inside.add(tooling::Replacement("", R.getOffset() - K.Begin,
+                                               R.getLength(),
+                                               R.getReplacementText()));
+    };
+    for (const tooling::Replacement &R : K.Earlier)
+      Add(R);
+    Add(tooling::Replacement("", K.NameAt, K.Name.size(), K.CopyName));
+    for (Change &C : Changes) {
+      std::vector<tooling::Replacement> Kept;
+      for (const tooling::Replacement &R : C.Edits) {
+        unsigned B = R.getOffset(), E = B + R.getLength();
+        if (R.getFilePath() == K.File && B >= K.Begin && E <= K.End &&
+            !(R.getLength() == 0 && (B == K.Begin || B == K.End)))
+          Add(R);
+        else
+          Kept.push_back(R);
+      }
+      C.Edits = Kept;
+    }
+    auto Copy = Failed ? llvm::Expected<std::string>(std::move(Failed))
+                       : tooling::applyAllReplacements(K.Original, Inside);
+    if (!Copy) {
+      // A bug: the kernel's edits are dropped rather than left on the
+      // original, whose signature other files rely on.
+      TC.Log.report(diag::InternalError, Severity::Error, TC.Display, 0, 0,
+                    "internal error: the rewrite of `" + K.Name +
+                        "` could not be moved into its copy (" +
+                        llvm::toString(Copy.takeError()) +
+                        "); its external variable sharing is dropped");
+      Changes[K.Change].Edits.clear();
+      continue;
+    }
+    Changes[K.Change].Edits.emplace_back(
+        K.File, K.End, 0, "\n\n" + K.Heading + "\nstatic " + *Copy);
+  }
+}
 
 /// External sharing (seed 001): the launch-uniform scalars among \p Worth
 /// (computed from kernel parameters and constants alone) are computed by
@@ -56,7 +235,8 @@ std::string shareExternally(TransformContext &TC, const char *Transform,
                             const std::set<const VarDecl *> &WrittenParams,
                             const ClosureFn &Closure,
                             std::vector<Decision> &Decisions,
-                            std::vector<Change> &Changes) {
+                            std::vector<Change> &Changes,
+                            std::vector<KernelCopy> &Copies) {
   ASTContext &Ctx = TC.Ctx;
   const SourceManager &SM = Ctx.getSourceManager();
   auto Name = [](const VarDecl *V) { return "`" + V->getNameAsString() + "`"; };
@@ -144,34 +324,41 @@ std::string shareExternally(TransformContext &TC, const char *Transform,
   }
   SteerScope Steered(TC, Steering, Transform);
 
-  // The kernel's parameters change: every launch must be in view.
+  // The kernel's parameters change: every launch must be in view. A kernel
+  // with external linkage, which other files may declare and launch, is
+  // rewritten in a copy with internal linkage that this file's launches
+  // run; its definition stays as written.
   std::string Refusal;
   std::vector<const CUDAKernelCallExpr *> Launches;
   const DeclRefExpr *Other = nullptr;
-  if (FD->isExternC())
-    Refusal = "it is `extern \"C\"`: a caller elsewhere would pass the old "
-              "parameters unnoticed";
-  else if (FD->isTemplated() || FD->isTemplateInstantiation())
+  KernelCopy Copy;
+  bool Copied = FD->isExternallyVisible();
+  if (FD->isTemplated() || FD->isTemplateInstantiation() ||
+      FD->isFunctionTemplateSpecialization())
     Refusal = "it is a template";
   else if (!D.File.empty())
     Refusal = "it is defined in a header";
   for (const FunctionDecl *R : FD->redecls())
-    if (R != FD && Refusal.empty())
+    if (R != FD && Refusal.empty() && !Copied)
       Refusal = "it is declared at line " +
                 std::to_string(SM.getExpansionLineNumber(R->getLocation())) +
-                " as well, where other files may launch it with the old "
-                "parameters";
+                " as well, with the parameters the rewrite would change";
   if (Refusal.empty()) {
     launchesOf(Ctx, FD, Launches, Other);
     if (Other)
       Refusal =
           "it is named at line " +
           std::to_string(SM.getExpansionLineNumber(Other->getBeginLoc())) +
-          " other than in a `<<<>>>` launch (its address, a launch "
-          "API), where the new parameters would not be passed";
+          " other than in a `<<<>>>` launch (its address, a launch API, an "
+          "attribute or occupancy query), " +
+          (Copied ? "which would name the original kernel, not the copy "
+                    "that this file's launches would run"
+                  : "where the new parameters would not be passed");
     else if (Launches.empty())
       Refusal = "no launch of it is in this file";
   }
+  if (Refusal.empty() && Copied)
+    Refusal = prepareCopy(TC, FD, Launches, Copies, Copy);
   std::set<const ParmVarDecl *> Params;
   for (const VarDecl *V : Ext) {
     HostSlice H(FD, Host, WrittenParams);
@@ -327,7 +514,14 @@ std::string shareExternally(TransformContext &TC, const char *Transform,
             std::string(Contracts ? " (no floating-point product to fuse)"
                                   : " (--fmad=false)") +
             "; every launch of it is a `<<<>>>` in this file, with arguments "
-            "the host can evaluate again";
+            "the host can evaluate again" +
+            (Copied ? "; `" + D.Kernel +
+                          "` has external linkage, so other files may launch "
+                          "it: it stays as written, and the rewrite is `" +
+                          Copy.CopyName +
+                          "`, a copy with internal linkage that this file's "
+                          "launches run"
+                    : "");
   std::sort(C.Edits.begin(), C.Edits.end(),
             [](const tooling::Replacement &A, const tooling::Replacement &B) {
               return A.getOffset() < B.getOffset();
@@ -379,15 +573,45 @@ std::string shareExternally(TransformContext &TC, const char *Transform,
       Kernel = false;
     }
   }
-  Changes.push_back(
-      {"external variable sharing in `" + D.Kernel + "`", C.Edits});
+  // Later candidates are measured with the rewrite in place, as this one
+  // was; the copy is made once the kernel's decisions are all made.
   TC.Applied.insert(TC.Applied.end(), C.Edits.begin(), C.Edits.end());
+  if (Copied) {
+    std::vector<tooling::Replacement> Renamed =
+        launchesOfCopy(SM, Copy, Launches);
+    C.Edits.insert(C.Edits.end(), Renamed.begin(), Renamed.end());
+    // The copy's heading; keptOriginal finds the original by it.
+    Copy.Heading = "// warpwise " + D.Code + " " + D.Id + ": `" +
+                   Copy.CopyName + "`, a copy of `" + D.Kernel +
+                   "` with internal linkage, which this file's launches "
+                   "run; `" +
+                   D.Kernel + "`, above, has external linkage: it " +
+                   KeptPhrase;
+    Copy.Change = Changes.size();
+    Copies.push_back(Copy);
+  }
+  Changes.push_back({"external variable sharing in `" + D.Kernel + "`" +
+                         (Copied ? " (in its copy `" + Copy.CopyName + "`)"
+                                 : ""),
+                     C.Edits});
   for (const tooling::Replacement &R : C.Edits)
     TC.Claimed.push_back(
         {InFile, R.getOffset(), R.getOffset() + std::max(1u, R.getLength())});
   for (const VarDecl *V : Ext)
     Worth.erase(V);
   Report();
+  if (Copied)
+    TC.Log.report(diag::LaunchedElsewhere, Severity::Note,
+                  TC.displayOf(FD->getLocation()),
+                  SM.getExpansionLineNumber(FD->getLocation()), 0,
+                  "`" + D.Kernel +
+                      "` has external linkage, so other files may launch "
+                      "it: its definition stays as written, and this file's "
+                      "launches run `" +
+                      Copy.CopyName +
+                      "`, the copy that external variable sharing rewrote "
+                      "(declare it `static` if this file is its only "
+                      "launcher)");
   return "";
 }
 

@@ -1,5 +1,6 @@
 //===- IfConvert.cpp - Branch-free form with speculated stores ------------===//
 #include "IfConvert.h"
+#include "Comments.h"
 #include "SideEffects.h"
 
 #include "warpwise/AstQueries.h"
@@ -216,6 +217,23 @@ private:
   bool readBefore(const IfStmt *If, std::vector<llvm::FoldingSetNodeID> &Out,
                   std::string &Where);
   std::string value(const Node &N, unsigned Loc);
+  /// Sorts the user's comments of \p If's sides (built already).
+  void keepComments(const IfStmt *If, unsigned Cond);
+  /// The comment lines of the user's for condition \p Cond (\p Above:
+  /// those of the statement, else those of its sides' own lines).
+  std::string conditionComments(unsigned Cond, bool Above,
+                                const std::string &In);
+  /// CondName and OldName: names no declaration of the function uses.
+  void chooseNames(const IfStmt *If);
+  /// The variable that already holds location \p L's old value, if any.
+  const VarDecl *held(unsigned L) const;
+  /// Appends the stores to \p T with the user's comments, closes the block
+  /// and puts the comments no store took under the decision's note.
+  void placeComments(const IfStmt *If, const std::vector<std::string> &Stores,
+                     const std::string &Written, const std::string &In1,
+                     const std::string &Base, std::string &T);
+  /// The model's issue slots of the branch-free form, into \p Out.Issue.
+  void countIssue(SpeculationOutcome &Out);
 
   ASTContext &Ctx;
   const SourceManager &SM;
@@ -233,6 +251,13 @@ private:
   bool HaveOrder = false;
   std::string CondName, OldName;
   std::map<unsigned, std::string> OldText; ///< How each old value is named.
+  /// The user's comments. A statement's go above the store of the location
+  /// it stores first (in the code, each location is stored once); an inner
+  /// if statement's, and those of its sides' own lines, with its condition
+  /// (side 0: the statement's, 1: the then-side's, -1: the else-side's).
+  std::map<const Stmt *, unsigned> FirstStore, CondOf;
+  std::map<unsigned, std::vector<SourceComment>> AtLocation, InsideStore;
+  std::map<unsigned, std::vector<std::pair<int, SourceComment>>> AtCondition;
 };
 
 bool Speculator::storeStmt(const Stmt *S, std::vector<Store> &Out) {
@@ -247,6 +272,7 @@ bool Speculator::storeStmt(const Stmt *S, std::vector<Store> &Out) {
       return fail(S, "a stored value or address that reads memory, divides "
                      "or has side effects");
     Out.push_back({location(B->getLHS()), V, 0});
+    FirstStore[S] = Out.back().Loc;
     return true;
   }
   if (auto *Call = dyn_cast<CallExpr>(S)) {
@@ -257,6 +283,7 @@ bool Speculator::storeStmt(const Stmt *S, std::vector<Store> &Out) {
         hasEffects(B) || divides(A) || divides(B))
       return fail(S, "a swap of something other than two memory locations");
     unsigned LA = location(A), LB = location(B);
+    FirstStore[S] = LA;
     Out.push_back({LA, nullptr, LB});
     Out.push_back({LB, nullptr, LA});
     return true;
@@ -290,6 +317,8 @@ std::unique_ptr<Speculator::Node> Speculator::build(const Stmt *S) {
     N->Else = build(I->getElse());
     if (!N->Else)
       return nullptr;
+    CondOf[I] = N->Cond;
+    keepComments(I, N->Cond);
     return N;
   } else if (!storeStmt(S, N->Stores)) {
     return nullptr;
@@ -442,6 +471,143 @@ std::string Speculator::value(const Node &N, unsigned Loc) {
   return "(" + CondName + std::to_string(N.Cond) + " ? " + T + " : " + E + ")";
 }
 
+void Speculator::keepComments(const IfStmt *If, unsigned Cond) {
+  for (const Stmt *Side : {If->getThen(), If->getElse()}) {
+    if (!Side)
+      continue;
+    SideComments SC = commentsOfSide(SM, LO, If, Side);
+    int Mark = Side == If->getThen() ? 1 : -1;
+    for (auto *Own : {&SC.Header, &SC.Closing})
+      for (SourceComment &C : *Own)
+        AtCondition[Cond].push_back({Mark, C});
+    for (auto *Of : {&SC.Leading, &SC.Trailing, &SC.Inner})
+      for (auto &[S, Cs] : *Of) {
+        if (auto It = FirstStore.find(S); It != FirstStore.end()) {
+          auto &To = Of == &SC.Inner ? InsideStore : AtLocation;
+          To[It->second].insert(To[It->second].end(), Cs.begin(), Cs.end());
+        } else if (auto Branch = CondOf.find(S);
+                   Branch != CondOf.end() && Of != &SC.Inner) {
+          for (SourceComment &C : Cs)
+            AtCondition[Branch->second].push_back({0, C});
+        }
+      }
+  }
+}
+
+std::string Speculator::conditionComments(unsigned Cond, bool Above,
+                                          const std::string &In) {
+  std::string Out;
+  std::string Name = CondName + std::to_string(Cond);
+  for (auto &[Side, C] : AtCondition[Cond])
+    if ((Side == 0) == Above)
+      Out += Side == 0 ? commentLines(C.Text, In)
+                       : labelledComment(Side > 0 ? Name : "!" + Name, C.Text,
+                                         In);
+  return Out;
+}
+
+void Speculator::chooseNames(const IfStmt *If) {
+  // Names no declaration of the function uses.
+  std::string Body = text(FD->getBody());
+  unsigned Line = SM.getExpansionLineNumber(If->getBeginLoc());
+  std::string Suffix = std::to_string(Line);
+  while (Body.find("ww_c" + Suffix) != std::string::npos ||
+         Body.find("ww_old" + Suffix) != std::string::npos)
+    Suffix += "x";
+  CondName = "ww_c" + Suffix + "_";
+  OldName = "ww_old" + Suffix + "_";
+}
+
+const VarDecl *Speculator::held(unsigned L) const {
+  for (auto &[ID, V] : HeldIn)
+    if (ID == LocationIDs[L])
+      return V;
+  return nullptr;
+}
+
+void Speculator::placeComments(const IfStmt *If,
+                               const std::vector<std::string> &Stores,
+                               const std::string &Written,
+                               const std::string &In1,
+                               const std::string &Base, std::string &T) {
+  // The user's comments: each statement's above the store it became part
+  // of, with what of the comments inside it the values do not hold.
+  std::set<unsigned> Taken;
+  for (unsigned I = 0; I < Order.size(); ++I) {
+    unsigned L = Order[I];
+    for (const SourceComment &C : AtLocation[L])
+      T += commentLines(C.Text, In1);
+    for (const SourceComment &C : missingFrom(Written, InsideStore[L], LO))
+      T += commentLines(C.Text, In1);
+    for (const SourceComment &C : InsideStore[L])
+      Taken.insert(C.Begin);
+    T += Stores[I];
+  }
+  T += Base + "}";
+  // Anything else (inside a condition's parentheses, or of a location no
+  // path ends up storing) goes under the note.
+  for (auto &[L, Cs] : AtLocation)
+    for (const SourceComment &C : Cs)
+      Taken.insert(C.Begin);
+  for (auto &[Cond, Cs] : AtCondition)
+    for (auto &[Side, C] : Cs)
+      Taken.insert(C.Begin);
+  unsigned IfBegin, IfEnd;
+  if (statementExtent(SM, LO, If, IfBegin, IfEnd)) {
+    std::vector<SourceComment> Left;
+    llvm::StringRef File =
+        SM.getBufferData(SM.getFileID(SM.getExpansionLoc(If->getBeginLoc())));
+    for (const SourceComment &C : commentsIn(File, IfBegin, IfEnd, LO))
+      if (!Taken.count(C.Begin))
+        Left.push_back(C);
+    std::string Lines;
+    for (const SourceComment &C : missingFrom(T, Left, LO))
+      Lines += commentLines(C.Text, In1);
+    size_t Note = T.find("// (each location");
+    T.insert(T.find('\n', Note) + 1, Lines);
+  }
+}
+
+void Speculator::countIssue(SpeculationOutcome &Out) {
+  auto In = [](const std::vector<llvm::FoldingSetNodeID> &Set,
+               const llvm::FoldingSetNodeID &ID) {
+    return std::find(Set.begin(), Set.end(), ID) != Set.end();
+  };
+  // The model: every condition, a load of each location the conditions do
+  // not read already, one select per branch it passes and one store each.
+  IssueCounter Counter(Ctx, C);
+  std::vector<llvm::FoldingSetNodeID> CondReads;
+  // nvcc loads a location the conditions read twice only once (nothing is
+  // stored in between).
+  std::function<void(const Stmt *)> Loads = [&](const Stmt *N) {
+    if (!N)
+      return;
+    if (auto *Cast = dyn_cast<ImplicitCastExpr>(N))
+      if (Cast->getCastKind() == CK_LValueToRValue &&
+          memoryLValue(Cast->getSubExpr())) {
+        llvm::FoldingSetNodeID ID;
+        Cast->getSubExpr()->IgnoreParenImpCasts()->Profile(ID, Ctx, true);
+        if (In(CondReads, ID))
+          Out.Issue -= Counter.exprSlots(Cast);
+        else
+          CondReads.push_back(ID);
+      }
+    for (const Stmt *Child : N->children())
+      Loads(Child);
+  };
+  for (const Expr *Cnd : Conds) {
+    Out.Issue += Counter.exprSlots(Cnd);
+    Loads(Cnd);
+  }
+  for (unsigned L : Order) {
+    double Address = Counter.exprSlots(Locations[L]);
+    if (!In(CondReads, LocationIDs[L]) && !held(L))
+      Out.Issue += C.IssueSlots.Load + Address;
+    Out.Issue += C.IssueSlots.Store + Address +
+                 C.IssueSlots.Select * double(Conds.size());
+  }
+}
+
 SpeculationOutcome Speculator::run(const IfStmt *If) {
   SpeculationOutcome Out;
   if (If->getBeginLoc().isMacroID()) {
@@ -528,15 +694,7 @@ SpeculationOutcome Speculator::run(const IfStmt *If) {
     Out.Refusal = Refusal;
     return Out;
   }
-  // Names no declaration of the function uses.
-  std::string Body = text(FD->getBody());
-  unsigned Line = SM.getExpansionLineNumber(If->getBeginLoc());
-  std::string Suffix = std::to_string(Line);
-  while (Body.find("ww_c" + Suffix) != std::string::npos ||
-         Body.find("ww_old" + Suffix) != std::string::npos)
-    Suffix += "x";
-  CondName = "ww_c" + Suffix + "_";
-  OldName = "ww_old" + Suffix + "_";
+  chooseNames(If);
   unsigned Col = SM.getExpansionColumnNumber(If->getBeginLoc());
   std::string Base(Col > 0 ? Col - 1 : 0, ' ');
   std::string In1 = Base + "  ";
@@ -557,16 +715,11 @@ SpeculationOutcome Speculator::run(const IfStmt *If) {
                   "// (each location stored once; a path that stored nothing "
                   "writes back what it read)\n";
   for (unsigned I = 0; I < Conds.size(); ++I)
-    T += In1 + "const bool " + CondName + std::to_string(I) + " = " +
-         text(Conds[I]) + ";\n";
-  auto Held = [&](unsigned L) -> const VarDecl * {
-    for (auto &[ID, V] : HeldIn)
-      if (ID == LocationIDs[L])
-        return V;
-    return nullptr;
-  };
+    T += conditionComments(I, true, In1) + In1 + "const bool " + CondName +
+         std::to_string(I) + " = " + text(Conds[I]) + ";\n" +
+         conditionComments(I, false, In1);
   for (unsigned L : Order) {
-    if (const VarDecl *V = Held(L)) {
+    if (const VarDecl *V = held(L)) {
       OldText[L] = V->getNameAsString();
       continue;
     }
@@ -579,9 +732,14 @@ SpeculationOutcome Speculator::run(const IfStmt *If) {
     T += In1 + "const " + Type + " " + OldName + std::to_string(L) + " = " +
          text(Locations[L]) + ";\n";
   }
-  for (unsigned L : Order)
-    T += In1 + text(Locations[L]) + " = " + value(*Root, L) + ";\n";
-  T += Base + "}";
+  std::vector<std::string> Stores;
+  std::string Written = T;
+  for (unsigned L : Order) {
+    Stores.push_back(In1 + text(Locations[L]) + " = " + value(*Root, L) +
+                     ";\n");
+    Written += Stores.back();
+  }
+  placeComments(If, Stores, Written, In1, Base, T);
   if (!Refusal.empty()) {
     Out.Refusal = Refusal;
     return Out;
@@ -590,39 +748,7 @@ SpeculationOutcome Speculator::run(const IfStmt *If) {
   Out.OK = true;
   Out.Locations = Order.size();
   Out.Conditions = Conds.size();
-  // The model: every condition, a load of each location the conditions do
-  // not read already, one select per branch it passes and one store each.
-  IssueCounter Counter(Ctx, C);
-  std::vector<llvm::FoldingSetNodeID> CondReads;
-  // nvcc loads a location the conditions read twice only once (nothing is
-  // stored in between).
-  std::function<void(const Stmt *)> Loads = [&](const Stmt *N) {
-    if (!N)
-      return;
-    if (auto *Cast = dyn_cast<ImplicitCastExpr>(N))
-      if (Cast->getCastKind() == CK_LValueToRValue &&
-          memoryLValue(Cast->getSubExpr())) {
-        llvm::FoldingSetNodeID ID;
-        Cast->getSubExpr()->IgnoreParenImpCasts()->Profile(ID, Ctx, true);
-        if (In(CondReads, ID))
-          Out.Issue -= Counter.exprSlots(Cast);
-        else
-          CondReads.push_back(ID);
-      }
-    for (const Stmt *Child : N->children())
-      Loads(Child);
-  };
-  for (const Expr *Cnd : Conds) {
-    Out.Issue += Counter.exprSlots(Cnd);
-    Loads(Cnd);
-  }
-  for (unsigned L : Order) {
-    double Address = Counter.exprSlots(Locations[L]);
-    if (!In(CondReads, LocationIDs[L]) && !Held(L))
-      Out.Issue += C.IssueSlots.Load + Address;
-    Out.Issue += C.IssueSlots.Store + Address +
-                 C.IssueSlots.Select * double(Conds.size());
-  }
+  countIssue(Out);
   return Out;
 }
 

@@ -1,5 +1,6 @@
 //===- Merge.cpp - Aligning and merging the two sides of a branch ---------===//
 #include "Merge.h"
+#include "Comments.h"
 #include "SideEffects.h"
 #include "SourceText.h"
 
@@ -41,7 +42,7 @@ public:
          bool AllowCF, bool KeepContraction)
       : Ctx(Ctx), SM(Ctx.getSourceManager()), LO(Ctx.getLangOpts()), FD(FD),
         C(C), AllowCF(AllowCF), KeepContraction(KeepContraction),
-        Counter(Ctx, C) {}
+        Notes(SM, LO), Counter(Ctx, C) {}
 
   MergeOutcome run(const IfStmt *If);
 
@@ -94,6 +95,17 @@ private:
                  std::string &Out);
   bool renderPair(const Stmt *A, const Stmt *B, unsigned Depth,
                   std::string &Out);
+  /// The merged body of side \p SA of \p A and side \p SB of \p B (matched
+  /// if, for or while statements), with the comments of their own lines.
+  bool renderRegion(const Stmt *A, const Stmt *SA, const Stmt *B,
+                    const Stmt *SB, unsigned Depth, std::string &Text) {
+    std::vector<const Stmt *> BodyA = body(A, SA), BodyB = body(B, SB);
+    sideComments(SA, SB, false, Depth, Text);
+    if (!renderSeq(BodyA, BodyB, Depth, Text))
+      return false;
+    sideComments(SA, SB, true, Depth, Text);
+    return true;
+  }
   bool renderGuarded(const std::vector<const Stmt *> &Run, Side Sd,
                      unsigned Depth, std::string &Out,
                      const std::set<const VarDecl *> &UsedLater);
@@ -128,44 +140,19 @@ private:
   std::string indent(unsigned Depth) const {
     return BaseIndent + std::string(2 * Depth, ' ');
   }
-  std::vector<const Stmt *> body(const Stmt *S) {
-    std::vector<const Stmt *> Out;
-    if (!S)
-      return Out;
-    if (auto *CS = dyn_cast<CompoundStmt>(S)) {
-      // Comments between statements travel with the statement after them.
-      unsigned Prev =
-          SM.getFileOffset(SM.getExpansionLoc(CS->getLBracLoc())) + 1;
-      llvm::StringRef File =
-          SM.getBufferData(SM.getFileID(SM.getExpansionLoc(CS->getLBracLoc())));
-      for (const Stmt *Child : CS->body()) {
-        Out.push_back(Child);
-        CharSourceRange R = fileRange(Child->getSourceRange());
-        if (!R.isValid())
-          continue;
-        unsigned Begin = SM.getFileOffset(R.getBegin());
-        if (Begin > Prev) {
-          llvm::SmallVector<llvm::StringRef> Lines;
-          File.substr(Prev, Begin - Prev).split(Lines, '\n');
-          for (llvm::StringRef L : Lines) {
-            L = L.trim();
-            if (L.starts_with("//") || L.starts_with("/*") ||
-                L.starts_with("*"))
-              Comments[Child].push_back(L.str());
-          }
-        }
-        Prev = SM.getFileOffset(R.getEnd());
-      }
-    } else {
-      Out.push_back(S);
-    }
-    return Out;
+  /// The statements of \p Side of \p Owner (an if, for or while), whose
+  /// comments are kept from now on.
+  std::vector<const Stmt *> body(const Stmt *Owner, const Stmt *Side) {
+    return Notes.side(Owner, Side);
   }
-  void emitComments(const Stmt *S, unsigned Depth, std::string &Text) {
-    auto It = Comments.find(S);
-    if (It != Comments.end())
-      for (const std::string &C : It->second)
-        Text += indent(Depth) + C + "\n";
+  /// The comments on the own lines of a merged region's sides (if, for or
+  /// while \p A with its partner \p B), or after their last statements.
+  void sideComments(const Stmt *A, const Stmt *B, bool Closing, unsigned Depth,
+                    std::string &Text) {
+    if (Closing)
+      Notes.closings(A, B, Cond, "!" + Cond, indent(Depth), Text);
+    else
+      Notes.headers(A, B, Cond, "!" + Cond, indent(Depth), Text);
   }
 
   ASTContext &Ctx;
@@ -182,7 +169,7 @@ private:
   std::map<const VarDecl *, std::string> Rename;
   std::set<std::string> Taken;
   std::vector<std::string> Hoisted; ///< Declarations for the top of the block.
-  std::map<const Stmt *, std::vector<std::string>> Comments;
+  CommentKeeper Notes; ///< The user's comments, each written once.
   /// Set when a piece of text could not be taken from the file.
   mutable std::string MacroProblem;
   MergeOutcome Out;
@@ -906,11 +893,11 @@ bool Merger::renderPair(const Stmt *A, const Stmt *B, unsigned Depth,
                 (Pred ? 0 : C.IssueSlots.Branch + C.DivergedBranch) +
                 (Out.Selects - SelectsBefore) * C.IssueSlots.Select);
     Text += In + "if (" + Cnd + ") {\n";
-    if (!renderSeq(body(IA->getThen()), body(IB->getThen()), Depth + 1, Text))
+    if (!renderRegion(IA, IA->getThen(), IB, IB->getThen(), Depth + 1, Text))
       return false;
     if (IA->getElse()) {
       Text += In + "} else {\n";
-      if (!renderSeq(body(IA->getElse()), body(IB->getElse()), Depth + 1, Text))
+      if (!renderRegion(IA, IA->getElse(), IB, IB->getElse(), Depth + 1, Text))
         return false;
     }
     Text += In + "}\n";
@@ -977,7 +964,7 @@ bool Merger::renderPair(const Stmt *A, const Stmt *B, unsigned Depth,
     EnclosingTrips *= std::max(Trips, 1.0);
     Text += In + "for (" + Init + "; " + Cnd + "; " + Inc + ") {\n";
     bool BodyOK =
-        renderSeq(body(FA->getBody()), body(FB->getBody()), Depth + 1, Text);
+        renderRegion(FA, FA->getBody(), FB, FB->getBody(), Depth + 1, Text);
     Mult = SavedMult;
     EnclosingTrips = SavedTrips;
     if (!BodyOK)
@@ -997,7 +984,7 @@ bool Merger::renderPair(const Stmt *A, const Stmt *B, unsigned Depth,
     Mult *= C.AssumedTrips;
     Text += In + "while (" + Cnd + ") {\n";
     bool BodyOK =
-        renderSeq(body(WA->getBody()), body(WB->getBody()), Depth + 1, Text);
+        renderRegion(WA, WA->getBody(), WB, WB->getBody(), Depth + 1, Text);
     Mult = SavedMult;
     if (!BodyOK)
       return false;
@@ -1054,7 +1041,6 @@ bool Merger::renderGuarded(const std::vector<const Stmt *> &Run, Side Sd,
   Text += In + "if (" + (Sd == SideA ? Cond : "!" + Cond) + ") {\n";
   std::string In2 = indent(Depth + 1);
   for (const Stmt *S : Run) {
-    emitComments(S, Depth + 1, Text);
     auto *DS = dyn_cast<DeclStmt>(S);
     bool Hoist = false;
     if (DS)
@@ -1064,11 +1050,12 @@ bool Merger::renderGuarded(const std::vector<const Stmt *> &Run, Side Sd,
     if (!Hoist) {
       std::string T =
           reindent(withSemicolon(S, render(S, Sd, {}), SM, LO), S, Depth + 1);
-      Text += In2 + T + "\n";
+      Notes.place(S, nullptr, In2 + T + "\n", In2, Text);
       continue;
     }
     // Declared here, used after the guard: declare it before the merged
     // code (under a fresh name) and assign it here.
+    std::string Assigned;
     for (const Decl *D : DS->decls()) {
       auto *V = cast<VarDecl>(D);
       QualType T = V->getType();
@@ -1087,8 +1074,10 @@ bool Merger::renderGuarded(const std::vector<const Stmt *> &Run, Side Sd,
         return false;
       Hoisted.push_back(Decl + ";");
       if (V->getInit())
-        Text += In2 + Rename[V] + " = " + render(V->getInit(), Sd, {}) + ";\n";
+        Assigned += In2 + Rename[V] + " = " + render(V->getInit(), Sd, {}) +
+                    ";\n";
     }
+    Notes.place(S, nullptr, Assigned, In2, Text);
   }
   Text += In + "}\n";
   return true;
@@ -1165,14 +1154,13 @@ bool Merger::renderSeq(const std::vector<const Stmt *> &A,
   for (size_t I = 0; I < Steps.size(); ++I) {
     Step &S = Steps[I];
     if (S.K == Step::Match) {
-      emitComments(S.A, Depth, Text);
-      if (Comments[S.A] != Comments[S.B])
-        emitComments(S.B, Depth, Text);
       unsigned SelectsBefore = Out.Selects;
       bool Simple =
           !isa<IfStmt>(S.A) && !isa<ForStmt>(S.A) && !isa<WhileStmt>(S.A);
-      if (!renderPair(S.A, S.B, Depth, Text))
+      std::string Piece;
+      if (!renderPair(S.A, S.B, Depth, Piece))
         return false;
+      Notes.place(S.A, S.B, Piece, indent(Depth), Text);
       if (Simple)
         Out.AfterShared +=
             Mult * (Counter.slots(S.A) +
@@ -1234,21 +1222,39 @@ MergeOutcome Merger::run(const IfStmt *If) {
   unsigned Col = SM.getExpansionColumnNumber(If->getBeginLoc());
   BaseIndent = std::string(Col > 0 ? Col - 1 : 0, ' ');
   std::string Body;
-  if (!renderSeq(body(Then), body(Else), 1, Body) || !MacroProblem.empty()) {
+  if (!renderSeq(body(If, Then), body(If, Else), 1, Body) ||
+      !MacroProblem.empty()) {
     if (Out.Refusal.empty())
       Out.Refusal = MacroProblem.empty()
                         ? "the aligned sides could not be written back"
                         : MacroProblem;
     return Out;
   }
-  // The decision's comment goes first (BranchMerge fills it in).
-  std::string Text = "{\n" + indent(1) + DecisionMark + "\n";
-  Text += indent(1) + "const bool " + Cond + " = " +
-          render(If->getCond(), SideA, {}) + ";\n";
+  // The decision's comment goes first (BranchMerge fills it in), then the
+  // condition, which stands for the branch's own lines and their comments.
+  std::string CondLine = indent(1) + "const bool " + Cond + " = " +
+                         render(If->getCond(), SideA, {}) + ";\n";
+  std::string Head;
+  sideComments(Then, Else, false, 1, Head);
   for (const std::string &H : Hoisted)
-    Text += indent(1) + H + "\n";
-  Text += Body + BaseIndent + "}";
-  Out.Text = Text;
+    Head += indent(1) + H + "\n";
+  sideComments(Then, Else, true, 1, Body);
+  // What no statement took (a comment inside the condition's parentheses)
+  // goes with the condition: trailing it when it is one.
+  unsigned Begin, End;
+  if (statementExtent(SM, LO, If, Begin, End)) {
+    llvm::StringRef File =
+        SM.getBufferData(SM.getFileID(SM.getExpansionLoc(If->getBeginLoc())));
+    std::vector<SourceComment> Left =
+        Notes.leftOver(File, Begin, End, CondLine + Head + Body);
+    if (Left.size() == 1)
+      CondLine.insert(CondLine.size() - 1, " " + Left.front().Text);
+    else
+      for (const SourceComment &L : Left)
+        CondLine += commentLines(L.Text, indent(1));
+  }
+  Out.Text = "{\n" + indent(1) + DecisionMark + "\n" + CondLine + Head +
+             Body + BaseIndent + "}";
   Out.OK = true;
   for (const std::string &A : Counter.assumptions())
     if (std::find(Out.Assumptions.begin(), Out.Assumptions.end(), A) ==

@@ -24,6 +24,7 @@
 
 #include "../plan/ReallocPlanner.h"
 #include "Candidates.h"
+#include "Comments.h"
 #include "SourceText.h"
 
 #include "warpwise/AstQueries.h"
@@ -511,6 +512,48 @@ std::string legality(Checker &Ck, const PartnerGuard &G, const IfStmt *If,
   return "";
 }
 
+/// Where the prelude goes: above the comment lines right above the guard
+/// (they describe the guard and stay next to it), or at the guard.
+unsigned preludeOffset(ASTContext &Ctx, const FunctionDecl *FD,
+                       const IfStmt *If, unsigned IfBegin) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  std::vector<const Stmt *> Path = pathTo(FD->getBody(), If);
+  auto *Parent =
+      Path.size() >= 2 ? dyn_cast<CompoundStmt>(Path[Path.size() - 2]) : nullptr;
+  if (!Parent)
+    return IfBegin;
+  unsigned From = SM.getFileOffset(SM.getExpansionLoc(Parent->getLBracLoc())) + 1;
+  for (const Stmt *S : Parent->body()) {
+    unsigned B, E;
+    if (S == If)
+      break;
+    if (statementExtent(SM, Ctx.getLangOpts(), S, B, E) && E <= IfBegin)
+      From = E;
+  }
+  llvm::StringRef File =
+      SM.getBufferData(SM.getFileID(SM.getExpansionLoc(If->getBeginLoc())));
+  for (const SourceComment &C :
+       commentsIn(File, From, IfBegin, Ctx.getLangOpts()))
+    // Not trailing the statement before: on a line of its own.
+    if (File.slice(From, C.Begin).contains('\n'))
+      return C.Begin;
+  return IfBegin;
+}
+
+/// One past the comments that follow offset \p At on its line, or \p At.
+unsigned afterCommentsOnLine(const ASTContext &Ctx, llvm::StringRef File,
+                             unsigned At) {
+  unsigned End = At;
+  size_t LineEnd = File.find('\n', At);
+  for (const SourceComment &C :
+       commentsIn(File, At,
+                  LineEnd == llvm::StringRef::npos ? File.size() : LineEnd,
+                  Ctx.getLangOpts()))
+    if (File.slice(End, C.Begin).trim(" \t").empty())
+      End = C.End;
+  return End;
+}
+
 /// The indentation of the line \p Loc is on.
 std::string indentOf(const SourceManager &SM, SourceLocation Loc) {
   unsigned Col = SM.getExpansionColumnNumber(Loc);
@@ -639,14 +682,33 @@ void ThreadReallocation::run(TransformContext &TC,
       C.FD = FD;
       C.Where = Where;
       C.Proof = Proof;
-      C.Edits.emplace_back(InFile, IfBegin, 0, Prelude);
+      // The user's comments stay with what they describe: those above the
+      // guard above it, one on its `{` line there, one trailing the single
+      // guarded statement after it.
+      llvm::StringRef File = SM.getBufferData(
+          SM.getFileID(SM.getExpansionLoc(If->getBeginLoc())));
+      C.Edits.emplace_back(InFile, preludeOffset(Ctx, FD, If, IfBegin), 0,
+                           Prelude);
       C.Edits.emplace_back(InFile, CondBegin, CondEnd - CondBegin, Cond);
       if (ThenBlock) {
-        C.Edits.emplace_back(InFile, ThenBegin + 1, 0, Shadows);
+        C.Edits.emplace_back(InFile,
+                             afterCommentsOnLine(Ctx, File, ThenBegin + 1), 0,
+                             Shadows);
       } else {
-        C.Edits.emplace_back(InFile, ThenBegin, 0,
-                             "{" + Shadows + "\n" + InnerIn);
-        C.Edits.emplace_back(InFile, IfEnd, 0, "\n" + In + "}");
+        unsigned RParen =
+            SM.getFileOffset(SM.getExpansionLoc(If->getRParenLoc())) + 1;
+        if (commentsIn(File, RParen, ThenBegin, Ctx.getLangOpts()).empty()) {
+          C.Edits.emplace_back(InFile, ThenBegin, 0,
+                               "{" + Shadows + "\n" + InnerIn);
+        } else {
+          // `if (c) // why` keeps its comment after the `{`.
+          C.Edits.emplace_back(InFile, RParen, 0, " {");
+          C.Edits.emplace_back(InFile, ThenBegin, 0,
+                               Shadows.substr(1 + InnerIn.size()) + "\n" +
+                                   InnerIn);
+        }
+        C.Edits.emplace_back(InFile, afterCommentsOnLine(Ctx, File, IfEnd), 0,
+                             "\n" + In + "}");
       }
       D = planRealloc(TC, C, name());
       D.File = TC.decisionFileOf(If->getBeginLoc());

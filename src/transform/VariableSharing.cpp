@@ -145,9 +145,16 @@ void VariableSharing::run(TransformContext &TC,
     std::vector<tooling::Replacement> &Saved;
     ~Restore() { TC.Applied = Saved; }
   } Restorer{TC, AppliedBefore};
+  // Kernels with external linkage rewritten in a copy: the edits inside
+  // their definitions move into the copies once every decision is made.
+  std::vector<KernelCopy> Copies;
   for (const FunctionDecl *FD : deviceCodeDefinitions(Ctx, false, TC.Scope)) {
     auto *Body = dyn_cast_or_null<CompoundStmt>(FD->getBody());
     if (!Body || !FD->hasAttr<CUDAGlobalAttr>())
+      continue;
+    // The original an earlier rewrite kept for other files, beside the copy
+    // it rewrote, stays as written.
+    if (keptOriginal(TC, FD))
       continue;
     std::vector<const Stmt *> Top(Body->body_begin(), Body->body_end());
     const KernelInfo *Own = nullptr;
@@ -393,7 +400,7 @@ void VariableSharing::run(TransformContext &TC,
     // External sharing first: launch-uniform scalars the host computes.
     std::string OnDevice =
         shareExternally(TC, name(), FD, Order, Cands, Worth, WrittenParams,
-                        Closure, Decisions, Changes);
+                        Closure, Decisions, Changes, Copies);
     if (!OnDevice.empty())
       Left = OnDevice + (Left.empty() ? "" : "; " + Left);
     if (Worth.empty() && WorthRejected.empty())
@@ -790,6 +797,7 @@ void VariableSharing::run(TransformContext &TC,
     }
     Report(D.Line, D.Applied ? "WW4004" : "WW3004");
   }
+  moveIntoCopies(TC, Copies, Changes);
 }
 
 } // namespace warpwise

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""gen.py SEED - print one random, race-free, self-checking CUDA program.
+"""gen.py SEED [--no-rule-families | --only-rule-families] - print one
+random, race-free, self-checking CUDA program.
 
 The program is a pure function of SEED (random.Random(SEED); no global
 randomness, no time). It holds 1-3 kernels drawn from a few families, each
@@ -22,6 +23,18 @@ built to offer warpwise candidates for one or more transformations:
             that melding and its branch-free form (speculated stores) apply.
             Drawn from a second generator, so the other kernels of a seed
             are the same with or without it.
+  uniform   block-uniform scalars and a table every thread computes
+            (variable sharing); a third generator of its own.
+  nested, fpchain, extern
+            the families of issue 26's general rules (gen_families.py):
+            brace-less loop nests (fission), floating-point chains after a
+            divergent branch (fuse and meld under nvcc's contraction),
+            externally linked kernels with launch-uniform arithmetic
+            (share). Each is in about a third of the programs, each from a
+            generator of its own; --no-rule-families leaves them out (the
+            programs of earlier versions, byte for byte);
+            --only-rule-families gives a program of the three alone (the
+            kernels they are wherever the seed draws them).
 
 Each kernel has a plain C++ host reference (the per-thread code is the kernel
 text with device-only names mapped to host ones). The program compares the
@@ -31,6 +44,8 @@ rewritten program can be compared exactly on the same platform.
 """
 import random
 import sys
+
+from gen_families import FAMILY_SHARE, FAMILY_STREAMS, RuleFamilies
 
 CONSTS = ['0.5f', '0.25f', '0.75f', '1.5f', '0.125f', '2.0f', '0.375f',
           '0.625f', '1.25f', '0.0625f', '0.875f', '3.0f']
@@ -70,11 +85,20 @@ class Kernel:
         self.block = 32
         self.grid_expr = None     # device launch grid text
         self.families = []
+        # Linkage and launch (gen_families.py's extern family).
+        self.prefix = ''          # 'static ', 'extern "C" '
+        self.bounds = False       # __launch_bounds__(block)
+        self.anon = False         # inside an anonymous namespace
+        self.prototype = False    # declared before its definition
+        self.wrapper = False      # launched from a host function
 
 
-class Gen:
-    def __init__(self, seed):
+class Gen(RuleFamilies):
+    Kernel, Buf = Kernel, Buf
+
+    def __init__(self, seed, rule_families='with'):
         self.seed = seed
+        self.rule_families = rule_families
         self.r = random.Random(seed)
         self.uses = set()
         self.kernels = []
@@ -719,7 +743,12 @@ class Gen:
         hl = []
         hl.append('static void ref_%s(const float *a, const int *m, float *out, '
                   'int *ws, int *cnt, int fz_grid, int fz_block) {' % k.name)
-        hl.append('  float xs[%s], ss[%s];' % (S, S))
+        # ss only where it is read: nvcc -Werror rejects a variable set but
+        # never used.
+        if two_phase:
+            hl.append('  float xs[%s], ss[%s];' % (S, S))
+        else:
+            hl.append('  float xs[%s];' % S)
         hl.append('  for (int bx = 0; bx < fz_grid; ++bx) {')
         hl.append('    for (int t = 0; t < %s; ++t) {' % S)
         hl.append('      int i = bx * %s + t;' % S)
@@ -730,7 +759,8 @@ class Gen:
         hl += ['      ' + host_text(l) for l in arm_lines]
         hl.append('      xs[t] = x;')
         hl.append('      out[i] = s - u;')
-        hl.append('      ss[t] = s + u;')
+        if two_phase:
+            hl.append('      ss[t] = s + u;')
         hl.append('    }')
         hl.append('    for (int t = 0; t < %s; ++t) {' % S)
         hl.append('      int i = bx * %s + t;' % S)
@@ -757,10 +787,22 @@ class Gen:
         lines = []
         if k.tmpl_header:
             lines.append(k.tmpl_header)
-        head = '__global__ void %s(' % k.name
+        head = '%s__global__ void %s%s(' % (
+            k.prefix, '__launch_bounds__(%d) ' % k.block if k.bounds else '',
+            k.name)
+        if k.prototype:
+            # Declared first; a host function that launches it comes between
+            # the declaration and the definition.
+            lines += self.wrap(head, k.params, ');') + ['']
+            if k.wrapper:
+                lines += self.wrapper_text(k) + ['']
         lines += self.wrap(head, k.params, ') {')
         lines += ['  ' + l if not l.startswith('#') else l for l in k.body]
         lines.append('}')
+        if k.wrapper and not k.prototype:
+            lines += [''] + self.wrapper_text(k)
+        if k.anon:
+            lines = ['namespace {'] + lines + ['} // namespace']
         return '\n'.join(lines)
 
     def wrap(self, head, params, tail):
@@ -785,10 +827,8 @@ class Gen:
                            k.params + ['int fz_grid', 'int fz_block'], ') {')
         lines.append('  for (int bx = 0; bx < fz_grid; ++bx) {')
         lines.append('    for (int tx = 0; tx < fz_block; ++tx) {')
-        lines.append('      int bd = fz_block;')
-        lines.append('      int gd = fz_grid;')
-        lines.append('      (void)bd;')
-        lines.append('      (void)gd;')
+        lines.append('      [[maybe_unused]] int bd = fz_block;')
+        lines.append('      [[maybe_unused]] int gd = fz_grid;')
         lines.append('      [&]() {')
         for l in k.body:
             lines.append(('        ' + host_text(l)) if not l.startswith('#')
@@ -806,15 +846,23 @@ class Gen:
         for j in range(nk):
             fams.append(r.choice(['branchy', 'branchy', 'branchy', 'fission',
                                   'fission', 'split', 'split', 'block']))
-        for j, f in enumerate(fams):
+        only = self.rule_families == 'only'
+        for j, f in enumerate([] if only else fams):
             self.kernels.append(getattr(self, {'block': 'blockk'}.get(f, f))(j))
         extra = random.Random(self.seed * 7919 + 17)
-        if extra.random() < 0.5:
+        if extra.random() < 0.5 and not only:
             self.kernels.append(self.exchange(len(self.kernels), extra))
         # Its own stream too: the kernels above are those of earlier versions.
         more = random.Random(self.seed * 104729 + 29)
-        if more.random() < 0.5:
+        if more.random() < 0.5 and not only:
             self.kernels.append(self.uniform(len(self.kernels), more))
+        # Issue 26's families (gen_families.py), each from its own stream;
+        # with 'only', each of them, and nothing else.
+        for fam, mul, add in FAMILY_STREAMS:
+            own = random.Random(self.seed * mul + add)
+            if (own.random() < FAMILY_SHARE or only) and \
+                    self.rule_families != 'without':
+                self.kernels.append(getattr(self, fam)(len(self.kernels), own))
         return self.program()
 
     def uniform(self, idx, r):
@@ -993,9 +1041,9 @@ class Gen:
         w('#define __fsqrt_rn fz_fsqrt_rn')
         w('#endif')
         w('')
-        w('static float h_fmul_rn(float p, float q) { return p * q; }')
-        w('static float h_fsqrt_rn(float p) { return sqrtf(p); }')
-        w('static int fz_atomic_add(int *p, int v) {')
+        w('[[maybe_unused]] static float h_fmul_rn(float p, float q) { return p * q; }')
+        w('[[maybe_unused]] static float h_fsqrt_rn(float p) { return sqrtf(p); }')
+        w('[[maybe_unused]] static int fz_atomic_add(int *p, int v) {')
         w('  int old = *p;')
         w('  *p += v;')
         w('  return old;')
@@ -1038,13 +1086,13 @@ class Gen:
         w('  }')
         w('  return h;')
         w('}')
-        w('static int fz_close(float g, float e) {')
+        w('[[maybe_unused]] static int fz_close(float g, float e) {')
         w('  if (g == e || (g != g && e != e))')
         w('    return 1;')
         w('  float d = fabsf(g - e);')
         w('  return d <= 1e-3f + 1e-3f * fabsf(e);')
         w('}')
-        w('static int fz_check_f(const char *name, const float *got, const float *ref, int n) {')
+        w('[[maybe_unused]] static int fz_check_f(const char *name, const float *got, const float *ref, int n) {')
         w('  for (int k = 0; k < n; ++k)')
         w('    if (!fz_close(got[k], ref[k])) {')
         w('      printf("%s[%d]: got %.9g, expected %.9g\\n", name, k, got[k], ref[k]);')
@@ -1052,7 +1100,7 @@ class Gen:
         w('    }')
         w('  return 1;')
         w('}')
-        w('static int fz_check_i(const char *name, const int *got, const int *ref, int n) {')
+        w('[[maybe_unused]] static int fz_check_i(const char *name, const int *got, const int *ref, int n) {')
         w('  for (int k = 0; k < n; ++k)')
         w('    if (got[k] != ref[k]) {')
         w('      printf("%s[%d]: got %d, expected %d\\n", name, k, got[k], ref[k]);')
@@ -1074,6 +1122,10 @@ class Gen:
                 w('    for (int k = 0; k < %d; ++k)' % c)
                 if bf.init == 'rand':
                     w('      h_%s[k] = (float)(int)(fz_next() %% 4096u) / 2048.0f - 1.0f;' % bf.name)
+                elif bf.init == 'fine':
+                    # Every bit of the mantissa (fz_next() has 24 bits): the
+                    # roundings that contraction skips show in the results.
+                    w('      h_%s[k] = (float)fz_next() / 8388608.0f - 1.0f;' % bf.name)
                 elif bf.init == 'mask':
                     w('      h_%s[k] = (int)(fz_next() %% 64u);' % bf.name)
                 else:
@@ -1091,7 +1143,12 @@ class Gen:
                 else:
                     dargs.append(a[1])
                     rargs.append(a[2])
-            call = '    %s%s<<<%s, %d>>>(' % (k.name, k.tmpl_args, k.grid_expr, k.block)
+            if k.wrapper:
+                call = '    fz_launch_%s(' % k.name
+                dargs = [k.grid_expr, str(k.block)] + dargs
+            else:
+                call = '    %s%s<<<%s, %d>>>(' % (k.name, k.tmpl_args,
+                                                 k.grid_expr, k.block)
             out.extend(self.wrap(call, dargs, ');'))
             w('    if (cudaDeviceSynchronize() != cudaSuccess) {')
             w('      printf("%s: launch failed\\n");' % k.name)
@@ -1128,9 +1185,13 @@ class Gen:
 
 
 def main():
-    if len(sys.argv) != 2:
-        raise SystemExit('usage: gen.py SEED')
-    sys.stdout.write(Gen(int(sys.argv[1])).generate())
+    flags = {'--no-rule-families': 'without', '--only-rule-families': 'only'}
+    args = [a for a in sys.argv[1:] if a not in flags]
+    chosen = [flags[a] for a in sys.argv[1:] if a in flags]
+    if len(args) != 1 or len(chosen) > 1:
+        raise SystemExit('usage: gen.py SEED [--no-rule-families | '
+                         '--only-rule-families]')
+    sys.stdout.write(Gen(int(args[0]), (chosen or ['with'])[0]).generate())
 
 
 if __name__ == '__main__':

@@ -2,8 +2,9 @@
 """run.py - differential fuzzing campaign for warpwise.
 
   run.py --warpwise PATH --seeds A-B[,C,D-E] [--modes default,forced,...]
-         [--nvcc PATH | --no-nvcc] [--arches sm_75,sm_90] [--out DIR] [-j N]
-         [--gpu-batch DIR]
+         [--nvcc PATH | --no-nvcc] [--arches sm_75,sm_90] [--no-werror]
+         [--no-rule-families | --only-rule-families] [--out DIR] [-j N]
+         [--gpu-batch DIR [--checks]]      (docs/fuzzing.md)
 
 For each seed, tests/fuzz/gen.py writes a random, self-checking CUDA program;
 for each mode, warpwise rewrites it and the result is checked:
@@ -13,7 +14,13 @@ for each mode, warpwise rewrites it and the result is checked:
   refused      warpwise exited 1 on a program it must accept
   generator    the original itself does not compile with nvcc, does not build
                or pass its self-check on the CPU executor (a gen.py bug)
-  nvcc         the rewritten program does not compile (nvcc -arch=sm_XX -c)
+  nvcc         the rewritten program does not compile (nvcc -arch=sm_XX -c),
+               with -Werror all-warnings where the original compiles with
+               it (--werror, the default); where the original warns, the
+               plain compile, and a warning that the original lacks fails
+  linkage      a kernel with external linkage in the original (other files
+               may launch it) is not defined in the rewritten program with
+               the same name, parameters and linkage
   idempotence  rewriting the rewritten file again with the same flags changes
                it
   cpu          the original and the rewritten program, built with the CPU
@@ -25,14 +32,16 @@ One line per (seed, mode), in order; then a summary with the line
 transformation applied. Exits 1 when anything failed. Failing cases keep
 their files under --out (default: a fresh temporary directory).
 
---gpu-batch DIR writes, instead of checking, the original and rewritten
-sources and DIR/run_gpu.sh, which compiles each pair with nvcc -arch=sm_90 on
-a machine with a GPU, runs both and compares their output.
+--gpu-batch DIR writes, instead of checking (with --checks: as well), the
+original and rewritten sources and DIR/run_gpu.sh, which compiles each pair
+with nvcc -arch=sm_90 (-fmad=$FMAD, default true) on a machine with a GPU,
+runs both and compares their output, checksums included.
 """
 import argparse
 import concurrent.futures
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -59,8 +68,8 @@ MODES = {
     'realloc': ['--force-transforms', '--transforms', 'meld,realloc'],
     'share': ['--force-transforms', '--transforms', 'share'],
 }
-CLASSES = ['crash', 'refused', 'generator', 'nvcc', 'idempotence', 'cpu',
-           'setup']
+CLASSES = ['crash', 'refused', 'generator', 'nvcc', 'linkage', 'idempotence',
+           'cpu', 'setup']
 TRANSFORMS = ['meld', 'fuse', 'realloc', 'fission', 'split-literal',
               'split-compact', 'split-adaptive', 'share']
 
@@ -94,6 +103,43 @@ def run(cmd, cwd, timeout=600):
         return 127, 'cannot run %s: %s' % (cmd[0], e)
 
 
+# A kernel definition: linkage words, attributes, name and parameters.
+KERNEL_DEF = re.compile(
+    r'^[ \t]*((?:(?:static|inline|extern\s+"C")\s+)*)'
+    r'(?:__launch_bounds__\([^()]*\)\s*)?__global__\s+'
+    r'(?:(?:static|inline)\s+)?void\s+(?:__launch_bounds__\([^()]*\)\s*)?'
+    r'(\w+)\s*\(([^()]*)\)\s*\{', re.M)
+ANON_NAMESPACE = re.compile(r'^namespace \{$.*?^\} // namespace$',
+                            re.M | re.S)
+WARNING = re.compile(r'warning\s*(#\d+-D)?\s*:\s*(.*)')
+
+
+def external_kernels(text):
+    """{(name, parameters)} of the kernels defined with external linkage
+    (not static, not in an anonymous namespace), the parameters' spacing
+    normalized."""
+    text = ANON_NAMESPACE.sub('', text)
+    out = set()
+    for m in KERNEL_DEF.finditer(text):
+        if 'static' in m.group(1).split():
+            continue
+        params = re.sub(r'\s*([*&,])\s*', r'\1', ' '.join(m.group(3).split()))
+        out.add((('extern "C" ' if '"C"' in m.group(1) else '') + m.group(2),
+                 params))
+    return out
+
+
+def warnings_of(out):
+    """The set of warnings nvcc printed, without their file and line."""
+    found = set()
+    for line in out.splitlines():
+        m = WARNING.search(line)
+        if m:
+            found.add(('%s: %s' % (m.group(1), m.group(2)) if m.group(1)
+                       else m.group(2)).strip())
+    return found
+
+
 def crashed(rc, out):
     if rc is None or rc < 0 or rc not in (0, 1):
         return True
@@ -118,7 +164,7 @@ class Campaign:
         self.flags = {}
         self.seed_lock = threading.Lock()
         self.seed_state = {}     # seed -> Future of the seed's preparation
-        self.orig_nvcc = {}      # (seed, arch) -> (ok, output)
+        self.orig_nvcc = {}      # (seed, arch, werror) -> (ok, output)
 
     # -------------------------------------------------------------- per seed
     def seed_dir(self, seed):
@@ -128,14 +174,17 @@ class Campaign:
         """Generates the program, builds it for the CPU and runs it once."""
         d = self.seed_dir(seed)
         os.makedirs(d, exist_ok=True)
-        rc, text = run([sys.executable, GEN, str(seed)], d)
+        flag = {'with': [], 'without': ['--no-rule-families'],
+                'only': ['--only-rule-families']}[self.a.rule_families]
+        rc, text = run([sys.executable, GEN, str(seed)] + flag, d)
         if rc != 0:
             return {'error': 'gen.py failed: ' + text}
         src = os.path.join(d, 'prog.cu')
         with open(src, 'w') as f:
             f.write(text)
-        res = {'src': src, 'text': text}
-        if self.a.gpu_batch:
+        res = {'src': src, 'text': text, 'families': sorted(set(
+            re.findall(r'^    // k\d+_(\w+) \(', text, re.M)))}
+        if self.a.gpu_batch and not self.a.checks:
             return res
         rc, out = run([sys.executable, CPU_BUILD, 'prog.cu', 'prog.cpu'], d)
         if rc != 0:
@@ -164,24 +213,27 @@ class Campaign:
                 fut.set_result({'error': 'preparing the seed failed: %r' % e})
         return fut.result()
 
-    def nvcc(self, d, name, arch):
+    def nvcc(self, d, name, arch, werror=False):
         """nvcc -arch=ARCH -c NAME; with a list of arches, one -gencode
-        each."""
+        each; with werror, -Werror all-warnings."""
         if isinstance(arch, list):
             flags = ['-gencode=arch=compute_%s,code=%s' % (x[3:], x) for x in arch]
             tag = 'all'
         else:
             flags, tag = ['-arch=' + arch], arch
+        if werror:
+            flags += ['-Werror', 'all-warnings']
         obj = os.path.join(d, '%s.%s.%d.o' % (name, tag, threading.get_ident()))
         rc, out = run([self.a.nvcc] + flags + ['-c', name, '-o', obj], d)
         if os.path.exists(obj):
             os.remove(obj)
         return rc == 0, out
 
-    def original_compiles(self, seed, arch):
-        key = (seed, arch)
+    def original_compiles(self, seed, arch, werror=False):
+        key = (seed, tuple(arch) if isinstance(arch, list) else arch, werror)
         if key not in self.orig_nvcc:
-            self.orig_nvcc[key] = self.nvcc(self.seed_dir(seed), 'prog.cu', arch)
+            self.orig_nvcc[key] = self.nvcc(self.seed_dir(seed), 'prog.cu',
+                                            arch, werror)
         return self.orig_nvcc[key]
 
     # -------------------------------------------------------------- per unit
@@ -199,7 +251,7 @@ class Campaign:
     def unit_checks(self, seed, mode):
         t0 = time.time()
         res = {'seed': seed, 'mode': mode, 'fail': [], 'applied': [],
-               'notes': [], 'changed': False}
+               'notes': [], 'changed': False, 'decisions': []}
         info = self.seed_info(seed)
         d = os.path.join(self.seed_dir(seed), mode)
         res['dir'] = d
@@ -240,17 +292,30 @@ class Campaign:
                 report = json.load(f)
             for fl in report.get('files', []):
                 for dec in fl.get('decisions', []):
+                    t = dec.get('transform', '?')
+                    if t == 'split':
+                        t = 'split-' + (dec.get('form') or '?')
                     if dec.get('applied'):
-                        t = dec.get('transform', '?')
-                        if t == 'split':
-                            t = 'split-' + (dec.get('form') or '?')
                         res['applied'].append(t)
+                    fam = re.match(r'k\d+_([a-z]+)', dec.get('kernel') or '')
+                    reason = dec.get('reason') or ''
+                    res['decisions'].append((
+                        t, fam.group(1) if fam else '?', bool(dec.get('applied')),
+                        'bit-identical' in reason or '-fmad' in reason))
         except (OSError, ValueError) as e:
             res['notes'].append('cannot read the report: %r' % e)
         with open(os.path.join(d, 'prog.ww.cu')) as f:
             rewritten = f.read()
         res['changed'] = rewritten != info['text']
-        if self.a.gpu_batch:
+        if res['changed']:
+            missing = external_kernels(info['text']) - external_kernels(rewritten)
+            if missing:
+                res['fail'].append('linkage')
+                res['notes'].append(
+                    'kernels with external linkage (other files may launch '
+                    'them) are no longer defined as written: %s' % ', '.join(
+                        '%s(%s)' % m for m in sorted(missing)))
+        if self.a.gpu_batch and not self.a.checks:
             return self.finish(res, t0)
         if 'error' in info:
             res['fail'].append('generator')
@@ -276,26 +341,8 @@ class Campaign:
                                     '(diff prog.ww.cu prog.ww2.cu)')
         if not res['changed']:
             return self.finish(res, t0)
-        # nvcc.
         if self.a.nvcc:
-            # One nvcc for all arches (one host compilation); on an error,
-            # one per arch to name the arch.
-            if len(self.a.arches) > 1 and self.nvcc(d, 'prog.ww.cu', self.a.arches)[0]:
-                arches = []
-            else:
-                arches = self.a.arches
-            for arch in arches:
-                ok, nout = self.nvcc(d, 'prog.ww.cu', arch)
-                if ok:
-                    continue
-                if not self.original_compiles(seed, arch)[0]:
-                    res['fail'].append('generator')
-                    res['notes'].append('the original does not compile for %s' % arch)
-                else:
-                    res['fail'].append('nvcc')
-                    res['notes'].append('nvcc -arch=%s -c prog.ww.cu:\n%s'
-                                        % (arch, nout[-3000:]))
-                break
+            self.nvcc_checks(seed, d, res)
         # CPU executor.
         if 'error' not in info:
             rc, bout = run([sys.executable, CPU_BUILD, 'prog.ww.cu', 'prog.ww.cpu'], d)
@@ -315,6 +362,49 @@ class Campaign:
                                         'rewritten.out)' % describe_rc(rc))
         return self.finish(res, t0)
 
+    def nvcc_checks(self, seed, d, res):
+        """nvcc on the rewritten program, for every arch in one nvcc (one
+        host compilation); on an error, once per arch to name the arch.
+        With --werror: -Werror all-warnings where the original compiles
+        with it; where the original warns, the plain compile, and a warning
+        the original lacks is a failure too."""
+        arches = self.a.arches
+        werror = self.a.werror and self.original_compiles(seed, arches, True)[0]
+        if self.a.werror:
+            res['werror'] = 'yes' if werror else 'fallback'
+        flag = ' -Werror all-warnings' if werror else ''
+        ok, out = self.nvcc(d, 'prog.ww.cu', arches, werror)
+        if ok and self.a.werror and not werror:
+            new = warnings_of(out) - warnings_of(
+                self.original_compiles(seed, arches)[1])
+            if new:
+                res['fail'].append('nvcc')
+                res['notes'].append(
+                    'nvcc -c prog.ww.cu warns where the original does not:\n'
+                    + '\n'.join(sorted(new)))
+        if not ok:
+            for arch in arches:
+                ok1, nout = self.nvcc(d, 'prog.ww.cu', arch, werror)
+                if ok1:
+                    continue
+                if not self.original_compiles(seed, arch)[0]:
+                    res['fail'].append('generator')
+                    res['notes'].append('the original does not compile for %s'
+                                        % arch)
+                else:
+                    res['fail'].append('nvcc')
+                    res['notes'].append('nvcc%s -arch=%s -c prog.ww.cu:\n%s'
+                                        % (flag, arch, nout[-3000:]))
+                break
+            else:
+                res['fail'].append('nvcc')
+                res['notes'].append('nvcc%s -c prog.ww.cu (all arches):\n%s'
+                                    % (flag, out[-3000:]))
+        if res.get('werror') == 'fallback':
+            res['notes'].append('the original warns under -Werror all-warnings,'
+                                ' so the rewritten program was compiled '
+                                'without it')
+
     def finish(self, res, t0):
         res['fail'] = sorted(set(res['fail']), key=CLASSES.index)
         res['time'] = time.time() - t0
@@ -326,20 +416,42 @@ class Campaign:
         return res
 
 
+def decisions_summary(results):
+    """Per family (from the kernel's name), each transformation's
+    decisions: applied/declined, and how many of the declined were declined
+    because the floating-point results would change under nvcc's -fmad."""
+    counts = {}
+    for r in results:
+        for t, fam, applied, fp in r.get('decisions', []):
+            c = counts.setdefault(fam, {}).setdefault(t, [0, 0, 0])
+            c[0 if applied else 1] += 1
+            c[2] += fp and not applied
+    lines = ['decisions on each family\'s kernels (applied/declined, '
+             'declined for floating point):']
+    for fam in sorted(counts):
+        lines.append('  %-9s %s' % (fam, ', '.join(
+            '%s %d/%d%s' % (t, a, d, ' (fp %d)' % f if f else '')
+            for t, (a, d, f) in sorted(counts[fam].items()))))
+    return '\n'.join(lines)
+
+
 GPU_SCRIPT = r'''#!/usr/bin/env bash
 # run_gpu.sh - written by tests/fuzz/run.py --gpu-batch. On a machine with a
 # GPU: compiles every original sN.cu and each rewritten sN.MODE.cu with
-# nvcc -arch=sm_90 (default -fmad), runs both and compares their output.
+# nvcc -arch=sm_90 -fmad=true (nvcc's default), runs both and compares their
+# output, checksums included: they must be bit-identical.
 # Usage: run_gpu.sh [NVCC]   (default: nvcc on PATH)
+#   ARCH=sm_80 FMAD=false run_gpu.sh   another arch, or no contraction
 set -u
 cd "$(dirname "$0")"
 nvcc=${1:-nvcc}
 arch=${ARCH:-sm_90}
-mkdir -p bin
+fmad=${FMAD:-true}
+rm -rf bin && mkdir bin
 pass=0 fail=0
 # Compile everything first, in parallel; then run one program at a time.
 ls s*.cu | sed 's/\.cu$//' | xargs -P "$(nproc)" -I{} sh -c \
-  '"$0" -arch='$arch' -o bin/{} {}.cu >bin/{}.log 2>&1 || touch bin/{}.failed' "$nvcc"
+  '"$0" -arch='$arch' -fmad='$fmad' -o bin/{} {}.cu >bin/{}.log 2>&1 || touch bin/{}.failed' "$nvcc"
 for orig in $(ls s*.cu | grep -v '\..*\.cu$' | sort -V); do
   base=${orig%.cu}
   if [ -e bin/$base.failed ]; then
@@ -373,14 +485,30 @@ def main():
     ap.add_argument('--warpwise', required=True)
     ap.add_argument('--seeds', required=True, help='A-B[,C,...]')
     ap.add_argument('--modes', default='default,forced,split-literal,'
-                    'split-compact,split-adaptive')
+                    'split-compact,split-adaptive',
+                    help='modes, comma-separated, or "all" (%s)' %
+                    ', '.join(MODES))
     ap.add_argument('--nvcc', default=None,
                     help='nvcc to compile with ("" to skip the nvcc checks)')
     ap.add_argument('--no-nvcc', action='store_true')
     ap.add_argument('--arches', default='sm_75,sm_90')
+    ap.add_argument('--werror', action=argparse.BooleanOptionalAction,
+                    default=True,
+                    help='compile rewritten programs with -Werror all-warnings'
+                    ' where the original compiles with it (default: on)')
     ap.add_argument('--out', default=None)
     ap.add_argument('-j', type=int, default=2)
+    ap.add_argument('--no-rule-families', dest='rule_families',
+                    action='store_const', const='without', default='with',
+                    help="programs without gen_families.py's kernels (issue "
+                    "26's rules): those of earlier versions, byte for byte")
+    ap.add_argument('--only-rule-families', dest='rule_families',
+                    action='store_const', const='only',
+                    help="programs of gen_families.py's three kernels alone")
     ap.add_argument('--gpu-batch', default=None)
+    ap.add_argument('--checks', action='store_true',
+                    help='with --gpu-batch: check every case as well, and put '
+                    'only the passing rewrites in the batch')
     ap.add_argument('--keep', action='store_true',
                     help='keep the files of passing cases as well')
     a = ap.parse_args()
@@ -394,6 +522,8 @@ def main():
         a.nvcc = os.path.abspath(a.nvcc) if os.sep in a.nvcc else a.nvcc
     a.arches = [x for x in a.arches.split(',') if x]
     modes = [m for m in a.modes.split(',') if m]
+    if modes == ['all']:
+        modes = list(MODES)
     for m in modes:
         if m not in MODES:
             ap.error('unknown mode %s (known: %s)' % (m, ', '.join(MODES)))
@@ -436,6 +566,18 @@ def main():
         '%s %d' % (c, sum(c in r['fail'] for r in results)) for c in CLASSES))
     print('programs with each transformation applied: ' + ', '.join(
         '%s %d' % (t, sum(t in r['applied'] for r in results)) for t in TRANSFORMS))
+    if a.nvcc and a.werror and (a.checks or not a.gpu_batch):
+        print('nvcc -Werror all-warnings: %d rewritten programs compiled with '
+              'it, %d with the plain compile (their original warns)' % (
+                  sum(r.get('werror') == 'yes' for r in results),
+                  sum(r.get('werror') == 'fallback' for r in results)))
+    fams = {}
+    for s in seeds:
+        for f in camp.seed_info(s).get('families', []):
+            fams[f] = fams.get(f, 0) + 1
+    print('programs holding each family: ' + ', '.join(
+        '%s %d' % kv for kv in sorted(fams.items())))
+    print(decisions_summary(results))
     for m in modes:
         rs = [r for r in results if r['mode'] == m]
         print('  %-16s %d programs (%d rewritten): %s; applied %s' % (

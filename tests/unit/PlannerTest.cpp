@@ -156,6 +156,10 @@ std::vector<Decision> planWith(const char *Source, CompileFeedback &FB,
   TransformContext TC{
       Ctx,    File, Display, Source,  A,     *Table->find("sm_90"),
       *Costs, &FB,  Log,     Claimed, false, "", "", 0, false, false};
+  // The stand-in for nvcc gives counts, not code: the contraction check
+  // (SassFp.h; lit: rewrite/fmad-contraction.cu) is left out as for a
+  // -fmad=false build.
+  TC.FmadFalse = true;
   std::vector<Decision> Decisions;
   createTransform(Transform)->run(TC, Decisions, Changes);
   return Decisions;

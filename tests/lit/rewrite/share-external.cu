@@ -1,11 +1,14 @@
 // External variable sharing (issue 15): launch-uniform scalars, computed
 // from kernel parameters and constants alone, are computed by the host at
 // every launch and passed as new parameters, where the host's arithmetic
-// gives the device's bits. The program is run on the CPU executor before
-// and after. Refusals (forced, so that only legality decides): a
-// floating-point product nvcc may contract, an integer division by a
-// variable, a kernel launched through its address, a launch argument with
-// a call, an extern "C" kernel and a template kernel.
+// gives the device's bits. A kernel with external linkage keeps its
+// definition, for other files, and the rewrite is a `static` copy that this
+// file's launches run (share-external-linkage.cu has more): an `extern "C"`
+// kernel too. The program is run on the CPU executor before and after.
+// Refusals (forced, so that only legality decides): a floating-point
+// product nvcc may contract, an integer division by a variable, a kernel
+// whose address is taken, a launch argument with a call and a template
+// kernel.
 // REQUIRES: nvcc
 // Measured: ptxas's instruction counts decide (for `row_offsets` nvcc 13
 // unrolls the loop more without the values' definitions in view, so the
@@ -28,17 +31,22 @@
 // With --fmad=false a product is the host's too.
 // RUN: %warpwise rewrite %s -o %t.nofma.cu --transforms share --force-transforms --fmad=false 2>&1 | FileCheck %s --check-prefix=NOFMA
 //
-// REMARKS:      remark: share: `row_offsets` (launch-uniform `pitch`, `plane`, `inv_rows`): computed from kernel parameters and constants alone, in arithmetic the host reproduces bit for bit (no floating-point product to fuse); every launch of it is a `<<<>>>` in this file, with arguments the host can evaluate again; `row_offsets` registers {{[0-9]+}} -> {{[0-9]+}}, {{.*}}; SASS instructions [[#B:]] -> [[#A:]]; declined: fewer than 1.0% of the instructions are saved (rules/costs.json) and no occupancy step is gained [WW3004]
+// REMARKS:      remark: share: `row_offsets` (launch-uniform `pitch`, `plane`, `inv_rows`): computed from kernel parameters and constants alone, in arithmetic the host reproduces bit for bit (no floating-point product to fuse); every launch of it is a `<<<>>>` in this file, with arguments the host can evaluate again; `row_offsets` has external linkage, so other files may launch it: it stays as written, and the rewrite is `row_offsets_ww_share{{[_0-9]*}}`, a copy with internal linkage that this file's launches run; `row_offsets` registers {{[0-9]+}} -> {{[0-9]+}}, {{.*}}; SASS instructions [[#B:]] -> [[#A:]]; declined: fewer than 1.0% of the instructions are saved (rules/costs.json) and no occupancy step is gained [WW3004]
 //
 // CODE:      __global__ void row_offsets(const float *in, float *out, int width, int height,
-// CODE-NEXT:                             int halo, float lo, float hi, int [[P:ww_host_pitch[_0-9]*]],
-// CODE-NEXT:                             int [[Q:ww_host_plane[_0-9]*]], float [[R:ww_host_inv_rows[_0-9]*]]) {
+// CODE-NEXT:                             int halo, float lo, float hi) {
+// CODE-NEXT:   int pitch = width + 2 * halo;
+// CODE:      // from other files
+// CODE-NEXT: static __global__ void
+// CODE-NEXT: [[K:row_offsets_ww_share[_0-9]*]](const float *in, float *out, int width, int height,
+// CODE-NEXT:                        int halo, float lo, float hi, int [[P:ww_host_pitch[_0-9]*]],
+// CODE-NEXT:                        int [[Q:ww_host_plane[_0-9]*]], float [[R:ww_host_inv_rows[_0-9]*]]) {
 // CODE:        int pitch = [[P]];
 // CODE-NEXT:   int plane = [[Q]];
 // CODE-NEXT:   float inv_rows = [[R]];
 // CODE:        // warpwise WW4004 share.row_offsets.{{[0-9]+}}: passes the launch-uniform `pitch`,
 // CODE-NEXT:   // `plane`, `inv_rows` of `row_offsets`, computed here
-// CODE-NEXT:   row_offsets<<<(w + 127) / 128, 128>>>(
+// CODE-NEXT:   [[K]]<<<(w + 127) / 128, 128>>>(
 // CODE-NEXT:       d_in, d_out, w, h, halo, -1.0, 1.0f, w + 2 * halo,
 // CODE-NEXT:       (w + 2 * halo) * (h + 2 * halo), 1.0f / (float)h);
 //
@@ -47,9 +55,9 @@
 // FORCED: remark: share: `row_offsets` (launch-uniform `pitch`, `plane`, `inv_rows`): {{.*}}; applied because of --force-transforms (profitability was not checked) [WW4004]
 // FORCED: remark: share: `scaled` {{.*}}`gain` is not computed by the host: it has a floating-point product, which nvcc may fuse with an addition into a fused multiply-add (--fmad=true, the default) that the host's arithmetic does not reproduce bit for bit{{.*}} [WW4004]
 // FORCED: remark: share: `divides` {{.*}}`chunk` is not computed by the host: it has an integer division by a value that is not a constant other than 0 and -1 (the host traps where the device does not){{.*}} [WW4004]
-// FORCED: remark: share: `by_address` {{.*}}launch-uniform `pitch` not computed by the host: it is named at line {{[0-9]+}} other than in a `<<<>>>` launch (its address, a launch API), where the new parameters would not be passed{{.*}} [WW4004]
+// FORCED: remark: share: `by_address` {{.*}}launch-uniform `pitch` not computed by the host: it is named at line {{[0-9]+}} other than in a `<<<>>>` launch (its address, a launch API, an attribute or occupancy query), which would name the original kernel, not the copy that this file's launches would run{{.*}} [WW4004]
 // FORCED: remark: share: `called_arg` {{.*}}launch-uniform `pitch` not computed by the host: the launch at line {{[0-9]+}} passes `w` an expression the host cannot evaluate again without effect (a call, an assignment, a default argument or a macro){{.*}} [WW4004]
-// FORCED: remark: share: `c_linkage` {{.*}}launch-uniform `pitch` not computed by the host: it is `extern "C"`: a caller elsewhere would pass the old parameters unnoticed{{.*}} [WW4004]
+// FORCED: remark: share: `c_linkage` (launch-uniform `pitch`): {{.*}}; `c_linkage` has external linkage, so other files may launch it: it stays as written, and the rewrite is `c_linkage_ww_share{{[_0-9]*}}`, a copy with internal linkage that this file's launches run; applied {{.*}} [WW4004]
 // FORCED: remark: share: `templated` {{.*}}launch-uniform `pitch` not computed by the host: it is a template{{.*}} [WW4004]
 
 #include <cstdio>

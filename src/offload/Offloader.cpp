@@ -1,0 +1,657 @@
+//===- Offloader.cpp - OpenMP parallel loops to CUDA kernels --------------===//
+//
+// Seed 002's baseline translation and two of its optimisations, on Clang's
+// OpenMP AST:
+//
+//  * kernel regions: each worksharing loop is one kernel, one thread per
+//    iteration (grid-stride beyond the grid's cap); collapse(2|3) gives a
+//    2-D/3-D grid whose x runs over the innermost loop;
+//  * data mapping: shared arrays become device copies whose extent comes from
+//    a map clause, the declaration, or the malloc of the same pointer in the
+//    function; scalars are passed by value; private variables are the
+//    thread's own; reductions are warp shuffles, a block reduction and one
+//    partial per block, combined on the host in block order;
+//  * memory-transfer reduction: consecutive offloaded loops (also a host loop
+//    whose body is only offloaded loops, such as a time-step loop) share one
+//    data region, so an array crosses the bus once in and once out; an array
+//    the first kernel writes in full is not copied in, and one the host never
+//    looks at afterwards is not copied out;
+//  * parallel loop swap: a row-outer nest whose inner index is contiguous is
+//    interchanged (and both loops spread over a 2-D grid) when every
+//    iteration of the nest touches its own elements.
+//
+// Whatever cannot be proven stays on the host with a WW5002 saying why.
+//
+// This file runs the parts in order: per function, the directive model
+// (Directive.h) reads each directive as the region planner (DataRegions.h)
+// meets it, with the extents (DataExtents.h) and the dependence test
+// (Dependence.h); then the kernel emitter (KernelEmitter.h) gives the text
+// of every edit, and the edits are applied and formatted at once. The
+// decisions (WW5001-WW5005) are said in source order.
+//
+//===----------------------------------------------------------------------===//
+#include "warpwise/Offload.h"
+
+#include "DataExtents.h"
+#include "DataRegions.h"
+#include "Dependence.h"
+#include "Directive.h"
+#include "KernelEmitter.h"
+
+#include "warpwise/Format.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/AST/StmtOpenMP.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Tooling/Core/Replacement.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+#include <functional>
+#include <map>
+#include <set>
+
+using namespace clang;
+
+namespace warpwise {
+
+namespace {
+
+using namespace offload;
+
+struct Edit {
+  unsigned Begin, End;
+  std::string Text;
+  unsigned Order;
+};
+
+class Offloader {
+public:
+  Offloader(ASTContext &Ctx, llvm::StringRef Contents, bool IsC,
+            const OffloadOptions &Opts)
+      : Src(Ctx, Contents), Ctx(Ctx), IsC(IsC), Opts(Opts),
+        Emitter(Src, Opts.BlockSize), Device(Ctx), Extents(Src, Fn) {}
+
+  OffloadResult run();
+
+private:
+  // --- planning -----------------------------------------------------------
+  KernelPlan &plan(const OMPExecutableDirective *D);
+  void analyseDirective(KernelPlan &P);
+  void planGroup(KernelPlan &P);
+  void nameKernel(KernelPlan &P);
+  void planFunction(const FunctionDecl *F);
+  /// The functions with a body in the main file, in order.
+  std::vector<const FunctionDecl *> mainFileFunctions() const;
+  /// Plans every function, and the directives its walk did not reach.
+  void planFunctions(const std::vector<const FunctionDecl *> &Functions);
+
+  // --- edits and decisions ------------------------------------------------
+  void addEdit(unsigned B, unsigned E, std::string T) {
+    Edits.push_back({B, E, std::move(T), (unsigned)Edits.size() + 1});
+  }
+  void decide(const KernelPlan &P, const char *Id, Severity Level,
+              std::string Kind, std::string Message);
+  /// The element counts of malloc'd arrays, kept where each malloc runs.
+  void captureExtents();
+  /// The directives of \p R become launches; the region's copies go around.
+  void emitRegion(const Region &R,
+                  std::set<const OMPExecutableDirective *> &InRegion,
+                  std::set<const OMPExecutableDirective *> &Groups);
+  /// The WW5005 remark of \p R: what crosses the bus and why.
+  std::string dataPlanMessage(const Region &R) const;
+  /// Each directive's verdict, in source order.
+  void reportVerdicts(const std::set<const OMPExecutableDirective *> &InRegion);
+  void reportOffloaded(const KernelPlan &P);
+  /// Device copies of the functions the kernels call.
+  void annotateDeviceFunctions();
+  /// C leaves the conversion from void * implicit; C++ (nvcc) does not.
+  void addVoidCasts(const std::vector<const FunctionDecl *> &Functions);
+  /// The edits as one replacement per offset, formatted and applied to the
+  /// input: Result.Output (or Result.InternalError).
+  void applyEdits();
+
+  OffloadSource Src;
+  ASTContext &Ctx;
+  bool IsC;
+  OffloadOptions Opts;
+  KernelEmitter Emitter;
+  DeviceCode Device;
+  FunctionData Fn; ///< The function being planned.
+  ExtentPlanner Extents;
+
+  std::map<const OMPExecutableDirective *, KernelPlan> Plans;
+  std::vector<Region> Regions;
+  std::set<std::string> KernelNames;
+  std::vector<Edit> Edits;
+  std::vector<std::pair<unsigned, unsigned>> Replaced;
+  OffloadResult Result;
+};
+
+void Offloader::analyseDirective(KernelPlan &P) {
+  if (!readDirectiveHead(Src, P))
+    return;
+  const OMPLoopDirective *Loop = nullptr;
+  std::vector<const OMPClause *> Clauses;
+  switch (selectLoop(P, Loop, Clauses)) {
+  case LoopForm::Refused:
+    return;
+  case LoopForm::Group:
+    planGroup(P);
+    return;
+  case LoopForm::Loop:
+    break;
+  }
+  ClauseSet C;
+  if (!readClauses(Ctx, Clauses, P, C) || !readNest(Src, P, Loop, C.Collapse))
+    return;
+  // What the nest does with each variable.
+  UseCollector U = collectUses(P.Levels.front().For);
+  auto MapArray = [&](KernelPlan &Q, const VarDecl *V, const UseCollector &X) {
+    return Extents.mapShared(Q, V, X, C);
+  };
+  if (!checkNestBody(Src, P, U) || !Device.checkCalls(P, U) ||
+      !readAtomics(P, U) || !classifyVariables(P, U, C, MapArray))
+    return;
+  std::string Race;
+  if (!parallelIndependent(Src, P, Race)) {
+    P.Refusal = Race;
+    return;
+  }
+  proveFullWrites(Src, P);
+  if (P.Levels.size() == 1)
+    trySwap(Src, P);
+}
+
+KernelPlan &Offloader::plan(const OMPExecutableDirective *D) {
+  auto [It, New] = Plans.try_emplace(D);
+  KernelPlan &P = It->second;
+  if (New) {
+    P.Directive = D;
+    P.Function = Fn.F;
+    analyseDirective(P);
+    if (P.Refusal.empty() && !P.Group)
+      nameKernel(P);
+  }
+  return P;
+}
+
+void Offloader::nameKernel(KernelPlan &P) {
+  std::string Base =
+      "ww_omp_" + Fn.F->getNameAsString() + "_L" + std::to_string(P.Line);
+  std::string Name = Base;
+  for (unsigned K = 2; KernelNames.count(Name); ++K)
+    Name = Base + "_" + std::to_string(K);
+  KernelNames.insert(Name);
+  P.Name = Name;
+}
+
+/// A parallel region holding only worksharing loops (and barriers): each
+/// loop becomes a kernel, in order. The end of each loop is a barrier in
+/// OpenMP, and a kernel boundary here; nothing runs between them.
+void Offloader::planGroup(KernelPlan &P) {
+  const OMPExecutableDirective *D = P.Directive;
+  auto *C = dyn_cast_or_null<CompoundStmt>(directiveBody(D));
+  std::vector<const OMPExecutableDirective *> Loops;
+  if (C)
+    for (const Stmt *S : C->body()) {
+      if (isa<OMPBarrierDirective>(S))
+        continue;
+      if (isa<OMPForDirective>(S) || isa<OMPForSimdDirective>(S)) {
+        Loops.push_back(cast<OMPExecutableDirective>(S));
+        continue;
+      }
+      Loops.clear();
+      break;
+    }
+  if (Loops.empty()) {
+    P.Refusal = "the parallel region has statements other than "
+                "worksharing loops (they would run once per thread); only "
+                "regions of '#pragma omp for' loops are offloaded";
+    return;
+  }
+  for (const OMPClause *Cl : D->clauses())
+    if (Cl->getClauseKind() == llvm::omp::OMPC_reduction && !Cl->isImplicit()) {
+      P.Refusal = "a reduction on a parallel region of several loops is not "
+                  "supported (a reduction on each '#pragma omp for' is)";
+      return;
+    }
+  P.Group = true;
+  for (const OMPExecutableDirective *L : Loops) {
+    auto [It, New] = Plans.try_emplace(L);
+    KernelPlan &M = It->second;
+    if (New) {
+      M.Directive = L;
+      M.Function = Fn.F;
+      M.Enclosing = D;
+      analyseDirective(M);
+    }
+    P.Members.push_back(&M);
+    if (!M.Refusal.empty() && P.Refusal.empty())
+      P.Refusal = "its loop at line " + std::to_string(M.Line) +
+                  " cannot be offloaded: " + M.Refusal;
+  }
+  if (P.Refusal.empty())
+    if (const VarDecl *V = extentConflict(P.Members))
+      P.Refusal =
+          "its loops map different sections of '" + V->getNameAsString() + "'";
+  for (KernelPlan *M : P.Members) {
+    if (!P.Refusal.empty()) {
+      M->Hidden = true;
+      if (M->Refusal.empty())
+        M->Refusal = "its parallel region stays on the host";
+    } else {
+      nameKernel(*M);
+    }
+  }
+}
+
+void Offloader::planFunction(const FunctionDecl *F) {
+  Fn.reset(Ctx, F);
+  size_t FirstRegion = Regions.size();
+  // Directives anywhere in the function are planned as the walk meets
+  // them; those the walk never makes a unit of are refused ones.
+  RegionPlanner Walker(
+      Src, Fn,
+      [&](const OMPExecutableDirective *D) -> KernelPlan & { return plan(D); },
+      Regions);
+  Walker.walk(F->getBody(), false);
+  // Directives nested where the walk did not look (inside refused
+  // directives) are left alone with them.
+  bool Template = F->getTemplatedKind() != FunctionDecl::TK_NonTemplate ||
+                  isa<CXXMethodDecl>(F) || F->isDependentContext();
+  if (Template) {
+    for (auto &[D, P] : Plans)
+      if (P.Function == F && P.Refusal.empty())
+        P.Refusal = "the loop is in a template or member function, which "
+                    "is not supported";
+    Regions.resize(FirstRegion);
+    return;
+  }
+  // Kernels go right before the function, in source order.
+  std::vector<KernelPlan *> Ks;
+  for (size_t I = FirstRegion; I < Regions.size(); ++I)
+    for (const Unit &U : Regions[I].Units)
+      for (KernelPlan *P : U.Kernels)
+        Ks.push_back(P);
+  llvm::sort(Ks, [](const KernelPlan *A, const KernelPlan *B) {
+    return A->Line < B->Line;
+  });
+  if (Ks.empty())
+    return;
+  std::string Text;
+  for (KernelPlan *P : Ks) {
+    Text += Emitter.kernelText(*P) + "\n";
+    Device.All.insert(P->DeviceFunctions.begin(), P->DeviceFunctions.end());
+  }
+  // Before the function and any comment directly above it? Before the
+  // declaration's first token keeps a leading comment with its function.
+  unsigned B = Src.lineStart(Src.offset(F->getBeginLoc()));
+  // A template<> or attribute line above belongs to the function too.
+  addEdit(B, B, Text);
+}
+
+std::vector<const FunctionDecl *> Offloader::mainFileFunctions() const {
+  const SourceManager &SM = Src.SM;
+  std::vector<const FunctionDecl *> Functions;
+  for (Decl *D : Ctx.getTranslationUnitDecl()->decls()) {
+    auto *F = dyn_cast<FunctionDecl>(D);
+    if (auto *FT = dyn_cast<FunctionTemplateDecl>(D))
+      F = FT->getTemplatedDecl();
+    if (!F || !F->doesThisDeclarationHaveABody())
+      continue;
+    if (!SM.isInMainFile(SM.getExpansionLoc(F->getLocation())))
+      continue;
+    Functions.push_back(F);
+  }
+  return Functions;
+}
+
+void Offloader::planFunctions(
+    const std::vector<const FunctionDecl *> &Functions) {
+  // Directives anywhere (outermost ones): those the walk does not reach are
+  // reported too.
+  std::function<void(const Stmt *,
+                     std::vector<const OMPExecutableDirective *> &)>
+      Outermost = [&](const Stmt *S,
+                      std::vector<const OMPExecutableDirective *> &Found) {
+        if (!S)
+          return;
+        if (auto *D = dyn_cast<OMPExecutableDirective>(S)) {
+          Found.push_back(D);
+          return;
+        }
+        for (const Stmt *C : childrenOf(S))
+          Outermost(C, Found);
+      };
+  for (const FunctionDecl *F : Functions) {
+    planFunction(F);
+    std::vector<const OMPExecutableDirective *> Found;
+    Outermost(F->getBody(), Found);
+    for (const OMPExecutableDirective *D : Found)
+      if (!Plans.count(D)) {
+        Fn.F = F;
+        KernelPlan &P = plan(D);
+        if (P.Refusal.empty())
+          P.Refusal = "it is nested in host code that is not offloaded";
+      }
+  }
+}
+
+void Offloader::decide(const KernelPlan &P, const char *Id, Severity Level,
+                       std::string Kind, std::string Message) {
+  OffloadDecision D;
+  D.Id = Id;
+  D.Level = Level;
+  D.Line = P.Line;
+  D.Column = P.Column;
+  D.Kind = std::move(Kind);
+  D.Message = std::move(Message);
+  D.Kernel = P.Refusal.empty() ? P.Name : "";
+  Result.Decisions.push_back(std::move(D));
+}
+
+void Offloader::captureExtents() {
+  std::set<const VarDecl *> Captured;
+  for (const Region &R : Regions)
+    for (const Unit &U : R.Units)
+      for (const KernelPlan *P : U.Kernels)
+        for (const MappedArray &A : P->Arrays)
+          if (A.CaptureAt && Captured.insert(A.Var).second)
+            addEdit(A.CaptureAt, A.CaptureAt, Emitter.extentCapture(A));
+}
+
+void Offloader::emitRegion(const Region &R,
+                           std::set<const OMPExecutableDirective *> &InRegion,
+                           std::set<const OMPExecutableDirective *> &Groups) {
+  for (const Unit &U : R.Units) {
+    for (const KernelPlan *P : U.Kernels) {
+      InRegion.insert(P->Directive);
+      // The pragma's lines go; the statement it applies to becomes the
+      // launch. Lines between them (an #endif closing an #ifdef around
+      // the pragma) stay as they are.
+      auto [PB, PE] = Src.pragmaLines(P->Directive);
+      Replaced.push_back({PB, PE});
+      addEdit(PB, PE, "");
+      const Stmt *Loop =
+          P->Directive->getInnermostCapturedStmt()->getCapturedStmt();
+      unsigned B = Src.offset(Loop->getBeginLoc());
+      unsigned E = Src.endOf(P->Directive);
+      Replaced.push_back({B, E});
+      addEdit(B, E, Emitter.launchText(*P, R));
+      // A parallel region of several loops: its pragma and its barriers
+      // go; its braces stay, around the launches.
+      if (P->Enclosing && Groups.insert(P->Enclosing).second) {
+        InRegion.insert(P->Enclosing);
+        auto [GB, GE] = Src.pragmaLines(P->Enclosing);
+        Replaced.push_back({GB, GE});
+        addEdit(GB, GE, "");
+        if (auto *C = dyn_cast<CompoundStmt>(directiveBody(P->Enclosing)))
+          for (const Stmt *X : C->body())
+            if (auto *Bar = dyn_cast<OMPBarrierDirective>(X)) {
+              auto [BB, BE] = Src.pragmaLines(Bar);
+              Replaced.push_back({BB, BE});
+              addEdit(BB, BE, "");
+            }
+      }
+    }
+  }
+  for (const Unit &U : R.Units)
+    for (const SwapTriple *T : U.Swaps) {
+      unsigned At = Src.stmtEnd(T->S3);
+      addEdit(At, At, Emitter.deviceSwap(R, *T));
+    }
+  if (!R.InsideBlock) {
+    unsigned B = Src.lineStart(Src.headOffset(R.First));
+    unsigned E = Src.endOf(R.Last);
+    addEdit(B, B, Emitter.regionHead(R));
+    addEdit(E, E, Emitter.regionTail(R));
+  }
+}
+
+std::string Offloader::dataPlanMessage(const Region &R) const {
+  std::string Plan;
+  for (const VarDecl *V : R.Arrays) {
+    auto [In, Out] = R.CopyInOut.at(V);
+    Plan += (Plan.empty() ? "" : "; ") + V->getNameAsString() + ": " +
+            (In && Out ? "copied in and out"
+             : In      ? "copied in"
+             : Out     ? "copied out"
+                       : "device only");
+    if (R.Why.count(V))
+      Plan += " (" + R.Why.at(V) + ")";
+  }
+  unsigned Kernels = 0;
+  for (const Unit &U : R.Units)
+    Kernels += U.Kernels.size();
+  std::string Msg =
+      Kernels > 1
+          ? "the " + std::to_string(Kernels) + " offloaded loops of lines " +
+                Src.lineOf(R.First->getBeginLoc()) + "-" +
+                Src.lastLineOf(R.Last) +
+                " share their device data (no transfer between them)"
+          : "device data of the offloaded loop";
+  if (llvm::any_of(R.Units, [](const Unit &U) { return U.InLoop; }))
+    Msg += ", resident across the iterations of the host loop around them";
+  if (!R.Arrays.empty())
+    Msg += ": " + Plan;
+  if (!R.AliasPairs.empty()) {
+    std::string Pairs;
+    for (auto [X, Y] : R.AliasPairs)
+      Pairs += (Pairs.empty() ? "" : ", ") + X->getNameAsString() + "/" +
+               Y->getNameAsString();
+    Msg += "; " + Pairs +
+           " are not proven separate arrays: the program checks at run "
+           "time that they do not overlap, and runs the original loops on "
+           "the host where they do";
+  }
+  return Msg;
+}
+
+void Offloader::reportVerdicts(
+    const std::set<const OMPExecutableDirective *> &InRegion) {
+  std::vector<KernelPlan *> All;
+  for (auto &[D, P] : Plans)
+    All.push_back(&P);
+  llvm::sort(All, [](const KernelPlan *A, const KernelPlan *B) {
+    return std::make_pair(A->Line, A->Column) <
+           std::make_pair(B->Line, B->Column);
+  });
+  for (KernelPlan *P : All) {
+    if (P->Hidden)
+      continue; // Said by its parallel region.
+    if (P->Group && P->Refusal.empty() && InRegion.count(P->Directive)) {
+      decide(*P, diag::OffloadNote, Severity::Note, "note",
+             "the parallel region's " + std::to_string(P->Members.size()) +
+                 " worksharing loops become " +
+                 std::to_string(P->Members.size()) +
+                 " kernels, one after another (the barrier at the end of "
+                 "each loop is a kernel boundary)");
+      continue;
+    }
+    if (P->Refusal.empty() && !InRegion.count(P->Directive))
+      P->Refusal = "it is nested in host code that is not offloaded";
+    if (!P->Refusal.empty()) {
+      ++Result.KeptOnHost;
+      decide(*P, diag::KeptOnHost, Severity::Warning, "host",
+             "'" + P->PragmaText + "' stays on the host: " + P->Refusal +
+                 " (build the output with -Xcompiler -fopenmp to keep it "
+                 "parallel on the CPU)");
+      continue;
+    }
+    reportOffloaded(*P);
+  }
+}
+
+void Offloader::reportOffloaded(const KernelPlan &P) {
+  ++Result.Offloaded;
+  std::string Shape = P.Levels.size() == 1
+                          ? "one thread per iteration"
+                          : std::to_string(P.Levels.size()) +
+                                "-D grid, x over '" +
+                                P.Levels.back().Var->getNameAsString() + "'";
+  std::string Red;
+  for (const ReductionVar &R : P.Reductions)
+    Red += (Red.empty() ? "" : ", ") + R.Var->getNameAsString();
+  decide(P, diag::Offloaded, Severity::Remark, "offloaded",
+         "offloaded as kernel '" + P.Name + "' (" + Shape +
+             (Red.empty() ? ""
+                          : "; reduction of " + Red +
+                                ": warp shuffles, a block reduction "
+                                "and one partial per block summed on "
+                                "the host in block order") +
+             ")");
+  for (const std::string &N : P.Notes)
+    decide(P, diag::OffloadNote, Severity::Note, "note", N);
+  if (!P.SwapNote.empty())
+    decide(P, diag::LoopSwap, P.Swapped ? Severity::Remark : Severity::Note,
+           "swap", P.SwapNote);
+  for (const MappedArray &A : P.Arrays)
+    if (A.Map == MapKind::To && A.Written)
+      decide(P, diag::OffloadNote, Severity::Warning, "note",
+             "'" + A.Name +
+                 "' is written by the loop but mapped 'to': its "
+                 "new values stay on the device, as OpenMP specifies (a CPU "
+                 "build without offloading would see them)");
+}
+
+void Offloader::annotateDeviceFunctions() {
+  const SourceManager &SM = Src.SM;
+  for (const FunctionDecl *F : Device.All)
+    for (const FunctionDecl *R : F->redecls()) {
+      if (!SM.isInMainFile(SM.getExpansionLoc(R->getLocation())))
+        continue;
+      unsigned B = Src.offset(R->getBeginLoc());
+      addEdit(B, B, "__host__ __device__ ");
+    }
+}
+
+void Offloader::addVoidCasts(
+    const std::vector<const FunctionDecl *> &Functions) {
+  class VoidCasts : public RecursiveASTVisitor<VoidCasts> {
+  public:
+    Offloader &O;
+    explicit VoidCasts(Offloader &O) : O(O) {}
+    bool VisitImplicitCastExpr(ImplicitCastExpr *C) {
+      if (C->getCastKind() != CK_BitCast)
+        return true;
+      QualType From = C->getSubExpr()->getType(), To = C->getType();
+      if (!From->isVoidPointerType() || !To->isPointerType() ||
+          To->isVoidPointerType())
+        return true;
+      SourceLocation L = C->getSubExpr()->getBeginLoc();
+      if (L.isMacroID() || !O.Src.SM.isInMainFile(L))
+        return true;
+      unsigned B = O.Src.offset(L);
+      for (auto [RB, RE] : O.Replaced)
+        if (B >= RB && B < RE)
+          return true; // Inside an offloaded loop: the kernel has a copy.
+      O.addEdit(B, B, "(" + O.Emitter.typeText(To) + ")");
+      return true;
+    }
+  } Casts(*this);
+  for (const FunctionDecl *F : Functions)
+    Casts.TraverseDecl(const_cast<FunctionDecl *>(F));
+}
+
+void Offloader::applyEdits() {
+  llvm::StringRef Contents = Src.Contents;
+  // Apply: insertions at one offset keep their order; no two replacements
+  // may overlap.
+  llvm::sort(Edits, [](const Edit &A, const Edit &B) {
+    if (A.Begin != B.Begin)
+      return A.Begin < B.Begin;
+    bool AI = A.Begin == A.End, BI = B.Begin == B.End;
+    if (AI != BI)
+      return AI; // Insertions before a replacement starting there.
+    return A.Order < B.Order;
+  });
+  // One replacement per offset (insertions there first, in order), so that
+  // clang-format can lay out what was inserted, and nothing else.
+  tooling::Replacements Reps;
+  for (size_t I = 0; I < Edits.size();) {
+    unsigned Begin = Edits[I].Begin, End = Edits[I].End;
+    std::string Text;
+    size_t J = I;
+    for (; J < Edits.size() && Edits[J].Begin == Begin; ++J) {
+      Text += Edits[J].Text;
+      End = std::max(End, Edits[J].End);
+    }
+    if (J - I > 1 &&
+        llvm::count_if(llvm::make_range(Edits.begin() + I, Edits.begin() + J),
+                       [](const Edit &E) { return E.End > E.Begin; }) > 1) {
+      Result.InternalError =
+          "two replacements at offset " + std::to_string(Begin);
+      Result.Output = Contents.str();
+      return;
+    }
+    if (llvm::Error E = Reps.add(
+            tooling::Replacement(Opts.Path, Begin, End - Begin, Text))) {
+      Result.InternalError = llvm::toString(std::move(E));
+      Result.Output = Contents.str();
+      return;
+    }
+    I = J;
+  }
+  auto Formatted = formatEdits(Reps, Contents, Opts.Path, Opts.Style);
+  if (!Formatted) {
+    Result.FormatProblem = llvm::toString(Formatted.takeError());
+    Formatted = Reps;
+  }
+  auto Applied = tooling::applyAllReplacements(Contents, *Formatted);
+  if (!Applied) {
+    Result.InternalError = llvm::toString(Applied.takeError());
+    Result.Output = Contents.str();
+    return;
+  }
+  Result.Output = std::move(*Applied);
+}
+
+OffloadResult Offloader::run() {
+  std::vector<const FunctionDecl *> Functions = mainFileFunctions();
+  planFunctions(Functions);
+  std::set<const OMPExecutableDirective *> InRegion, Groups;
+  captureExtents();
+  for (const Region &R : Regions) {
+    emitRegion(R, InRegion, Groups);
+    // The data plan, said once per region.
+    decide(*R.Units.front().Kernels.front(), diag::DataPlan, Severity::Remark,
+           "data", dataPlanMessage(R));
+  }
+  reportVerdicts(InRegion);
+  annotateDeviceFunctions();
+  if (IsC)
+    addVoidCasts(Functions);
+  if (Result.Offloaded == 0 && Edits.empty()) {
+    Result.Output = Src.Contents.str();
+    return Result;
+  }
+  if (Result.Offloaded > 0) {
+    // After the file's own includes and feature macros (which must come
+    // before any header), before its first declaration.
+    const SourceManager &SM = Src.SM;
+    unsigned At = 0;
+    for (Decl *D : Ctx.getTranslationUnitDecl()->decls()) {
+      SourceLocation L = SM.getExpansionLoc(D->getBeginLoc());
+      if (D->isImplicit() || !SM.isInMainFile(L))
+        continue;
+      At = Src.lineStart(Src.offset(L));
+      break;
+    }
+    // Before the kernels inserted there.
+    Edits.push_back({At, At, KernelEmitter::preamble(IsC), 0});
+  }
+  applyEdits();
+  return Result;
+}
+
+} // namespace
+
+OffloadResult offloadOpenMP(ASTContext &Ctx, llvm::StringRef Contents, bool IsC,
+                            const OffloadOptions &Opts) {
+  Offloader O(Ctx, Contents, IsC, Opts);
+  return O.run();
+}
+
+} // namespace warpwise

@@ -1,0 +1,164 @@
+//===- ContractionCheck.cpp - Does a rewrite change how nvcc rounds? -----===//
+//
+// nvcc contracts products and sums into fused multiply-adds (-fmad=true, its
+// default) wherever the code's shape lets it, and a rewrite changes the
+// shape: merged branches put a product and an add in one block, a fission
+// moves an add away from its product. Whether the program's results stay
+// bit-identical is read from the compiled code, before and after the
+// rewrite (SassFp.h).
+//
+//===----------------------------------------------------------------------===//
+#include "warpwise/Feedback.h"
+#include "warpwise/Ptxas.h"
+#include "warpwise/SassFp.h"
+#include "warpwise/Transform.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Decl.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Tooling/Core/Replacement.h"
+
+namespace warpwise {
+
+using namespace clang;
+
+namespace {
+
+/// Whether device code in the translation unit computes with floating
+/// point: an arithmetic operator or a call with a floating-point result.
+bool deviceCodeComputesFloats(ASTContext &Ctx) {
+  struct Finder : RecursiveASTVisitor<Finder> {
+    bool Found = false;
+    bool InDevice = false;
+    bool TraverseFunctionDecl(FunctionDecl *FD) {
+      bool Device = FD->hasAttr<CUDAGlobalAttr>() ||
+                    FD->hasAttr<CUDADeviceAttr>();
+      bool Saved = InDevice;
+      InDevice = Device;
+      RecursiveASTVisitor::TraverseFunctionDecl(FD);
+      InDevice = Saved;
+      return !Found;
+    }
+    bool VisitBinaryOperator(BinaryOperator *B) {
+      if (InDevice && B->getType()->isRealFloatingType() &&
+          (B->isAdditiveOp() || B->isMultiplicativeOp() ||
+           B->isCompoundAssignmentOp()))
+        Found = true;
+      return !Found;
+    }
+    bool VisitCallExpr(CallExpr *C) {
+      if (InDevice && C->getType()->isRealFloatingType())
+        Found = true;
+      return !Found;
+    }
+  } F;
+  F.TraverseDecl(Ctx.getTranslationUnitDecl());
+  return F.Found;
+}
+
+bool buildsWithoutContraction(const std::vector<std::string> &Flags) {
+  bool Off = false;
+  for (size_t I = 0; I < Flags.size(); ++I) {
+    llvm::StringRef F = Flags[I];
+    if (F == "-fmad=false" || F == "--fmad=false" ||
+        ((F == "-fmad" || F == "--fmad") && I + 1 < Flags.size() &&
+         Flags[I + 1] == "false"))
+      Off = true;
+    else if (F == "-fmad=true" || F == "--fmad=true" ||
+             F == "--use_fast_math" || F == "-use_fast_math")
+      Off = false;
+  }
+  return Off;
+}
+
+} // namespace
+
+std::optional<std::string> TransformContext::contractionChange(
+    const std::vector<tooling::Replacement> &Edits,
+    const FunctionDecl *FD) const {
+  if (FmadFalse)
+    return std::nullopt;
+  if (Feedback && buildsWithoutContraction(Feedback->flagsFor(File)))
+    return std::nullopt;
+  if (!deviceCodeComputesFloats(Ctx))
+    return std::nullopt;
+  if (!Feedback || !Feedback->available())
+    return "whether nvcc would fuse the floating-point arithmetic "
+           "differently (-fmad=true, its default) is read from its output, "
+           "and " +
+           feedbackUnavailable(Feedback) +
+           " (--fmad=false says the program is built without "
+           "contraction); declined";
+  std::string NvArch = PtxasRunner::nvccArchFor(Arch), Error;
+  std::vector<tooling::Replacement> With = Applied;
+  With.insert(With.end(), Edits.begin(), Edits.end());
+  auto Before = measure(Applied, NvArch, Error);
+  auto After = Before ? measure(With, NvArch, Error) : std::nullopt;
+  if (!Before || !After)
+    return "nvcc failed on the " +
+           std::string(Before ? "candidate" : "original") + " (" + Error +
+           "); not rewritten";
+  // Each edited file's lines before and after this candidate's edits.
+  std::map<std::string, tooling::Replacements> Earlier;
+  for (const tooling::Replacement &R : Applied)
+    llvm::consumeError(
+        Earlier[R.getFilePath().empty() ? File : R.getFilePath().str()].add(R));
+  std::map<std::string, std::vector<EditLineMap::Range>> Ranges;
+  for (const tooling::Replacement &R : Edits) {
+    std::string Path = R.getFilePath().empty() ? File : R.getFilePath().str();
+    const tooling::Replacements &Prior = Earlier[Path];
+    unsigned B = Prior.getShiftedCodePosition(R.getOffset());
+    unsigned E = Prior.getShiftedCodePosition(R.getOffset() + R.getLength());
+    unsigned NewLines = llvm::count(R.getReplacementText(), '\n');
+    Ranges[Path].push_back({B, E - B, NewLines});
+  }
+  std::map<std::string, EditLineMap> Maps;
+  for (auto &[Path, Rs] : Ranges) {
+    bool Found = Path == File;
+    llvm::StringRef Text = Found ? Contents : llvm::StringRef();
+    if (!Found && Scope)
+      Text = Scope->textOf(Path, Found);
+    if (!Found)
+      return "an edit names '" + Path + "', outside this file's scope; "
+             "declined";
+    auto Now = tooling::applyAllReplacements(Text, Earlier[Path]);
+    if (!Now) {
+      llvm::consumeError(Now.takeError());
+      return std::string("the earlier rewrites do not apply; declined");
+    }
+    Maps.emplace(Path, EditLineMap(*Now, Rs));
+  }
+  auto Mapper = [&](bool Edited) -> LineMapper {
+    return [&Maps, Edited](const std::string &F, unsigned Line) {
+      MappedLine M{F, Line};
+      auto It = Maps.find(F);
+      if (It != Maps.end())
+        M.Line = Edited ? It->second.edited(Line) : It->second.original(Line);
+      return M;
+    };
+  };
+  LineMapper MapBefore = Mapper(false), MapAfter = Mapper(true);
+  for (const auto &[Name, Total] : *Before) {
+    auto A = After->find(Name);
+    if (A == After->end())
+      continue; // A kernel the rewrite replaces is compared where it goes.
+    for (const KernelStats &IB : compiledInstances(Total)) {
+      const KernelStats *IA = sameInstance(compiledInstances(A->second), IB);
+      if (!IA)
+        continue;
+      if (!IB.Code || !IA->Code)
+        return "nvcc's code for `" + Name +
+               "` could not be read to compare its floating-point "
+               "arithmetic; declined";
+      if (auto Why = contractionDifference(*IB.Code, MapBefore, *IA->Code,
+                                           MapAfter))
+        return "in `" + instanceName(IB.Mangled) + "`, " + *Why +
+               ", so the results would not stay bit-identical under nvcc's "
+               "-fmad=true (--fmad=false if the program is built "
+               "without it); declined";
+    }
+  }
+  return std::nullopt;
+}
+
+} // namespace warpwise

@@ -1,0 +1,3 @@
+#include "cuda.h"
+
+__global__ void empty() {}

@@ -1,0 +1,202 @@
+// SassFp: reading nvcc's floating-point arithmetic from nvdisasm -g -c
+// listings, and telling where two compilations round differently. The
+// listings are nvdisasm's for this kernel (sm_90, nvcc 13, -lineinfo),
+// with -fmad=true and -fmad=false, NOPs and symbols left out:
+//
+//   __global__ void axpb(const float *a, const float *b, float *out,
+//                        float s) {
+//     int i = blockIdx.x * blockDim.x + threadIdx.x;
+//     float p = a[i] * s;
+//     out[i] = p + b[i];
+//   }
+#include "warpwise/SassFp.h"
+
+#include <catch2/catch.hpp>
+
+using namespace warpwise;
+
+namespace {
+
+const char *Contracted = R"(	.target	sm_90
+	.elftype	@"ET_EXEC"
+//--------------------- .text._Z4axpbPKfS0_Pff    --------------------------
+	.section	.text._Z4axpbPKfS0_Pff,"ax",@progbits
+	.align	128
+        .global         _Z4axpbPKfS0_Pff
+        .type           _Z4axpbPKfS0_Pff,@function
+        .size           _Z4axpbPKfS0_Pff,(.L_x_1 - _Z4axpbPKfS0_Pff)
+        .other          _Z4axpbPKfS0_Pff,@"STO_CUDA_ENTRY STV_DEFAULT"
+_Z4axpbPKfS0_Pff:
+.text._Z4axpbPKfS0_Pff:
+	//## File "k.cu", line 1
+        /*0000*/                   LDC R1, c[0x0][0x28] ;
+	//## File "k.cu", line 2
+        /*0010*/                   S2R R0, SR_TID.X ;
+        /*0020*/                   S2UR UR4, SR_CTAID.X ;
+	//## File "k.cu", line 4
+        /*0030*/                   ULDC UR6, c[0x0][0x228] ;
+	//## File "k.cu", line 2
+        /*0040*/                   LDC R9, c[0x0][RZ] ;
+	//## File "k.cu", line 3
+        /*0050*/                   LDC.64 R2, c[0x0][0x210] ;
+	//## File "k.cu", line 4
+        /*0060*/                   LDC.64 R4, c[0x0][0x218] ;
+	//## File "k.cu", line 2
+        /*0070*/                   IMAD R9, R9, UR4, R0 ;
+        /*0080*/                   ULDC.64 UR4, c[0x0][0x208] ;
+	//## File "k.cu", line 4
+        /*0090*/                   LDC.64 R6, c[0x0][0x220] ;
+	//## File "k.cu", line 3
+        /*00a0*/                   IMAD.WIDE R2, R9, 0x4, R2 ;
+        /*00b0*/                   LDG.E R2, desc[UR4][R2.64] ;
+	//## File "k.cu", line 4
+        /*00c0*/                   IMAD.WIDE R4, R9, 0x4, R4 ;
+        /*00d0*/                   LDG.E R5, desc[UR4][R4.64] ;
+        /*00e0*/                   IMAD.WIDE R6, R9, 0x4, R6 ;
+        /*00f0*/                   FFMA R9, R2, UR6, R5 ;
+        /*0100*/                   STG.E desc[UR4][R6.64], R9 ;
+	//## File "k.cu", line 5
+        /*0110*/                   EXIT ;
+.L_x_0:
+        /*0120*/                   BRA `(.L_x_0);
+.L_x_1:)";
+
+const char *Separate = R"(	.target	sm_90
+	.elftype	@"ET_EXEC"
+//--------------------- .text._Z4axpbPKfS0_Pff    --------------------------
+	.section	.text._Z4axpbPKfS0_Pff,"ax",@progbits
+	.align	128
+        .global         _Z4axpbPKfS0_Pff
+        .type           _Z4axpbPKfS0_Pff,@function
+        .size           _Z4axpbPKfS0_Pff,(.L_x_1 - _Z4axpbPKfS0_Pff)
+        .other          _Z4axpbPKfS0_Pff,@"STO_CUDA_ENTRY STV_DEFAULT"
+_Z4axpbPKfS0_Pff:
+.text._Z4axpbPKfS0_Pff:
+	//## File "k.cu", line 1
+        /*0000*/                   LDC R1, c[0x0][0x28] ;
+	//## File "k.cu", line 2
+        /*0010*/                   S2R R0, SR_TID.X ;
+        /*0020*/                   S2UR UR4, SR_CTAID.X ;
+	//## File "k.cu", line 3
+        /*0030*/                   ULDC UR6, c[0x0][0x228] ;
+	//## File "k.cu", line 2
+        /*0040*/                   LDC R9, c[0x0][RZ] ;
+	//## File "k.cu", line 3
+        /*0050*/                   LDC.64 R2, c[0x0][0x210] ;
+	//## File "k.cu", line 4
+        /*0060*/                   LDC.64 R4, c[0x0][0x218] ;
+	//## File "k.cu", line 2
+        /*0070*/                   IMAD R9, R9, UR4, R0 ;
+        /*0080*/                   ULDC.64 UR4, c[0x0][0x208] ;
+	//## File "k.cu", line 4
+        /*0090*/                   LDC.64 R6, c[0x0][0x220] ;
+	//## File "k.cu", line 3
+        /*00a0*/                   IMAD.WIDE R2, R9, 0x4, R2 ;
+        /*00b0*/                   LDG.E R2, desc[UR4][R2.64] ;
+	//## File "k.cu", line 4
+        /*00c0*/                   IMAD.WIDE R4, R9, 0x4, R4 ;
+        /*00d0*/                   LDG.E R5, desc[UR4][R4.64] ;
+        /*00e0*/                   IMAD.WIDE R6, R9, 0x4, R6 ;
+	//## File "k.cu", line 3
+        /*00f0*/                   FMUL R0, R2, UR6 ;
+	//## File "k.cu", line 4
+        /*0100*/                   FADD R9, R0, R5 ;
+        /*0110*/                   STG.E desc[UR4][R6.64], R9 ;
+	//## File "k.cu", line 5
+        /*0120*/                   EXIT ;
+.L_x_0:
+        /*0130*/                   BRA `(.L_x_0);
+.L_x_1:)";
+
+const char *Kernel = "_Z4axpbPKfS0_Pff";
+
+MappedLine same(const std::string &File, unsigned Line) {
+  return {File, Line};
+}
+
+} // namespace
+
+TEST_CASE("nvdisasm's listing gives each function its code and lines",
+          "[sassfp]") {
+  auto Functions = parseNvdisasm(Contracted);
+  REQUIRE(Functions.count(Kernel));
+  const SassFunction &F = Functions.at(Kernel);
+  bool SawFfma = false;
+  for (const SassInstruction &I : F.Code)
+    if (I.Opcode == "FFMA") {
+      SawFfma = true;
+      CHECK(I.Line == 4);
+      CHECK(llvm::StringRef(I.File).ends_with("k.cu"));
+    }
+  CHECK(SawFfma);
+  CHECK(hasFpArithmetic(F));
+}
+
+TEST_CASE("the same code compares equal", "[sassfp]") {
+  auto A = parseNvdisasm(Contracted), B = parseNvdisasm(Contracted);
+  CHECK_FALSE(contractionDifference(A.at(Kernel), same, B.at(Kernel), same));
+}
+
+TEST_CASE("a product contracted into an add differs from a separate one",
+          "[sassfp]") {
+  auto A = parseNvdisasm(Separate), B = parseNvdisasm(Contracted);
+  auto Why = contractionDifference(A.at(Kernel), same, B.at(Kernel), same);
+  REQUIRE(Why);
+  CHECK(Why->find("FFMA") != std::string::npos);
+  CHECK(Why->find("FMUL") != std::string::npos);
+}
+
+TEST_CASE("code moved to other lines compares equal through the line map",
+          "[sassfp]") {
+  // The same instructions two lines further down, as after an edit above
+  // the kernel that added two lines: mapped back, they agree.
+  auto A = parseNvdisasm(Contracted), B = parseNvdisasm(R"(	.target	sm_90
+	.elftype	@"ET_EXEC"
+//--------------------- .text._Z4axpbPKfS0_Pff    --------------------------
+	.section	.text._Z4axpbPKfS0_Pff,"ax",@progbits
+	.align	128
+        .global         _Z4axpbPKfS0_Pff
+        .type           _Z4axpbPKfS0_Pff,@function
+        .size           _Z4axpbPKfS0_Pff,(.L_x_1 - _Z4axpbPKfS0_Pff)
+        .other          _Z4axpbPKfS0_Pff,@"STO_CUDA_ENTRY STV_DEFAULT"
+_Z4axpbPKfS0_Pff:
+.text._Z4axpbPKfS0_Pff:
+	//## File "k.cu", line 3
+        /*0000*/                   LDC R1, c[0x0][0x28] ;
+	//## File "k.cu", line 4
+        /*0010*/                   S2R R0, SR_TID.X ;
+        /*0020*/                   S2UR UR4, SR_CTAID.X ;
+	//## File "k.cu", line 6
+        /*0030*/                   ULDC UR6, c[0x0][0x228] ;
+	//## File "k.cu", line 4
+        /*0040*/                   LDC R9, c[0x0][RZ] ;
+	//## File "k.cu", line 5
+        /*0050*/                   LDC.64 R2, c[0x0][0x210] ;
+	//## File "k.cu", line 6
+        /*0060*/                   LDC.64 R4, c[0x0][0x218] ;
+	//## File "k.cu", line 4
+        /*0070*/                   IMAD R9, R9, UR4, R0 ;
+        /*0080*/                   ULDC.64 UR4, c[0x0][0x208] ;
+	//## File "k.cu", line 6
+        /*0090*/                   LDC.64 R6, c[0x0][0x220] ;
+	//## File "k.cu", line 5
+        /*00a0*/                   IMAD.WIDE R2, R9, 0x4, R2 ;
+        /*00b0*/                   LDG.E R2, desc[UR4][R2.64] ;
+	//## File "k.cu", line 6
+        /*00c0*/                   IMAD.WIDE R4, R9, 0x4, R4 ;
+        /*00d0*/                   LDG.E R5, desc[UR4][R4.64] ;
+        /*00e0*/                   IMAD.WIDE R6, R9, 0x4, R6 ;
+        /*00f0*/                   FFMA R9, R2, UR6, R5 ;
+        /*0100*/                   STG.E desc[UR4][R6.64], R9 ;
+	//## File "k.cu", line 7
+        /*0110*/                   EXIT ;
+.L_x_0:
+        /*0120*/                   BRA `(.L_x_0);
+.L_x_1:)");
+  LineMapper Back = [](const std::string &File, unsigned Line) {
+    return MappedLine{File, Line - 2};
+  };
+  CHECK_FALSE(contractionDifference(A.at(Kernel), same, B.at(Kernel), Back));
+  // Unmapped, the loads' lines differ and the FFMA has no counterpart.
+  CHECK(contractionDifference(A.at(Kernel), same, B.at(Kernel), same));
+}
