@@ -13,8 +13,6 @@
 
 #include "warpwise/Transform.h"
 
-#include "clang/Tooling/Core/Replacement.h"
-
 #include <optional>
 #include <set>
 #include <string>
@@ -106,39 +104,6 @@ bool readSplitText(const TransformContext &TC, SplitBranch &B);
 
 /// Finds the prefix's exits (B.PrefixReturns, B.PrefixProblem).
 void findPrefixReturns(const TransformContext &TC, SplitBranch &B);
-
-/// A split candidate as the planner weighs it: the texts of each form, or
-/// why a form does not apply.
-struct SplitCandidate {
-  const clang::FunctionDecl *Kernel = nullptr;
-  const BranchInfo *Branch = nullptr;
-  unsigned Line = 0;
-  std::string File;      ///< Normalised path of the kernel's file.
-  unsigned InsertAt = 0; ///< Where the two new kernels go (after the original).
-  std::string Kernels;   ///< Their text.
-  std::vector<clang::tooling::Replacement> Launches;
-  /// The compact form, or why it does not apply.
-  std::string CompactKernels;
-  /// What the compact launches need at file scope: the line that includes
-  /// warpwise's run-time support (its list pool), unless the file has it;
-  /// measured with the kernels, emitted once per file.
-  std::string CompactPrelude;
-  unsigned PreludeAt = 0; ///< File scope, before the kernel's declaration.
-  std::vector<clang::tooling::Replacement> CompactLaunches;
-  std::string CompactProblem;
-  /// The adaptive form (the original kernel with the heavy threads of mixed
-  /// warps listed, a heavy kernel over the list, the host choosing per
-  /// launch), or why it does not apply; its prelude (the run-time support's
-  /// dispatch) goes in once per file, at PreludeAt.
-  std::string AdaptiveKernels;
-  std::string AdaptivePrelude;
-  std::vector<clang::tooling::Replacement> AdaptiveLaunches;
-  std::string AdaptiveProblem;
-  /// The condition or the code before it loads from memory: which threads
-  /// take the heavy side is run-time data.
-  bool DataDependent = false;
-  bool HeavyIsElse = true;
-};
 
 } // namespace warpwise
 

@@ -4,6 +4,7 @@
 #include "SplitText.h"
 
 #include "clang/AST/ASTContext.h"
+#include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/STLExtras.h"
 
 namespace warpwise {

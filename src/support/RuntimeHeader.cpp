@@ -1,8 +1,7 @@
-//===- Runtime.cpp - warpwise's run-time support beside outputs -----------===//
-#include "warpwise/Runtime.h"
-
+//===- RuntimeHeader.cpp - warpwise's runtime, as warpwise writes it ------===//
 #include "warpwise/Embedded.h"
 
+#include "llvm/ADT/SmallString.h"
 #include "llvm/Support/Path.h"
 
 #include <nlohmann/json.hpp>
@@ -15,7 +14,7 @@ const char *const RuntimeHeaderName = "warpwise_runtime.cuh";
 
 std::string runtimeIncludeLine() {
   return std::string("#include \"") + RuntimeHeaderName +
-         "\" // warpwise's run-time support [WW4003]\n";
+         "\" // warpwise's runtime (WW4003)\n\n";
 }
 
 bool includesRuntimeHeader(llvm::StringRef Text) {
@@ -30,7 +29,7 @@ bool includesRuntimeHeader(llvm::StringRef Text) {
 
 namespace {
 
-/// \p Text with the value of `#define <Macro> <value>` replaced by \p Value.
+/// \p Text with the value of its `#define <Macro> <value>` set to \p Value.
 void setDefault(std::string &Text, const std::string &Macro,
                 const std::string &Value) {
   const std::string Define = "#define " + Macro + " ";
@@ -51,6 +50,8 @@ std::string doubleLiteral(double V) {
   return S;
 }
 
+/// The embedded runtime with the policy of the embedded rules/split.json
+/// as its defaults (a build may still define them).
 std::string buildRuntimeHeader() {
   const char *Embedded = findEmbeddedFile(RuntimeHeaderName);
   std::string Text = Embedded ? Embedded : "";
@@ -85,12 +86,16 @@ std::string runtimeHeaderBeside(llvm::StringRef File) {
   return P.str().str();
 }
 
-bool addRuntimeHeader(llvm::StringRef File, llvm::StringRef Text,
-                      std::map<std::string, std::string> &Files) {
-  if (!includesRuntimeHeader(Text))
-    return false;
-  Files[runtimeHeaderBeside(File)] = runtimeHeaderText();
-  return true;
+std::map<std::string, std::string>
+withRuntimeHeader(llvm::StringRef File, llvm::StringRef Text,
+                  const std::map<std::string, std::string> &Headers) {
+  std::map<std::string, std::string> Out = Headers;
+  if (includesRuntimeHeader(Text))
+    Out.emplace(runtimeHeaderBeside(File), runtimeHeaderText());
+  for (const auto &[Path, HeaderText] : Headers)
+    if (includesRuntimeHeader(HeaderText))
+      Out.emplace(runtimeHeaderBeside(Path), runtimeHeaderText());
+  return Out;
 }
 
 } // namespace warpwise
