@@ -182,6 +182,17 @@ struct TransformContext {
   std::optional<std::string>
   contractionChange(const std::vector<clang::tooling::Replacement> &Edits,
                     const clang::FunctionDecl *FD) const;
+
+  /// The same for a split: \p Kernel as nvcc compiled it before \p Edits,
+  /// against each group of \p RunTogether (the kernels that, together, run
+  /// the original's threads on one path the rewrite may take: the if- and
+  /// the else-kernel; the adaptive kernel alone) after them. Every
+  /// floating-point operation of the original must have its counterpart in
+  /// the group and the other way round.
+  std::optional<std::string> splitContractionChange(
+      const std::vector<clang::tooling::Replacement> &Edits,
+      const std::string &Kernel,
+      const std::vector<std::vector<std::string>> &RunTogether) const;
 };
 
 /// The line a transformation writes where its decision's comment goes,

@@ -520,11 +520,59 @@ Decision SplitPlan::decide() {
   return byDefault();
 }
 
+/// The edits of \p C's \p Form, and the groups of kernels that run the
+/// original's threads together on one path the rewritten program may take.
+std::pair<std::vector<clang::tooling::Replacement>,
+          std::vector<std::vector<std::string>>>
+formEdits(const SplitCandidate &C, const std::string &Kernel,
+          const std::string &Form) {
+  using clang::tooling::Replacement;
+  std::vector<Replacement> R;
+  std::vector<std::vector<std::string>> Groups;
+  const std::vector<Replacement> *Launches = &C.Launches;
+  if (Form == "literal") {
+    R.push_back(Replacement(C.File, C.InsertAt, 0, C.Kernels));
+    Groups = {{Kernel + "_ww_then", Kernel + "_ww_else"}};
+  } else if (Form == "compact") {
+    if (!C.CompactPrelude.empty())
+      R.push_back(Replacement(C.File, C.PreludeAt, 0, C.CompactPrelude));
+    R.push_back(Replacement(C.File, C.InsertAt, 0, C.CompactKernels));
+    Launches = &C.CompactLaunches;
+    Groups = {{Kernel + "_ww_light", Kernel + "_ww_heavy"}};
+  } else {
+    if (!C.AdaptivePrelude.empty())
+      R.push_back(Replacement(C.File, C.PreludeAt, 0, C.AdaptivePrelude));
+    R.push_back(Replacement(C.File, C.InsertAt, 0, C.AdaptiveKernels));
+    Launches = &C.AdaptiveLaunches;
+    // The host runs, per launch, the adaptive kernel (the original's code
+    // for warps that stay whole, its heavy threads listed for the heavy
+    // kernel) or the light kernel with the heavy one.
+    Groups = {{Kernel + "_ww_adaptive", Kernel + "_ww_heavy"},
+              {Kernel + "_ww_light", Kernel + "_ww_heavy"}};
+  }
+  R.insert(R.end(), Launches->begin(), Launches->end());
+  return {R, Groups};
+}
+
 } // namespace
 
 Decision planSplit(TransformContext &TC, const SplitCandidate &C,
                    const SplitSettings &S, const char *Transform) {
-  return SplitPlan(TC, C, S, Transform).decide();
+  Decision D = SplitPlan(TC, C, S, Transform).decide();
+  if (!D.Applied)
+    return D;
+  // Forced or not, the results must stay bit-identical: the split kernels
+  // are new code, and nvcc may contract their products and sums
+  // differently from the original's (issue 26).
+  auto [Edits, Groups] = formEdits(C, D.Kernel, D.Form);
+  if (auto Why = TC.splitContractionChange(Edits, D.Kernel, Groups)) {
+    D.Applied = false;
+    D.Measured.clear();
+    D.Reason = "if-else at line " + std::to_string(C.Line) + " of `" +
+               D.Kernel + "`: the " + D.Form + " split would apply, but " +
+               *Why;
+  }
+  return D;
 }
 
 } // namespace warpwise

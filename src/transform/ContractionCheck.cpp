@@ -17,6 +17,9 @@
 #include "clang/AST/Decl.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Tooling/Core/Replacement.h"
+#include "llvm/ADT/StringExtras.h"
+
+#include <functional>
 
 namespace warpwise {
 
@@ -71,41 +74,53 @@ bool buildsWithoutContraction(const std::vector<std::string> &Flags) {
   return Off;
 }
 
-} // namespace
+using MeasuredKernels = std::map<std::string, KernelStats>;
+/// Compares what nvcc made of the file before and after a candidate's
+/// edits: \p Before and \p After with the line maps that let code copied to
+/// new lines compare equal; std::nullopt when the arithmetic agrees, else
+/// the end of a decision's reason.
+using ContractionComparer = std::function<std::optional<std::string>(
+    const MeasuredKernels &Before, const LineMapper &MapBefore,
+    const MeasuredKernels &After, const LineMapper &MapAfter)>;
 
-std::optional<std::string> TransformContext::contractionChange(
-    const std::vector<tooling::Replacement> &Edits,
-    const FunctionDecl *FD) const {
-  if (FmadFalse)
+/// The shared part of the contraction checks: whether they apply at all,
+/// both compilations and the line maps; \p Compare does the rest.
+std::optional<std::string>
+compareContraction(const TransformContext &TC,
+                   const std::vector<tooling::Replacement> &Edits,
+                   const ContractionComparer &Compare) {
+  if (TC.FmadFalse)
     return std::nullopt;
-  if (Feedback && buildsWithoutContraction(Feedback->flagsFor(File)))
+  if (TC.Feedback && buildsWithoutContraction(TC.Feedback->flagsFor(TC.File)))
     return std::nullopt;
-  if (!deviceCodeComputesFloats(Ctx))
+  if (!deviceCodeComputesFloats(TC.Ctx))
     return std::nullopt;
-  if (!Feedback || !Feedback->available())
+  if (!TC.Feedback || !TC.Feedback->available())
     return "whether nvcc would fuse the floating-point arithmetic "
            "differently (-fmad=true, its default) is read from its output, "
            "and " +
-           feedbackUnavailable(Feedback) +
+           feedbackUnavailable(TC.Feedback) +
            " (--fmad=false says the program is built without "
            "contraction); declined";
-  std::string NvArch = PtxasRunner::nvccArchFor(Arch), Error;
-  std::vector<tooling::Replacement> With = Applied;
+  std::string NvArch = PtxasRunner::nvccArchFor(TC.Arch), Error;
+  std::vector<tooling::Replacement> With = TC.Applied;
   With.insert(With.end(), Edits.begin(), Edits.end());
-  auto Before = measure(Applied, NvArch, Error);
-  auto After = Before ? measure(With, NvArch, Error) : std::nullopt;
+  auto Before = TC.measure(TC.Applied, NvArch, Error);
+  auto After = Before ? TC.measure(With, NvArch, Error) : std::nullopt;
   if (!Before || !After)
     return "nvcc failed on the " +
            std::string(Before ? "candidate" : "original") + " (" + Error +
            "); not rewritten";
   // Each edited file's lines before and after this candidate's edits.
   std::map<std::string, tooling::Replacements> Earlier;
-  for (const tooling::Replacement &R : Applied)
+  for (const tooling::Replacement &R : TC.Applied)
     llvm::consumeError(
-        Earlier[R.getFilePath().empty() ? File : R.getFilePath().str()].add(R));
+        Earlier[R.getFilePath().empty() ? TC.File : R.getFilePath().str()].add(
+            R));
   std::map<std::string, std::vector<EditLineMap::Range>> Ranges;
   for (const tooling::Replacement &R : Edits) {
-    std::string Path = R.getFilePath().empty() ? File : R.getFilePath().str();
+    std::string Path =
+        R.getFilePath().empty() ? TC.File : R.getFilePath().str();
     const tooling::Replacements &Prior = Earlier[Path];
     unsigned B = Prior.getShiftedCodePosition(R.getOffset());
     unsigned E = Prior.getShiftedCodePosition(R.getOffset() + R.getLength());
@@ -114,10 +129,10 @@ std::optional<std::string> TransformContext::contractionChange(
   }
   std::map<std::string, EditLineMap> Maps;
   for (auto &[Path, Rs] : Ranges) {
-    bool Found = Path == File;
-    llvm::StringRef Text = Found ? Contents : llvm::StringRef();
-    if (!Found && Scope)
-      Text = Scope->textOf(Path, Found);
+    bool Found = Path == TC.File;
+    llvm::StringRef Text = Found ? TC.Contents : llvm::StringRef();
+    if (!Found && TC.Scope)
+      Text = TC.Scope->textOf(Path, Found);
     if (!Found)
       return "an edit names '" + Path + "', outside this file's scope; "
              "declined";
@@ -137,28 +152,112 @@ std::optional<std::string> TransformContext::contractionChange(
       return M;
     };
   };
-  LineMapper MapBefore = Mapper(false), MapAfter = Mapper(true);
-  for (const auto &[Name, Total] : *Before) {
-    auto A = After->find(Name);
-    if (A == After->end())
-      continue; // A kernel the rewrite replaces is compared where it goes.
-    for (const KernelStats &IB : compiledInstances(Total)) {
-      const KernelStats *IA = sameInstance(compiledInstances(A->second), IB);
-      if (!IA)
-        continue;
-      if (!IB.Code || !IA->Code)
-        return "nvcc's code for `" + Name +
-               "` could not be read to compare its floating-point "
-               "arithmetic; declined";
-      if (auto Why = contractionDifference(*IB.Code, MapBefore, *IA->Code,
-                                           MapAfter))
-        return "in `" + instanceName(IB.Mangled) + "`, " + *Why +
-               ", so the results would not stay bit-identical under nvcc's "
-               "-fmad=true (--fmad=false if the program is built "
-               "without it); declined";
-    }
-  }
-  return std::nullopt;
+  return Compare(*Before, Mapper(false), *After, Mapper(true));
+}
+
+const char *const NotBitIdentical =
+    ", so the results would not stay bit-identical under nvcc's "
+    "-fmad=true (--fmad=false if the program is built without it); "
+    "declined";
+
+/// \p Instance (an instantiation's name, "ns::k<256>") with the kernel's
+/// own name \p Kernel replaced by \p By: the instantiation of a kernel
+/// copied from it with the same template arguments.
+std::string renamedInstance(const std::string &Instance,
+                            const std::string &Kernel, const std::string &By) {
+  size_t End = Instance.find('<');
+  if (End == std::string::npos)
+    End = Instance.size();
+  if (End < Kernel.size() ||
+      Instance.compare(End - Kernel.size(), Kernel.size(), Kernel) != 0)
+    return "";
+  return Instance.substr(0, End - Kernel.size()) + By + Instance.substr(End);
+}
+
+} // namespace
+
+std::optional<std::string> TransformContext::contractionChange(
+    const std::vector<tooling::Replacement> &Edits,
+    const FunctionDecl *FD) const {
+  return compareContraction(
+      *this, Edits,
+      [](const MeasuredKernels &Before, const LineMapper &MapBefore,
+         const MeasuredKernels &After,
+         const LineMapper &MapAfter) -> std::optional<std::string> {
+        for (const auto &[Name, Total] : Before) {
+          auto A = After.find(Name);
+          if (A == After.end())
+            continue; // A kernel the rewrite replaces is compared where it
+                      // goes.
+          for (const KernelStats &IB : compiledInstances(Total)) {
+            const KernelStats *IA =
+                sameInstance(compiledInstances(A->second), IB);
+            if (!IA)
+              continue;
+            if (!IB.Code || !IA->Code)
+              return "nvcc's code for `" + Name +
+                     "` could not be read to compare its floating-point "
+                     "arithmetic; declined";
+            if (auto Why = contractionDifference(*IB.Code, MapBefore,
+                                                 *IA->Code, MapAfter))
+              return "in `" + instanceName(IB.Mangled) + "`, " + *Why +
+                     NotBitIdentical;
+          }
+        }
+        return std::nullopt;
+      });
+}
+
+std::optional<std::string> TransformContext::splitContractionChange(
+    const std::vector<tooling::Replacement> &Edits, const std::string &Kernel,
+    const std::vector<std::vector<std::string>> &RunTogether) const {
+  return compareContraction(
+      *this, Edits,
+      [&](const MeasuredKernels &Before, const LineMapper &MapBefore,
+          const MeasuredKernels &After,
+          const LineMapper &MapAfter) -> std::optional<std::string> {
+        auto B = Before.find(Kernel);
+        if (B == Before.end())
+          return "`" + Kernel +
+                 "` is missing from nvcc's output, so its floating-point "
+                 "arithmetic cannot be compared with the split kernels'; "
+                 "declined";
+        for (const KernelStats &IB : compiledInstances(B->second)) {
+          std::string Name = instanceName(IB.Mangled);
+          if (IB.Mangled.empty())
+            Name = Kernel;
+          for (const std::vector<std::string> &Group : RunTogether) {
+            std::vector<const SassFunction *> Split;
+            std::string Missing;
+            for (const std::string &New : Group) {
+              auto A = After.find(New);
+              const KernelStats *IA = nullptr;
+              if (A != After.end())
+                for (const KernelStats &I : compiledInstances(A->second))
+                  if ((I.Mangled.empty() && IB.Mangled.empty()) ||
+                      instanceName(I.Mangled) ==
+                          renamedInstance(Name, Kernel, New))
+                    IA = &I;
+              if (!IA || !IA->Code) {
+                Missing = New;
+                break;
+              }
+              Split.push_back(IA->Code.get());
+            }
+            if (!IB.Code || !Missing.empty())
+              return "nvcc's code for `" +
+                     (IB.Code ? Missing : Name) +
+                     "` could not be read to compare its floating-point "
+                     "arithmetic with the original's; declined";
+            if (auto Why = contractionDifference({IB.Code.get()}, MapBefore,
+                                                 Split, MapAfter))
+              return "against `" + Name + "`, the split kernels (`" +
+                     llvm::join(Group, "`, `") + "`): " + *Why +
+                     NotBitIdentical;
+          }
+        }
+        return std::nullopt;
+      });
 }
 
 } // namespace warpwise
