@@ -9,6 +9,7 @@
 #include "llvm/Support/Error.h"
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace clang {
@@ -43,6 +44,19 @@ struct FileEdits {
 
 /// clang-apply-replacements YAML: one document with every file's edits.
 std::string exportFixesYaml(const std::vector<FileEdits> &Files);
+
+/// warpwise's runtime (Embedded.h) to write beside an output that includes
+/// it: its path, what is there now ("" when nothing is) and its text.
+struct RuntimeOutput {
+  std::string Path, Original, Text;
+};
+
+/// The runtime each of \p Outputs (output path, the text written there)
+/// needs beside it, once per directory, where that file is absent or holds
+/// another text (an older runtime, say): a rewritten file includes it with
+/// one line, so the user's build finds it with no flag.
+std::vector<RuntimeOutput> runtimeHeaderOutputs(
+    const std::vector<std::pair<std::string, std::string>> &Outputs);
 
 } // namespace warpwise
 

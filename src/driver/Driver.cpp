@@ -134,6 +134,7 @@ static int runSession(const std::vector<std::string> &Args) {
   computeOutputs(Run);
   collectHeaderOutputs(Run);
   placeOutputs(Run);
+  placeRuntimeHeaders(Run);
   writeOutputs(Run);
   writeSideOutputs(Run);
 

@@ -236,4 +236,31 @@ void placeOutputs(Session &Run) {
   }
 }
 
+void placeRuntimeHeaders(Session &Run) {
+  // Beside each output; for --check and --diff without an output, beside
+  // the input, where -i would write it (shown, not written).
+  const Options &Opts = Run.Opts;
+  bool Writes = !Opts.OutputDir.empty() || Opts.InPlace ||
+                (!Opts.OutputFile.empty() && Opts.OutputFile != "-");
+  if (!Writes && !Opts.Check && !Opts.Diff)
+    return;
+  std::vector<std::pair<std::string, std::string>> Outputs;
+  std::vector<const InputFile *> Owners;
+  for (const InputFile &F : Run.Inputs) {
+    if (!F.Parsed || (Writes && F.OutputPath.empty()))
+      continue;
+    Outputs.push_back({Writes ? F.OutputPath : F.Absolute, F.Rewritten});
+    Owners.push_back(&F);
+  }
+  for (const auto &[Path, H] : Run.HeaderOutputs)
+    if (!Writes || !H.OutputPath.empty())
+      Outputs.push_back({Writes ? H.OutputPath : Path, H.Rewritten});
+  for (RuntimeOutput &R : runtimeHeaderOutputs(Outputs)) {
+    std::string Path = SourceScope::normalise(R.Path);
+    std::string Written = Writes ? R.Path : "";
+    Run.HeaderOutputs[Path] = {std::move(R.Original), std::move(R.Text),
+                               std::move(Written), Owners};
+  }
+}
+
 } // namespace warpwise::driver

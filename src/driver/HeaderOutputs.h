@@ -24,6 +24,11 @@ void collectHeaderOutputs(Session &Run);
 /// the errors of outputs that have no place or would overwrite an input.
 void placeOutputs(Session &Run);
 
+/// warpwise's runtime beside each output that includes it, as a header
+/// output of its own (written atomically, reported by --check and --diff),
+/// where that file is absent or differs.
+void placeRuntimeHeaders(Session &Run);
+
 } // namespace warpwise::driver
 
 #endif

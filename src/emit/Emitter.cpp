@@ -1,9 +1,12 @@
 //===- Emitter.cpp - Unified diffs, fixes YAML ----------------------------===//
 #include "warpwise/Emitter.h"
 
+#include "warpwise/Embedded.h"
+
 #include "clang/Tooling/Core/Replacement.h"
 #include "clang/Tooling/ReplacementsYaml.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Signals.h"
 
@@ -234,6 +237,26 @@ std::string exportFixesYaml(const std::vector<FileEdits> &Files) {
   llvm::yaml::Output YAML(OS);
   YAML << TU;
   OS.flush();
+  return Out;
+}
+
+std::vector<RuntimeOutput> runtimeHeaderOutputs(
+    const std::vector<std::pair<std::string, std::string>> &Outputs) {
+  std::vector<RuntimeOutput> Out;
+  std::set<std::string> Seen;
+  for (const auto &[Path, Text] : Outputs) {
+    if (Path.empty() || Path == "-" || !includesRuntimeHeader(Text))
+      continue;
+    std::string Beside = runtimeHeaderBeside(Path);
+    if (!Seen.insert(Beside).second)
+      continue;
+    RuntimeOutput R{Beside, "", runtimeHeaderText()};
+    if (auto Buf = llvm::MemoryBuffer::getFile(Beside, /*IsText=*/false,
+                                               /*RequiresNullTerminator=*/false))
+      R.Original = (*Buf)->getBuffer().str();
+    if (R.Original != R.Text)
+      Out.push_back(std::move(R));
+  }
   return Out;
 }
 

@@ -668,7 +668,11 @@ bool Frontend::parse(const std::string &File, const std::string &Display,
     CudaHRedirect = "#include \"" + Real.str().str() + "\"\n";
     Tool.mapVirtualFile(Redirect, CudaHRedirect);
   }
-  for (const auto &[Path, Text] : Overlays)
+  // A rewritten text that includes warpwise's runtime finds it beside
+  // itself, as the output will.
+  const std::map<std::string, std::string> Mapped =
+      withRuntimeHeader(File, Contents, Overlays);
+  for (const auto &[Path, Text] : Mapped)
     Tool.mapVirtualFile(Path, Text);
   ErrorCollector Errors(Opts.Verbose, Opts.Colors);
   Tool.setDiagnosticConsumer(&Errors);

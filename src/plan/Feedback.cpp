@@ -2,7 +2,7 @@
 #include "warpwise/Feedback.h"
 
 #include "warpwise/AtomicFile.h"
-
+#include "warpwise/Embedded.h"
 #include "warpwise/Ptxas.h"
 #include "warpwise/SourceScope.h"
 #include "warpwise/TempFiles.h"
@@ -346,7 +346,11 @@ std::optional<std::map<std::string, KernelStats>>
 CompileFeedback::measure(const std::string &Source,
                          const std::string &OriginalPath,
                          const std::string &Arch, std::string &Error,
-                         const std::map<std::string, std::string> &Headers) {
+                         const std::map<std::string, std::string> &Given) {
+  // A rewritten text that includes warpwise's runtime finds it beside
+  // itself, as the output will.
+  const std::map<std::string, std::string> Headers =
+      withRuntimeHeader(OriginalPath, Source, Given);
   if (!Available) {
     Error = Missing;
     return std::nullopt;

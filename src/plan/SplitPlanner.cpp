@@ -8,359 +8,516 @@
 #include "warpwise/Ptxas.h"
 
 #include "clang/AST/Decl.h"
+#include "llvm/ADT/SmallVector.h"
+
 #include <nlohmann/json.hpp>
+
+#include <optional>
 
 namespace warpwise {
 
 namespace {
 
-Decision chooseSplit(TransformContext &TC, const SplitCandidate &C,
-                     const char *Transform) {
-  Decision D;
-  D.Transform = Transform;
-  D.Kernel = C.Kernel->getNameAsString();
-  D.Line = C.Line;
-  D.Form = "literal";
-  std::string Where = "if-else at line " + std::to_string(C.Line) + " of `" +
-                      D.Kernel + "` is divergent (" +
-                      (C.Branch ? C.Branch->Reason : std::string("?")) + ")";
+SplitPolicy readSplitPolicy() {
+  SplitPolicy P;
   nlohmann::json Rules =
       nlohmann::json::parse(findEmbeddedFile("split.json"), nullptr, false);
-  std::string MaxCc = Rules.value("literal_profitable_up_to_cc", "3.7");
-  double MinSpeedup = Rules.value("min_predicted_speedup", 1.05);
-  unsigned MaxMajor = std::stoi(MaxCc.substr(0, MaxCc.find('.')));
-  unsigned MaxMinor = std::stoi(MaxCc.substr(MaxCc.find('.') + 1));
-  bool OldTarget = TC.Arch.Major < MaxMajor ||
-                   (TC.Arch.Major == MaxMajor && TC.Arch.Minor <= MaxMinor);
+  if (!Rules.is_object())
+    return P;
+  P.LiteralProfitableUpToCc =
+      Rules.value("literal_profitable_up_to_cc", P.LiteralProfitableUpToCc);
+  P.MinPredictedSpeedup =
+      Rules.value("min_predicted_speedup", P.MinPredictedSpeedup);
+  P.KernelLaunchOverheadUs =
+      Rules.value("kernel_launch_overhead_us", P.KernelLaunchOverheadUs);
+  P.CompactApplyAutomatically =
+      Rules.value("compact_apply_automatically", P.CompactApplyAutomatically);
+  P.CompactMeasured = Rules.value("compact_measured", P.CompactMeasured);
+  nlohmann::json A = Rules.value("adaptive", nlohmann::json::object());
+  if (!A.is_object())
+    return P;
+  P.Adaptive.ListedWarpCost =
+      A.value("listed_warp_cost", P.Adaptive.ListedWarpCost);
+  P.Adaptive.MinSavedWarpFraction =
+      A.value("min_saved_warp_fraction", P.Adaptive.MinSavedWarpFraction);
+  P.Adaptive.RecheckEvery = A.value("recheck_every", P.Adaptive.RecheckEvery);
+  P.Adaptive.HeavyGridMargin =
+      A.value("heavy_grid_margin", P.Adaptive.HeavyGridMargin);
+  return P;
+}
 
-  // The CF'09 formula, with each side's run time taken as equal (the
-  // paper's worked example): S = (2 / rho_min) / (1 / rho_if + 1 / rho_else).
+} // namespace
+
+const SplitPolicy &splitPolicy() {
+  static const SplitPolicy Policy = readSplitPolicy();
+  return Policy;
+}
+
+SplitSettings SplitSettings::of(const TransformContext &TC) {
+  SplitSettings S;
+  S.Form = TC.SplitForm;
+  S.Force = TC.Force;
+  S.ForcedBy = TC.ForcedBy;
+  S.FormBy = TC.FormBy;
+  return S;
+}
+
+std::string SplitSettings::askedFor(llvm::StringRef AskedForm) const {
+  if (!FormBy.empty())
+    return FormBy;
+  if (Form == AskedForm)
+    return ("--split-form " + AskedForm).str();
+  return ForcedBy;
+}
+
+std::string splitFormFor(llvm::StringRef Spec, llvm::StringRef Kernel) {
+  if (!Spec.contains('='))
+    return Spec.str();
+  llvm::SmallVector<llvm::StringRef> Parts;
+  Spec.split(Parts, ',', -1, /*KeepEmpty=*/false);
+  for (llvm::StringRef P : Parts) {
+    auto [Name, Form] = P.trim().split('=');
+    if (Name.trim() == Kernel)
+      return Form.trim().str();
+  }
+  return "";
+}
+
+
+namespace {
+
+using clang::tooling::Replacement;
+
+/// " (the largest of N instantiations)" for a template measured in several.
+std::string largestNote(const KernelStats &S) {
+  return S.Instances.size() > 1
+             ? " (the largest of " + std::to_string(S.Instances.size()) +
+                   " instantiations)"
+             : std::string();
+}
+
+/// The literal form as ptxas measured it: its kernels' registers and
+/// occupancies and the CF'09 formula's prediction, or why not (Formula).
+struct LiteralMeasure {
   std::string Formula;
   double Predicted = 0;
-  // The literal kernels' occupancies (each side alone), when measured.
-  double ThenOcc = 0, ElseOcc = 0;
+  double ThenOcc = 0, ElseOcc = 0; ///< Percent; 0: not measured.
   unsigned ThenRegs = 0, ElseRegs = 0;
-  std::string LiteralArch;
-  // The original kernel as compiled from the file as it is: a template
-  // kernel is no longer instantiated once its launches go to the new
-  // kernels. For a template, its largest instantiation.
+};
+
+/// One candidate's planning: measurements shared by the forms' decisions.
+class SplitPlan {
+public:
+  SplitPlan(TransformContext &TC, const SplitCandidate &C,
+            const SplitSettings &S, const char *Transform)
+      : TC(TC), C(C), S(S), P(*S.Policy) {
+    D.Transform = Transform;
+    D.Kernel = C.Kernel->getNameAsString();
+    D.Line = C.Line;
+    D.Form = "literal";
+    Where = "if-else at line " + std::to_string(C.Line) + " of `" + D.Kernel +
+            "` is divergent (" +
+            (C.Branch ? C.Branch->Reason : std::string("?")) + ")";
+    Threads = 256;
+    for (const KernelInfo &K : TC.Analysis.Kernels)
+      if (K.Name == D.Kernel && K.BlockSize)
+        Threads = K.BlockSize;
+  }
+  Decision decide();
+
+private:
+  bool feedback() const { return TC.Feedback && TC.Feedback->available(); }
+  bool oldTarget() const;
+  void measureOriginal();
+  void measureLiteral();
+  /// ptxas on \p Edits (the candidate's prelude at C.PreludeAt first).
+  std::optional<std::map<std::string, KernelStats>>
+  measureForm(const std::string &Prelude, const std::string &Kernels,
+              const std::vector<Replacement> &Launches, std::string &Arch,
+              std::string &Error);
+  Decision compact();
+  std::string compactFacts(Decision &K, double &Light, double &Orig);
+  Decision adaptive(bool Forced);
+  bool adaptivePays(Decision &A, std::string &Facts);
+  bool adaptiveKernelsFit(Decision &A, bool Forced, std::string &Facts);
+  Decision literalForced();
+  Decision byDefault();
+  Decision literalByFormula();
+
+  TransformContext &TC;
+  const SplitCandidate &C;
+  const SplitSettings &S;
+  const SplitPolicy &P;
+  Decision D;
+  std::string Where;
+  unsigned Threads;
+  /// The original kernel as compiled from the file as it is: a template
+  /// kernel is no longer instantiated once its launches go to the new
+  /// kernels. For a template, its largest instantiation.
   std::optional<KernelStats> Original;
   std::string OriginalError;
-  if (TC.Feedback && TC.Feedback->available()) {
-    auto Before =
-        TC.measure({}, PtxasRunner::nvccArchFor(TC.Arch), OriginalError);
-    if (Before && Before->count(D.Kernel))
-      Original = Before->at(D.Kernel);
+  LiteralMeasure Literal;
+};
+
+bool SplitPlan::oldTarget() const {
+  const std::string &MaxCc = P.LiteralProfitableUpToCc;
+  unsigned MaxMajor = std::stoi(MaxCc.substr(0, MaxCc.find('.')));
+  unsigned MaxMinor = std::stoi(MaxCc.substr(MaxCc.find('.') + 1));
+  return TC.Arch.Major < MaxMajor ||
+         (TC.Arch.Major == MaxMajor && TC.Arch.Minor <= MaxMinor);
+}
+
+void SplitPlan::measureOriginal() {
+  if (!feedback())
+    return;
+  auto Before =
+      TC.measure({}, PtxasRunner::nvccArchFor(TC.Arch), OriginalError);
+  if (Before && Before->count(D.Kernel))
+    Original = Before->at(D.Kernel);
+}
+
+// The CF'09 formula, with each side's run time taken as equal (the paper's
+// worked example): S = (2 / rho_min) / (1 / rho_if + 1 / rho_else).
+void SplitPlan::measureLiteral() {
+  LiteralMeasure &L = Literal;
+  if (!feedback()) {
+    L.Formula = "no ptxas feedback (" + feedbackUnavailable(TC.Feedback) + ")";
+    return;
   }
-  auto Largest = [&](const KernelStats &S) {
-    return S.Instances.size() > 1
-               ? " (the largest of " + std::to_string(S.Instances.size()) +
-                     " instantiations)"
-               : std::string();
+  std::vector<Replacement> R = {Replacement(C.File, C.InsertAt, 0, C.Kernels)};
+  R.insert(R.end(), C.Launches.begin(), C.Launches.end());
+  std::string Arch = PtxasRunner::nvccArchFor(TC.Arch), Error;
+  auto Stats = TC.measure(R, Arch, Error);
+  if (!Original)
+    Error = OriginalError.empty()
+                ? "the original kernel is missing from nvcc's output"
+                : OriginalError;
+  const std::string Then = D.Kernel + "_ww_then", Else = D.Kernel + "_ww_else";
+  if (!Stats || !Original || !Stats->count(Then) || !Stats->count(Else)) {
+    L.Formula = "nvcc could not measure the split kernels (" + Error + ")";
+    return;
+  }
+  auto Occ = [&](unsigned Registers) {
+    return computeOccupancy(TC.Arch, {Registers, Threads, 0}).Percent / 100.0;
   };
-  if (TC.Feedback && TC.Feedback->available()) {
-    std::vector<clang::tooling::Replacement> R = {
-        clang::tooling::Replacement(C.File, C.InsertAt, 0, C.Kernels)};
-    R.insert(R.end(), C.Launches.begin(), C.Launches.end());
-    std::string Arch = PtxasRunner::nvccArchFor(TC.Arch), Error;
-    auto Stats = TC.measure(R, Arch, Error);
-    if (!Original)
-      Error = OriginalError.empty() ? "the original kernel is missing from "
-                                      "nvcc's output"
-                                    : OriginalError;
-    if (Stats && Original && Stats->count(D.Kernel + "_ww_then") &&
-        Stats->count(D.Kernel + "_ww_else")) {
-      unsigned Threads = 256;
-      for (const KernelInfo &K : TC.Analysis.Kernels)
-        if (K.Name == D.Kernel && K.BlockSize)
-          Threads = K.BlockSize;
-      auto Occ = [&](const std::string &K) {
-        return computeOccupancy(TC.Arch, {Stats->at(K).Registers, Threads, 0})
-                   .Percent /
-               100.0;
-      };
-      double Rmin =
-          computeOccupancy(TC.Arch, {Original->Registers, Threads, 0}).Percent /
-          100.0;
-      double R1 = Occ(D.Kernel + "_ww_then"), R2 = Occ(D.Kernel + "_ww_else");
-      ThenOcc = 100 * R1;
-      ElseOcc = 100 * R2;
-      ThenRegs = Stats->at(D.Kernel + "_ww_then").Registers;
-      ElseRegs = Stats->at(D.Kernel + "_ww_else").Registers;
-      LiteralArch = Arch;
-      if (Rmin > 0 && R1 > 0 && R2 > 0)
-        Predicted = (2 / Rmin) / (1 / R1 + 1 / R2);
-      Formula = "registers " + std::to_string(Original->Registers) +
-                Largest(*Original) + " -> " +
-                std::to_string(Stats->at(D.Kernel + "_ww_then").Registers) +
-                " (if-kernel) and " +
-                std::to_string(Stats->at(D.Kernel + "_ww_else").Registers) +
-                " (else-kernel) on " + Arch + ", occupancy on " +
-                TC.Arch.smName() + " " + formatPercent(100 * Rmin) + " -> " +
-                formatPercent(100 * R1) + " and " + formatPercent(100 * R2) +
-                " at " + std::to_string(Threads) +
-                " threads; CF'09 formula (equal side times, launch overhead "
-                "ignored) predicts " +
-                formatNumber(Predicted, "%.2f") + "x";
-      if (Arch != TC.Arch.smName())
-        Formula += " (registers measured for " + Arch +
-                   ", the oldest target nvcc 13 compiles)";
-    } else {
-      Formula = "nvcc could not measure the split kernels (" + Error + ")";
-    }
-  } else {
-    Formula = "no ptxas feedback (" + feedbackUnavailable(TC.Feedback) + ")";
+  double Rmin = Occ(Original->Registers);
+  L.ThenRegs = Stats->at(Then).Registers;
+  L.ElseRegs = Stats->at(Else).Registers;
+  double R1 = Occ(L.ThenRegs), R2 = Occ(L.ElseRegs);
+  L.ThenOcc = 100 * R1;
+  L.ElseOcc = 100 * R2;
+  if (Rmin > 0 && R1 > 0 && R2 > 0)
+    L.Predicted = (2 / Rmin) / (1 / R1 + 1 / R2);
+  L.Formula = "registers " + std::to_string(Original->Registers) +
+              largestNote(*Original) + " -> " + std::to_string(L.ThenRegs) +
+              " (if-kernel) and " + std::to_string(L.ElseRegs) +
+              " (else-kernel) on " + Arch + ", occupancy on " +
+              TC.Arch.smName() + " " + formatPercent(100 * Rmin) + " -> " +
+              formatPercent(100 * R1) + " and " + formatPercent(100 * R2) +
+              " at " + std::to_string(Threads) +
+              " threads; CF'09 formula (equal side times, launch overhead "
+              "ignored) predicts " +
+              formatNumber(L.Predicted, "%.2f") + "x";
+  if (Arch != TC.Arch.smName())
+    L.Formula += " (registers measured for " + Arch +
+                 ", the oldest target nvcc 13 compiles)";
+}
+
+std::optional<std::map<std::string, KernelStats>>
+SplitPlan::measureForm(const std::string &Prelude, const std::string &Kernels,
+                       const std::vector<Replacement> &Launches,
+                       std::string &Arch, std::string &Error) {
+  std::vector<Replacement> R;
+  if (!Prelude.empty())
+    R.push_back(Replacement(C.File, C.PreludeAt, 0, Prelude));
+  R.push_back(Replacement(C.File, C.InsertAt, 0, Kernels));
+  R.insert(R.end(), Launches.begin(), Launches.end());
+  Arch = PtxasRunner::nvccArchFor(TC.Arch);
+  return TC.measure(R, Arch, Error);
+}
+
+/// The compact form's registers and occupancies (\p Light, \p Orig: the
+/// light kernel's and the original's occupancy), or "no ptxas feedback";
+/// sets \p K's reason when nvcc fails (then returns "").
+std::string SplitPlan::compactFacts(Decision &K, double &Light, double &Orig) {
+  if (!feedback())
+    return "no ptxas feedback";
+  std::string Arch, Error;
+  auto Stats = measureForm(C.CompactPrelude, C.CompactKernels,
+                           C.CompactLaunches, Arch, Error);
+  const std::string LightK = D.Kernel + "_ww_light",
+                    HeavyK = D.Kernel + "_ww_heavy";
+  if (!Stats || !Stats->count(LightK) || !Stats->count(HeavyK) || !Original) {
+    K.Reason = Where + "; nvcc could not compile the " +
+               (Original ? "compact form (" + Error
+                         : "original (" + OriginalError) +
+               "); not split";
+    return "";
   }
-  // The compact form, for the generations where the literal one loses.
-  auto Compact = [&]() -> Decision {
-    Decision K = D;
-    K.Form = "compact";
-    if (!C.CompactProblem.empty()) {
-      K.Reason = Where +
-                 "; the compact form does not apply: " + C.CompactProblem +
-                 "; not split";
-      return K;
-    }
-    std::string Facts = "no ptxas feedback";
-    double Light = 0, Heavy = 0, Orig = 0;
-    if (TC.Feedback && TC.Feedback->available()) {
-      std::vector<clang::tooling::Replacement> R;
-      if (!C.CompactPrelude.empty())
-        R.push_back(clang::tooling::Replacement(C.File, C.PreludeAt, 0,
-                                                C.CompactPrelude));
-      R.push_back(
-          clang::tooling::Replacement(C.File, C.InsertAt, 0, C.CompactKernels));
-      R.insert(R.end(), C.CompactLaunches.begin(), C.CompactLaunches.end());
-      std::string Arch = PtxasRunner::nvccArchFor(TC.Arch), Error;
-      auto Stats = TC.measure(R, Arch, Error);
-      if (!Stats || !Stats->count(D.Kernel + "_ww_light") ||
-          !Stats->count(D.Kernel + "_ww_heavy") || !Original) {
-        K.Reason = Where + "; nvcc could not compile the " +
-                   (Original ? "compact form (" + Error
-                             : "original (" + OriginalError) +
-                   "); not split";
-        return K;
-      }
-      unsigned Threads = 256;
-      for (const KernelInfo &KI : TC.Analysis.Kernels)
-        if (KI.Name == D.Kernel && KI.BlockSize)
-          Threads = KI.BlockSize;
-      auto Occ = [&](const std::string &Name, unsigned long Smem) {
-        return computeOccupancy(TC.Arch,
-                                {Stats->at(Name).Registers, Threads, Smem})
-            .Percent;
-      };
-      Orig =
-          computeOccupancy(TC.Arch, {Original->Registers, Threads, 0}).Percent;
-      Light = Occ(D.Kernel + "_ww_light", 132);
-      Heavy = Occ(D.Kernel + "_ww_heavy", 0);
-      Facts = "registers " + std::to_string(Original->Registers) +
-              Largest(*Original) + " -> " +
-              std::to_string(Stats->at(D.Kernel + "_ww_light").Registers) +
-              " (light kernel, with the compaction) and " +
-              std::to_string(Stats->at(D.Kernel + "_ww_heavy").Registers) +
-              " (heavy kernel); occupancy " + formatPercent(Orig) + " -> " +
-              formatPercent(Light) + " and " + formatPercent(Heavy) + " at " +
-              std::to_string(Threads) + " threads on " + TC.Arch.smName();
-    }
-    if (TC.SplitForm == "compact" || TC.Force) {
-      K.Applied = true;
-      K.Measured = Facts;
-      K.Reason = Where + "; " + Facts +
-                 "; compact split applied because it "
-                 "was forced (" + TC.formSource("split-form", "compact") + ")";
-      return K;
-    }
-    if (!Rules.value("compact_apply_automatically", false)) {
-      K.Reason = Where + "; " + Facts +
-                 "; the compact form is legal here, "
-                 "but it is applied only on request (--split-form compact): " +
-                 Rules.value("compact_measured", std::string()) + "; not split";
-      return K;
-    }
-    if (Light <= Orig) {
-      K.Reason = Where + "; " + Facts +
-                 "; the light side gains no occupancy "
-                 "by leaving the heavy one, so the compact form has nothing to "
-                 "win; not split";
-      return K;
-    }
+  auto Occ = [&](const std::string &Name, unsigned long Smem) {
+    return computeOccupancy(TC.Arch,
+                            {Stats->at(Name).Registers, Threads, Smem})
+        .Percent;
+  };
+  Orig = computeOccupancy(TC.Arch, {Original->Registers, Threads, 0}).Percent;
+  Light = Occ(LightK, 132);
+  double Heavy = Occ(HeavyK, 0);
+  return "registers " + std::to_string(Original->Registers) +
+         largestNote(*Original) + " -> " +
+         std::to_string(Stats->at(LightK).Registers) +
+         " (light kernel, with the compaction) and " +
+         std::to_string(Stats->at(HeavyK).Registers) +
+         " (heavy kernel); occupancy " + formatPercent(Orig) + " -> " +
+         formatPercent(Light) + " and " + formatPercent(Heavy) + " at " +
+         std::to_string(Threads) + " threads on " + TC.Arch.smName();
+}
+
+// The compact form, for the generations where the literal one loses.
+Decision SplitPlan::compact() {
+  Decision K = D;
+  K.Form = "compact";
+  if (!C.CompactProblem.empty()) {
+    K.Reason = Where + "; the compact form does not apply: " +
+               C.CompactProblem + "; not split";
+    return K;
+  }
+  double Light = 0, Orig = 0;
+  std::string Facts = compactFacts(K, Light, Orig);
+  if (Facts.empty())
+    return K;
+  if (S.Form == "compact" || S.Force) {
     K.Applied = true;
     K.Measured = Facts;
     K.Reason = Where + "; " + Facts +
-               "; compact split applied: on H100 it "
-               "measured 2x-8x when 1-25% of the threads take the heavy side "
-               "and about 1.0x at 75-100% (the share is not known before run "
-               "time); the grid is assumed to be at least one wave of blocks, "
-               "below which two kernels lose";
+               "; compact split applied because it "
+               "was forced (" +
+               S.askedFor("compact") + ")";
     return K;
-  };
-  // The adaptive form: chosen by default where the heavy side costs an
-  // occupancy step more than the light one and which threads take it is
-  // run-time data; the generated host code then picks, per launch, between
-  // the original kernel and the split pair (rules/split.json "adaptive").
-  nlohmann::json Policy = Rules.value("adaptive", nlohmann::json::object());
-  auto Adaptive = [&](bool Forced) -> Decision {
-    Decision A = D;
-    A.Form = "adaptive";
-    if (!C.AdaptiveProblem.empty()) {
-      A.Reason = Where + "; the adaptive form does not apply: " +
-                 C.AdaptiveProblem + "; not split";
-      return A;
-    }
-    if (TC.Arch.Major < 3) {
-      A.Reason = Where + "; the adaptive form needs warp votes "
-                         "(__ballot_sync), which " +
-                 TC.Arch.smName() + " does not have; not split";
-      return A;
-    }
-    unsigned Threads = 256;
-    for (const KernelInfo &KI : TC.Analysis.Kernels)
-      if (KI.Name == D.Kernel && KI.BlockSize)
-        Threads = KI.BlockSize;
-    std::string Facts;
-    if (!Forced) {
-      if (!C.DataDependent) {
-        A.Reason = Where + "; which threads take the heavy side follows from "
-                           "the thread indices alone, not from data, so the "
-                           "adaptive form is not chosen (--split-form "
-                           "adaptive forces it); not split";
-        return A;
-      }
-      if (!ThenRegs || !ElseRegs) {
-        A.Reason = Where + "; " + Formula +
-                   ", so warpwise cannot show that the heavy side costs an "
-                   "occupancy step; not split";
-        return A;
-      }
-      double Light = C.HeavyIsElse ? ThenOcc : ElseOcc;
-      double Heavy = C.HeavyIsElse ? ElseOcc : ThenOcc;
-      unsigned LightRegs = C.HeavyIsElse ? ThenRegs : ElseRegs;
-      unsigned HeavyRegs = C.HeavyIsElse ? ElseRegs : ThenRegs;
-      Facts = std::string("the light (") + (C.HeavyIsElse ? "then" : "else") +
-              ") side alone needs " + std::to_string(LightRegs) +
-              " registers (" + formatPercent(Light) + " occupancy), the heavy "
-              "side " + std::to_string(HeavyRegs) + " (" +
-              formatPercent(Heavy) + ") on " + TC.Arch.smName() + " at " +
-              std::to_string(Threads) + " threads";
-      if (Heavy >= Light) {
-        A.Reason = Where + "; " + Facts +
-                   ": the heavy side costs no occupancy step more than the "
-                   "light one, so taking it out of mixed warps frees little; "
-                   "not split";
-        return A;
-      }
-    }
-    if (TC.Feedback && TC.Feedback->available() && Original) {
-      std::vector<clang::tooling::Replacement> R;
-      if (!C.AdaptivePrelude.empty())
-        R.push_back(clang::tooling::Replacement(C.File, C.PreludeAt, 0,
-                                                C.AdaptivePrelude));
-      R.push_back(clang::tooling::Replacement(C.File, C.InsertAt, 0,
-                                              C.AdaptiveKernels));
-      R.insert(R.end(), C.AdaptiveLaunches.begin(), C.AdaptiveLaunches.end());
-      std::string Arch = PtxasRunner::nvccArchFor(TC.Arch), Error;
-      auto Stats = TC.measure(R, Arch, Error);
-      if (!Stats || !Stats->count(D.Kernel + "_ww_adaptive") ||
-          !Stats->count(D.Kernel + "_ww_light") ||
-          !Stats->count(D.Kernel + "_ww_heavy")) {
-        A.Reason = Where + "; nvcc could not compile the adaptive form (" +
-                   Error + "); not split";
-        return A;
-      }
-      unsigned RA = Stats->at(D.Kernel + "_ww_adaptive").Registers;
-      unsigned RH = Stats->at(D.Kernel + "_ww_heavy").Registers;
-      unsigned RL = Stats->at(D.Kernel + "_ww_light").Registers;
-      double OL = computeOccupancy(TC.Arch, {RL, Threads, 140}).Percent;
-      double OA = computeOccupancy(TC.Arch, {RA, Threads, 140}).Percent;
-      double OH = computeOccupancy(TC.Arch, {RH, Threads, 0}).Percent;
-      double OO =
-          computeOccupancy(TC.Arch, {Original->Registers, Threads, 0}).Percent;
-      std::string Kernels =
-          "`" + D.Kernel + "_ww_adaptive` " + std::to_string(RA) +
-          " registers (" + formatPercent(OA) + "; the original " +
-          std::to_string(Original->Registers) + Largest(*Original) + ", " +
-          formatPercent(OO) + "), `" + D.Kernel + "_ww_light` " +
-          std::to_string(RL) + " (" + formatPercent(OL) + "), `" + D.Kernel +
-          "_ww_heavy` " + std::to_string(RH) + " (" + formatPercent(OH) + ")";
-      if (OA < OO && !Forced) {
-        A.Reason = Where + "; " + Facts + "; " + Kernels +
-                   ": listing the heavy threads costs the kernel an occupancy "
-                   "step, so the warps that stay would run slower than the "
-                   "original; not split";
-        return A;
-      }
-      Facts += (Facts.empty() ? "" : "; ") + Kernels;
-    }
-    A.Applied = true;
-    A.Measured = Facts;
-    char Rule[320];
-    snprintf(Rule, sizeof Rule,
-             "at run time the host picks per launch the original kernel or "
-             "a split pair (in place or light) when, by the counts of earlier "
-             "launches, it saves heavy-side work of at least %g%% of the "
-             "launch's warps, "
-             "looking again every %u launches (rules/split.json)",
-             100 * Policy.value("min_saved_warp_fraction", 0.05),
-             Policy.value("recheck_every", 32u));
-    A.Reason = Where + "; " + (Facts.empty() ? "" : Facts + "; ") +
-               (Forced ? "adaptive split applied because it was forced "
-                         "(" + TC.formSource("split-form", "adaptive") + "); "
-                       : "adaptive split applied; ") +
-               Rule;
+  }
+  if (!P.CompactApplyAutomatically) {
+    K.Reason = Where + "; " + Facts +
+               "; the compact form is legal here, "
+               "but it is applied only on request (--split-form compact): " +
+               P.CompactMeasured + "; not split";
+    return K;
+  }
+  if (Light <= Orig) {
+    K.Reason = Where + "; " + Facts +
+               "; the light side gains no occupancy "
+               "by leaving the heavy one, so the compact form has nothing to "
+               "win; not split";
+    return K;
+  }
+  K.Applied = true;
+  K.Measured = Facts;
+  K.Reason = Where + "; " + Facts +
+             "; compact split applied: on H100 it "
+             "measured 2x-8x when 1-25% of the threads take the heavy side "
+             "and about 1.0x at 75-100% (the share is not known before run "
+             "time); the grid is assumed to be at least one wave of blocks, "
+             "below which two kernels lose";
+  return K;
+}
+
+/// Unless forced: the adaptive form is chosen where which threads take the
+/// heavy side is run-time data and the heavy side alone costs an occupancy
+/// step more than the light side. Sets \p Facts, or \p A's reason (false).
+bool SplitPlan::adaptivePays(Decision &A, std::string &Facts) {
+  if (!C.DataDependent) {
+    A.Reason = Where + "; which threads take the heavy side follows from "
+                       "the thread indices alone, not from data, so the "
+                       "adaptive form is not chosen (--split-form "
+                       "adaptive forces it); not split";
+    return false;
+  }
+  const LiteralMeasure &L = Literal;
+  if (!L.ThenRegs || !L.ElseRegs) {
+    A.Reason = Where + "; " + L.Formula +
+               ", so warpwise cannot show that the heavy side costs an "
+               "occupancy step; not split";
+    return false;
+  }
+  double Light = C.HeavyIsElse ? L.ThenOcc : L.ElseOcc;
+  double Heavy = C.HeavyIsElse ? L.ElseOcc : L.ThenOcc;
+  unsigned LightRegs = C.HeavyIsElse ? L.ThenRegs : L.ElseRegs;
+  unsigned HeavyRegs = C.HeavyIsElse ? L.ElseRegs : L.ThenRegs;
+  Facts = std::string("the light (") + (C.HeavyIsElse ? "then" : "else") +
+          ") side alone needs " + std::to_string(LightRegs) + " registers (" +
+          formatPercent(Light) +
+          " occupancy), the heavy "
+          "side " +
+          std::to_string(HeavyRegs) + " (" + formatPercent(Heavy) + ") on " +
+          TC.Arch.smName() + " at " + std::to_string(Threads) + " threads";
+  if (Heavy >= Light) {
+    A.Reason = Where + "; " + Facts +
+               ": the heavy side costs no occupancy step more than the "
+               "light one, so taking it out of mixed warps frees little; "
+               "not split";
+    return false;
+  }
+  return true;
+}
+
+/// With ptxas: the three kernels compile, and (unless forced) listing the
+/// heavy threads costs the original no occupancy step. Adds their
+/// registers to \p Facts, or sets \p A's reason (false).
+bool SplitPlan::adaptiveKernelsFit(Decision &A, bool Forced,
+                                   std::string &Facts) {
+  if (!feedback() || !Original)
+    return true;
+  std::string Arch, Error;
+  auto Stats = measureForm(C.AdaptivePrelude, C.AdaptiveKernels,
+                           C.AdaptiveLaunches, Arch, Error);
+  const std::string InPlace = D.Kernel + "_ww_adaptive",
+                    LightK = D.Kernel + "_ww_light",
+                    HeavyK = D.Kernel + "_ww_heavy";
+  if (!Stats || !Stats->count(InPlace) || !Stats->count(LightK) ||
+      !Stats->count(HeavyK)) {
+    A.Reason = Where + "; nvcc could not compile the adaptive form (" + Error +
+               "); not split";
+    return false;
+  }
+  unsigned RA = Stats->at(InPlace).Registers;
+  unsigned RH = Stats->at(HeavyK).Registers;
+  unsigned RL = Stats->at(LightK).Registers;
+  double OL = computeOccupancy(TC.Arch, {RL, Threads, 140}).Percent;
+  double OA = computeOccupancy(TC.Arch, {RA, Threads, 140}).Percent;
+  double OH = computeOccupancy(TC.Arch, {RH, Threads, 0}).Percent;
+  double OO =
+      computeOccupancy(TC.Arch, {Original->Registers, Threads, 0}).Percent;
+  std::string Kernels =
+      "`" + InPlace + "` " + std::to_string(RA) + " registers (" +
+      formatPercent(OA) + "; the original " +
+      std::to_string(Original->Registers) + largestNote(*Original) + ", " +
+      formatPercent(OO) + "), `" + LightK + "` " + std::to_string(RL) + " (" +
+      formatPercent(OL) + "), `" + HeavyK + "` " + std::to_string(RH) + " (" +
+      formatPercent(OH) + ")";
+  if (OA < OO && !Forced) {
+    A.Reason = Where + "; " + Facts + "; " + Kernels +
+               ": listing the heavy threads costs the kernel an occupancy "
+               "step, so the warps that stay would run slower than the "
+               "original; not split";
+    return false;
+  }
+  Facts += (Facts.empty() ? "" : "; ") + Kernels;
+  return true;
+}
+
+// The adaptive form: chosen by default where the heavy side costs an
+// occupancy step more than the light one and which threads take it is
+// run-time data; the generated host code then picks, per launch, between
+// the original kernel and the split pair (rules/split.json "adaptive").
+Decision SplitPlan::adaptive(bool Forced) {
+  Decision A = D;
+  A.Form = "adaptive";
+  if (!C.AdaptiveProblem.empty()) {
+    A.Reason = Where + "; the adaptive form does not apply: " +
+               C.AdaptiveProblem + "; not split";
     return A;
-  };
-  if (TC.SplitForm == "adaptive")
-    return Adaptive(true);
-  if (TC.SplitForm == "compact")
-    return Compact();
-  if (TC.SplitForm == "literal" || (TC.Force && OldTarget)) {
-    D.Applied = true;
-    D.Measured = Formula;
-    D.Reason = Where + "; " + Formula +
-               "; literal split applied because it was forced "
-               "(" + TC.formSource("split-form", "literal") + ")";
-    return D;
   }
-  Decision ByDefault = Adaptive(TC.Force);
-  if (ByDefault.Applied)
-    return ByDefault;
-  if (!OldTarget) {
-    // The literal form loses here (0.72x-0.99x on H100: the else-kernel's
-    // early-exit pass runs at the heavy kernel's occupancy), and the compact
-    // form is applied only on request.
-    Decision K = Compact();
-    if (!K.Applied) {
-      K = ByDefault;
-      K.Reason += " (the literal form was not considered: " + Formula +
-                  ", but it measured 0.72x-0.99x on H100; " +
-                  (C.CompactProblem.empty()
-                       ? std::string("the compact form is legal here, but it "
-                                     "is applied only on request "
-                                     "(--split-form compact))")
-                       : "the compact form does not apply: " +
-                             C.CompactProblem + ")");
-    }
-    return K;
+  if (TC.Arch.Major < 3) {
+    A.Reason = Where +
+               "; the adaptive form needs warp votes "
+               "(__ballot_sync), which " +
+               TC.Arch.smName() + " does not have; not split";
+    return A;
   }
-  if (Predicted < MinSpeedup) {
-    D.Reason = Where + "; " + Formula + ", below the " +
-               formatNumber(MinSpeedup, "%.2f") +
+  std::string Facts;
+  if (!Forced && !adaptivePays(A, Facts))
+    return A;
+  if (!adaptiveKernelsFit(A, Forced, Facts))
+    return A;
+  A.Applied = true;
+  A.Measured = Facts;
+  char Rule[320];
+  snprintf(Rule, sizeof Rule,
+           "at run time the host picks per launch the original kernel or "
+           "a split pair (in place or light) when, by the counts of earlier "
+           "launches, it saves heavy-side work of at least %g%% of the "
+           "launch's warps, "
+           "looking again every %u launches (rules/split.json)",
+           100 * P.Adaptive.MinSavedWarpFraction, P.Adaptive.RecheckEvery);
+  A.Reason = Where + "; " + (Facts.empty() ? "" : Facts + "; ") +
+             (Forced ? "adaptive split applied because it was forced "
+                       "(" +
+                           S.askedFor("adaptive") + "); "
+                     : "adaptive split applied; ") +
+             Rule;
+  return A;
+}
+
+Decision SplitPlan::literalForced() {
+  Decision L = D;
+  L.Applied = true;
+  L.Measured = Literal.Formula;
+  L.Reason = Where + "; " + Literal.Formula +
+             "; literal split applied because it was forced "
+             "(" +
+             S.askedFor("literal") + ")";
+  return L;
+}
+
+// On CC up to literal_profitable_up_to_cc: the literal form where the
+// CF'09 formula predicts it pays.
+Decision SplitPlan::literalByFormula() {
+  Decision L = D;
+  if (Literal.Predicted < P.MinPredictedSpeedup) {
+    L.Reason = Where + "; " + Literal.Formula + ", below the " +
+               formatNumber(P.MinPredictedSpeedup, "%.2f") +
                "x that rules/split.json asks; not "
                "split";
-    return D;
+    return L;
   }
-  D.Applied = true;
-  D.Measured = Formula;
-  D.Reason =
-      Where + "; " + Formula + "; CC " + TC.Arch.Cc +
+  L.Applied = true;
+  L.Measured = Literal.Formula;
+  L.Reason =
+      Where + "; " + Literal.Formula + "; CC " + TC.Arch.Cc +
       " is a generation where the literal split paid (CF'09: +6% to "
       "+14% on a G80); applied, assuming the grid covers at least one "
       "wave of blocks: the second kernel costs about " +
-      formatNumber(Rules.value("kernel_launch_overhead_us", 5.0), "%.0f") +
+      formatNumber(P.KernelLaunchOverheadUs, "%.0f") +
       " us more (rules/split.json), which a smaller grid does not "
       "earn back";
-  return D;
+  return L;
+}
+
+// Nothing forced a form: the adaptive form where it pays; then, on new
+// targets, the compact form where it is applied automatically; on old
+// ones, the literal form by the formula.
+Decision SplitPlan::byDefault() {
+  Decision Adaptive = adaptive(S.Force);
+  if (Adaptive.Applied)
+    return Adaptive;
+  if (oldTarget())
+    return literalByFormula();
+  // The literal form loses here (0.72x-0.99x on H100: the else-kernel's
+  // early-exit pass runs at the heavy kernel's occupancy), and the compact
+  // form is applied only on request.
+  Decision K = compact();
+  if (!K.Applied) {
+    K = Adaptive;
+    K.Reason += " (the literal form was not considered: " + Literal.Formula +
+                ", but it measured 0.72x-0.99x on H100; " +
+                (C.CompactProblem.empty()
+                     ? std::string("the compact form is legal here, but it "
+                                   "is applied only on request "
+                                   "(--split-form compact))")
+                     : "the compact form does not apply: " +
+                           C.CompactProblem + ")");
+  }
+  return K;
+}
+
+Decision SplitPlan::decide() {
+  measureOriginal();
+  measureLiteral();
+  if (S.Form == "adaptive")
+    return adaptive(true);
+  if (S.Form == "compact")
+    return compact();
+  if (S.Form == "literal" || (S.Force && oldTarget()))
+    return literalForced();
+  return byDefault();
 }
 
 /// The edits of \p C's \p Form, and the groups of kernels that run the
@@ -400,8 +557,8 @@ formEdits(const SplitCandidate &C, const std::string &Kernel,
 } // namespace
 
 Decision planSplit(TransformContext &TC, const SplitCandidate &C,
-                   const char *Transform) {
-  Decision D = chooseSplit(TC, C, Transform);
+                   const SplitSettings &S, const char *Transform) {
+  Decision D = SplitPlan(TC, C, S, Transform).decide();
   if (!D.Applied)
     return D;
   // Forced or not, the results must stay bit-identical: the split kernels

@@ -595,6 +595,11 @@ def main():
             src = os.path.join(r['dir'], 'prog.ww.cu')
             if r['changed'] and not r['fail'] and os.path.exists(src):
                 shutil.copy(src, os.path.join(a.gpu_batch, 's%d.%s.cu' % (r['seed'], r['mode'])))
+                # warpwise's runtime, which split outputs include (one text
+                # for every output of one warpwise).
+                runtime = os.path.join(r['dir'], 'warpwise_runtime.cuh')
+                if os.path.exists(runtime):
+                    shutil.copy(runtime, a.gpu_batch)
         script = os.path.join(a.gpu_batch, 'run_gpu.sh')
         with open(script, 'w') as f:
             f.write(GPU_SCRIPT)

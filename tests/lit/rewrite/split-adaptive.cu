@@ -5,14 +5,15 @@
 // one side run it in place), or the light side alone with every heavy thread
 // listed; the heavy kernel runs over the list with each
 // thread's own indices (2-D grids included); the host picks the pair or the
-// original per launch. One dispatch helper per file; the output compiles
+// original per launch. warpwise's runtime (the dispatch) is included once
+// per file; the output compiles
 // without a warning and a second rewrite changes nothing.
 // REQUIRES: nvcc
 // RUN: %warpwise rewrite %s --transforms split -o %t.cu 2> %t.err
 // RUN: sed '/^\/\/ [A-Z0-9-]*:/d' %t.cu > %t.code
 // RUN: FileCheck %s --input-file %t.code
 // RUN: FileCheck %s --check-prefix=REMARK --input-file %t.err
-// RUN: grep -c "^static inline ww_adaptive_plan ww_adaptive_begin" %t.code | FileCheck %s --check-prefix=ONE-HELPER
+// RUN: grep -c "^#include \"warpwise_runtime.cuh\"" %t.code | FileCheck %s --check-prefix=ONE-HELPER
 // ONE-HELPER: 1
 // RUN: %nvcc -arch=sm_75 -Werror all-warnings -c %t.cu -o %t.75.o
 // RUN: %nvcc -arch=sm_90 -Werror all-warnings -c %t.cu -o %t.90.o
@@ -116,17 +117,10 @@ void run(int n, int nx, int ny, cudaStream_t s) {
   by_index<<<n / 256, 256>>>(in, out, n);
 }
 
-// CHECK:      #include <mutex>
-// CHECK:      static inline ww_adaptive_plan ww_adaptive_begin(ww_adaptive_site &site,
-// CHECK:        const bool may_capture = stream != 0 && stream != cudaStreamLegacy;
-// CHECK:        if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 16 ||
-// CHECK-NEXT:       (may_capture && (cudaStreamIsCapturing(stream, &capture) != cudaSuccess ||
-// CHECK-NEXT:                        capture != cudaStreamCaptureStatusNone))) {
-// CHECK:        if (path == 0u && ++d.since_probe >= d.interval) {
-// CHECK:      static inline void ww_adaptive_end(ww_adaptive_plan &plan) {
-// CHECK:          const double in_place = uniform + 1.5 * in_mixed / 32.0;
-// CHECK-NEXT:     const double light = 1.5 * heavy / 32.0;
-// CHECK:          d.path = original - cost >= 0.05 * warps ? best : 0u;
+// The runtime (its dispatch; tests/lit/rewrite/split-runtime.test checks
+// the file written beside the output), included once:
+// CHECK:      #include "warpwise_runtime.cuh" // warpwise's runtime (WW4003)
+// CHECK-NOT:  warpwise_runtime.cuh
 
 // CHECK:      __global__ void heavy_else(
 // CHECK:      // warpwise WW4003 split.heavy_else.[[HE:[0-9]+]]: split `heavy_else` (adaptive form);

@@ -8,7 +8,7 @@
 // RUN: %warpwise rewrite %s --transforms split --split-form compact -o %t.cu 2> %t.err
 // RUN: sed '/^\/\/ [A-Z-]*:/d' %t.cu > %t.code
 // RUN: FileCheck %s --input-file %t.code
-// RUN: grep -c "^static cudaMemPool_t ww_list_pool(int device) {" %t.code | FileCheck %s --check-prefix=ONE-HELPER
+// RUN: grep -c "^#include \"warpwise_runtime.cuh\"" %t.code | FileCheck %s --check-prefix=ONE-HELPER
 // ONE-HELPER: 1
 // RUN: grep -c "ww_list_pool(ww_dev_" %t.code | FileCheck %s --check-prefix=TWO-USERS
 // TWO-USERS: 2
@@ -70,13 +70,10 @@ void run(const int *m, const float *in, float *out, int n, cudaStream_t st) {
 #endif
 }
 
-// The pool helper comes once, before the first compact kernels.
-// CHECK:      // warpwise: one memory pool per device for the thread lists of the compact
-// CHECK:      static cudaMemPool_t ww_list_pool(int device) {
-// CHECK:        static Pools pools;
-// CHECK-NEXT:   return device >= 0 && device < pools.count ? pools.pool[device] : 0;
-// CHECK-NEXT: }
-// CHECK-NOT:  ww_list_pool(int device)
+// warpwise's runtime (its list pool) is included once, before the first
+// compact kernels.
+// CHECK:      #include "warpwise_runtime.cuh" // warpwise's runtime (WW4003)
+// CHECK-NOT:  warpwise_runtime.cuh
 // CHECK:      // warpwise WW4003 split.heavy_tail.[[H:[0-9]+]]: split `heavy_tail` (compact form);
 // CHECK:      __global__ void heavy_tail_ww_light(const int *__restrict__ mask,
 // CHECK-NEXT:   const float *__restrict__ in,

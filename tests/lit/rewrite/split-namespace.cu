@@ -1,8 +1,9 @@
 // A kernel in a namespace, launched from outside it: the new kernels go next
 // to the original, inside the namespace, and each launch keeps the
-// qualifier it was written with. The compact form's pool helper and the
-// adaptive form's dispatch helper go at file scope, before the namespace (and
-// the comment on it), where every launch can name them.
+// qualifier it was written with. The line that includes warpwise's runtime
+// (the compact form's list pool, the adaptive form's dispatch) goes at file
+// scope, before the namespace (and the comment on it), where every launch can
+// name them.
 // REQUIRES: nvcc
 // RUN: %warpwise rewrite %s --transforms split --split-form literal -o %t.lit.cu 2> %t.lit.err
 // RUN: sed '/^\/\/ [A-Z-]*:/d' %t.lit.cu > %t.lit.code
@@ -48,8 +49,9 @@ void run(const int *m, float *o, int n) {
 // LITERAL-NEXT: {{^ *}}::lab::pick_ww_else<<<n / 256, 256>>>(m, o);
 // LITERAL-NEXT: }
 
-// COMPACT:      static cudaMemPool_t ww_list_pool(int device) {
-// COMPACT:      // The lab's kernels.
+// COMPACT:      #include "warpwise_runtime.cuh" // warpwise's runtime (WW4003)
+// COMPACT-EMPTY:
+// COMPACT-NEXT: // The lab's kernels.
 // COMPACT-NEXT: namespace lab {
 // COMPACT:      { // warpwise WW4003 split.pick.[[N:[0-9]+]]: split launch, compact form
 // COMPACT:      {{^ *}}lab::pick_ww_light<<<ww_grid_[[L:[0-9]+_[0-9]+]], ww_block_[[L]], 0, 0>>>(
@@ -62,8 +64,9 @@ void run(const int *m, float *o, int n) {
 // COMPACT-NEXT: {{^ *}}::lab::pick_ww_heavy<<<ww_grid_[[M]], ww_block_[[M]], 0, 0>>>(
 // COMPACT-NEXT:     m, o, ww_list_[[M]] + 1, ww_list_[[M]]);
 
-// ADAPTIVE:      static inline ww_adaptive_plan ww_adaptive_begin(ww_adaptive_site &site,
-// ADAPTIVE:      // The lab's kernels.
+// ADAPTIVE:      #include "warpwise_runtime.cuh" // warpwise's runtime (WW4003)
+// ADAPTIVE-EMPTY:
+// ADAPTIVE-NEXT: // The lab's kernels.
 // ADAPTIVE-NEXT: namespace lab {
 // ADAPTIVE:      __global__ void pick_ww_adaptive(
 // ADAPTIVE:      __global__ void pick_ww_heavy(

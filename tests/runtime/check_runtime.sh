@@ -1,0 +1,47 @@
+#!/bin/sh
+# check_runtime.sh - warpwise's runtime (src/runtime/warpwise) on its own.
+#
+#   check_runtime.sh nvcc NVCC ARCH RUNTIME_DIR SOURCES_DIR WORKDIR
+#     compile_test.cu compiled for ARCH with every warning an error: against
+#     the one file warpwise writes beside outputs (RUNTIME_DIR/
+#     warpwise_runtime.cuh), included only and used as rewritten code uses
+#     it, and against the headers of the sources (SOURCES_DIR/warpwise/
+#     runtime.cuh); as C++03 too, where the adaptive part is left out.
+#   check_runtime.sh cpu PYTHON RUNTIME_DIR WORKDIR
+#     dispatch_test.cu built for the CPU executor (tests/equiv/cpu_build.py)
+#     and run: the dispatch decisions, then each path that
+#     -DWARPWISE_SPLIT_PATH pins.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+mode=$1
+shift
+case $mode in
+nvcc)
+  nvcc=$1 arch=$2 runtime=$3 sources=$4 work=$5
+  mkdir -p "$work"
+  for variant in "" "-DWW_INCLUDE_ONLY" "-DWW_FROM_SOURCES -I$sources" \
+                 "-std=c++03 -DWW_INCLUDE_ONLY"; do
+    echo "nvcc -arch=$arch $variant"
+    # shellcheck disable=SC2086
+    "$nvcc" -arch="$arch" -c -Werror all-warnings $variant -I"$runtime" \
+      "$here/compile_test.cu" -o "$work/compile_test.o"
+  done
+  echo "runtime compiles for $arch"
+  ;;
+cpu)
+  python=$1 runtime=$2 work=$3
+  mkdir -p "$work"
+  for path in "" 0 1 2; do
+    define=${path:+-DWARPWISE_SPLIT_PATH=$path}
+    echo "CPU executor ${define:-(the dispatch decisions)}"
+    # shellcheck disable=SC2086
+    "$python" "$here/../equiv/cpu_build.py" "$here/dispatch_test.cu" \
+      "$work/dispatch$path" -I"$runtime" $define
+    "$work/dispatch$path"
+  done
+  ;;
+*)
+  echo "usage: check_runtime.sh nvcc|cpu ..." >&2
+  exit 2
+  ;;
+esac
