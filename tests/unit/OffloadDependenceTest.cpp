@@ -181,9 +181,12 @@ void triangle(double a[N][N]) {
   REQUIRE(Q.Refusal.empty());
   CHECK_FALSE(Q.Swapped);
   CHECK(Q.Levels.size() == 1);
+  // `t` is set before it is read in every iteration, but the swap accepts a
+  // private declared outside only where a loop of its own sets it first.
   CHECK(Q.SwapNote == "the accesses stride by rows of 'i' but the nest was "
-                      "not swapped: the inner loop writes 't', declared "
-                      "outside it");
+                      "not swapped: the inner loop writes the private 't', "
+                      "which may carry a value from one of its iterations to "
+                      "the next");
   FunctionPlanner T(*In, "triangle");
   KernelPlan &R = T.at(19);
   REQUIRE(R.Refusal.empty());
