@@ -14,6 +14,40 @@ namespace warpwise {
 
 namespace {
 
+/// The edits of \p C's \p Form, and the groups of kernels that run the
+/// original's threads together on one path the rewritten program may take.
+std::pair<std::vector<clang::tooling::Replacement>,
+          std::vector<std::vector<std::string>>>
+formEdits(const SplitCandidate &C, const std::string &Kernel,
+          const std::string &Form) {
+  using clang::tooling::Replacement;
+  std::vector<Replacement> R;
+  std::vector<std::vector<std::string>> Groups;
+  const std::vector<Replacement> *Launches = &C.Launches;
+  if (Form == "literal") {
+    R.push_back(Replacement(C.File, C.InsertAt, 0, C.Kernels));
+    Groups = {{Kernel + "_ww_then", Kernel + "_ww_else"}};
+  } else if (Form == "compact") {
+    if (!C.CompactPrelude.empty())
+      R.push_back(Replacement(C.File, C.PreludeAt, 0, C.CompactPrelude));
+    R.push_back(Replacement(C.File, C.InsertAt, 0, C.CompactKernels));
+    Launches = &C.CompactLaunches;
+    Groups = {{Kernel + "_ww_light", Kernel + "_ww_heavy"}};
+  } else {
+    if (!C.AdaptivePrelude.empty())
+      R.push_back(Replacement(C.File, C.PreludeAt, 0, C.AdaptivePrelude));
+    R.push_back(Replacement(C.File, C.InsertAt, 0, C.AdaptiveKernels));
+    Launches = &C.AdaptiveLaunches;
+    // The host runs, per launch, the adaptive kernel (the original's code
+    // for warps that stay whole, its heavy threads listed for the heavy
+    // kernel) or the light kernel with the heavy one.
+    Groups = {{Kernel + "_ww_adaptive", Kernel + "_ww_heavy"},
+              {Kernel + "_ww_light", Kernel + "_ww_heavy"}};
+  }
+  R.insert(R.end(), Launches->begin(), Launches->end());
+  return {R, Groups};
+}
+
 Decision chooseSplit(TransformContext &TC, const SplitCandidate &C,
                      const char *Transform) {
   Decision D;
@@ -59,9 +93,8 @@ Decision chooseSplit(TransformContext &TC, const SplitCandidate &C,
                : std::string();
   };
   if (TC.Feedback && TC.Feedback->available()) {
-    std::vector<clang::tooling::Replacement> R = {
-        clang::tooling::Replacement(C.File, C.InsertAt, 0, C.Kernels)};
-    R.insert(R.end(), C.Launches.begin(), C.Launches.end());
+    std::vector<clang::tooling::Replacement> R =
+        formEdits(C, D.Kernel, "literal").first;
     std::string Arch = PtxasRunner::nvccArchFor(TC.Arch), Error;
     auto Stats = TC.measure(R, Arch, Error);
     if (!Original)
@@ -124,13 +157,8 @@ Decision chooseSplit(TransformContext &TC, const SplitCandidate &C,
     std::string Facts = "no ptxas feedback";
     double Light = 0, Heavy = 0, Orig = 0;
     if (TC.Feedback && TC.Feedback->available()) {
-      std::vector<clang::tooling::Replacement> R;
-      if (!C.CompactPrelude.empty())
-        R.push_back(clang::tooling::Replacement(C.File, C.PreludeAt, 0,
-                                                C.CompactPrelude));
-      R.push_back(
-          clang::tooling::Replacement(C.File, C.InsertAt, 0, C.CompactKernels));
-      R.insert(R.end(), C.CompactLaunches.begin(), C.CompactLaunches.end());
+      std::vector<clang::tooling::Replacement> R =
+          formEdits(C, D.Kernel, "compact").first;
       std::string Arch = PtxasRunner::nvccArchFor(TC.Arch), Error;
       auto Stats = TC.measure(R, Arch, Error);
       if (!Stats || !Stats->count(D.Kernel + "_ww_light") ||
@@ -252,13 +280,8 @@ Decision chooseSplit(TransformContext &TC, const SplitCandidate &C,
       }
     }
     if (TC.Feedback && TC.Feedback->available() && Original) {
-      std::vector<clang::tooling::Replacement> R;
-      if (!C.AdaptivePrelude.empty())
-        R.push_back(clang::tooling::Replacement(C.File, C.PreludeAt, 0,
-                                                C.AdaptivePrelude));
-      R.push_back(clang::tooling::Replacement(C.File, C.InsertAt, 0,
-                                              C.AdaptiveKernels));
-      R.insert(R.end(), C.AdaptiveLaunches.begin(), C.AdaptiveLaunches.end());
+      std::vector<clang::tooling::Replacement> R =
+          formEdits(C, D.Kernel, "adaptive").first;
       std::string Arch = PtxasRunner::nvccArchFor(TC.Arch), Error;
       auto Stats = TC.measure(R, Arch, Error);
       if (!Stats || !Stats->count(D.Kernel + "_ww_adaptive") ||
@@ -361,40 +384,6 @@ Decision chooseSplit(TransformContext &TC, const SplitCandidate &C,
       " us more (rules/split.json), which a smaller grid does not "
       "earn back";
   return D;
-}
-
-/// The edits of \p C's \p Form, and the groups of kernels that run the
-/// original's threads together on one path the rewritten program may take.
-std::pair<std::vector<clang::tooling::Replacement>,
-          std::vector<std::vector<std::string>>>
-formEdits(const SplitCandidate &C, const std::string &Kernel,
-          const std::string &Form) {
-  using clang::tooling::Replacement;
-  std::vector<Replacement> R;
-  std::vector<std::vector<std::string>> Groups;
-  const std::vector<Replacement> *Launches = &C.Launches;
-  if (Form == "literal") {
-    R.push_back(Replacement(C.File, C.InsertAt, 0, C.Kernels));
-    Groups = {{Kernel + "_ww_then", Kernel + "_ww_else"}};
-  } else if (Form == "compact") {
-    if (!C.CompactPrelude.empty())
-      R.push_back(Replacement(C.File, C.PreludeAt, 0, C.CompactPrelude));
-    R.push_back(Replacement(C.File, C.InsertAt, 0, C.CompactKernels));
-    Launches = &C.CompactLaunches;
-    Groups = {{Kernel + "_ww_light", Kernel + "_ww_heavy"}};
-  } else {
-    if (!C.AdaptivePrelude.empty())
-      R.push_back(Replacement(C.File, C.PreludeAt, 0, C.AdaptivePrelude));
-    R.push_back(Replacement(C.File, C.InsertAt, 0, C.AdaptiveKernels));
-    Launches = &C.AdaptiveLaunches;
-    // The host runs, per launch, the adaptive kernel (the original's code
-    // for warps that stay whole, its heavy threads listed for the heavy
-    // kernel) or the light kernel with the heavy one.
-    Groups = {{Kernel + "_ww_adaptive", Kernel + "_ww_heavy"},
-              {Kernel + "_ww_light", Kernel + "_ww_heavy"}};
-  }
-  R.insert(R.end(), Launches->begin(), Launches->end());
-  return {R, Groups};
 }
 
 } // namespace
