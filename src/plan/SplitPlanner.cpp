@@ -105,6 +105,40 @@ struct LiteralMeasure {
   unsigned ThenRegs = 0, ElseRegs = 0;
 };
 
+/// The edits of \p C's \p Form, and the groups of kernels that run the
+/// original's threads together on one path the rewritten program may take.
+std::pair<std::vector<clang::tooling::Replacement>,
+          std::vector<std::vector<std::string>>>
+formEdits(const SplitCandidate &C, const std::string &Kernel,
+          const std::string &Form) {
+  using clang::tooling::Replacement;
+  std::vector<Replacement> R;
+  std::vector<std::vector<std::string>> Groups;
+  const std::vector<Replacement> *Launches = &C.Launches;
+  if (Form == "literal") {
+    R.push_back(Replacement(C.File, C.InsertAt, 0, C.Kernels));
+    Groups = {{Kernel + "_ww_then", Kernel + "_ww_else"}};
+  } else if (Form == "compact") {
+    if (!C.CompactPrelude.empty())
+      R.push_back(Replacement(C.File, C.PreludeAt, 0, C.CompactPrelude));
+    R.push_back(Replacement(C.File, C.InsertAt, 0, C.CompactKernels));
+    Launches = &C.CompactLaunches;
+    Groups = {{Kernel + "_ww_light", Kernel + "_ww_heavy"}};
+  } else {
+    if (!C.AdaptivePrelude.empty())
+      R.push_back(Replacement(C.File, C.PreludeAt, 0, C.AdaptivePrelude));
+    R.push_back(Replacement(C.File, C.InsertAt, 0, C.AdaptiveKernels));
+    Launches = &C.AdaptiveLaunches;
+    // The host runs, per launch, the adaptive kernel (the original's code
+    // for warps that stay whole, its heavy threads listed for the heavy
+    // kernel) or the light kernel with the heavy one.
+    Groups = {{Kernel + "_ww_adaptive", Kernel + "_ww_heavy"},
+              {Kernel + "_ww_light", Kernel + "_ww_heavy"}};
+  }
+  R.insert(R.end(), Launches->begin(), Launches->end());
+  return {R, Groups};
+}
+
 /// One candidate's planning: measurements shared by the forms' decisions.
 class SplitPlan {
 public:
@@ -130,11 +164,9 @@ private:
   bool oldTarget() const;
   void measureOriginal();
   void measureLiteral();
-  /// ptxas on \p Edits (the candidate's prelude at C.PreludeAt first).
+  /// ptxas on the edits of \p Form (formEdits), for nvcc's oldest target.
   std::optional<std::map<std::string, KernelStats>>
-  measureForm(const std::string &Prelude, const std::string &Kernels,
-              const std::vector<Replacement> &Launches, std::string &Arch,
-              std::string &Error);
+  measureForm(const std::string &Form, std::string &Arch, std::string &Error);
   Decision compact();
   std::string compactFacts(Decision &K, double &Light, double &Orig);
   Decision adaptive(bool Forced);
@@ -184,10 +216,8 @@ void SplitPlan::measureLiteral() {
     L.Formula = "no ptxas feedback (" + feedbackUnavailable(TC.Feedback) + ")";
     return;
   }
-  std::vector<Replacement> R = {Replacement(C.File, C.InsertAt, 0, C.Kernels)};
-  R.insert(R.end(), C.Launches.begin(), C.Launches.end());
-  std::string Arch = PtxasRunner::nvccArchFor(TC.Arch), Error;
-  auto Stats = TC.measure(R, Arch, Error);
+  std::string Arch, Error;
+  auto Stats = measureForm("literal", Arch, Error);
   if (!Original)
     Error = OriginalError.empty()
                 ? "the original kernel is missing from nvcc's output"
@@ -224,16 +254,10 @@ void SplitPlan::measureLiteral() {
 }
 
 std::optional<std::map<std::string, KernelStats>>
-SplitPlan::measureForm(const std::string &Prelude, const std::string &Kernels,
-                       const std::vector<Replacement> &Launches,
-                       std::string &Arch, std::string &Error) {
-  std::vector<Replacement> R;
-  if (!Prelude.empty())
-    R.push_back(Replacement(C.File, C.PreludeAt, 0, Prelude));
-  R.push_back(Replacement(C.File, C.InsertAt, 0, Kernels));
-  R.insert(R.end(), Launches.begin(), Launches.end());
+SplitPlan::measureForm(const std::string &Form, std::string &Arch,
+                       std::string &Error) {
   Arch = PtxasRunner::nvccArchFor(TC.Arch);
-  return TC.measure(R, Arch, Error);
+  return TC.measure(formEdits(C, D.Kernel, Form).first, Arch, Error);
 }
 
 /// The compact form's registers and occupancies (\p Light, \p Orig: the
@@ -243,8 +267,7 @@ std::string SplitPlan::compactFacts(Decision &K, double &Light, double &Orig) {
   if (!feedback())
     return "no ptxas feedback";
   std::string Arch, Error;
-  auto Stats = measureForm(C.CompactPrelude, C.CompactKernels,
-                           C.CompactLaunches, Arch, Error);
+  auto Stats = measureForm("compact", Arch, Error);
   const std::string LightK = D.Kernel + "_ww_light",
                     HeavyK = D.Kernel + "_ww_heavy";
   if (!Stats || !Stats->count(LightK) || !Stats->count(HeavyK) || !Original) {
@@ -366,8 +389,7 @@ bool SplitPlan::adaptiveKernelsFit(Decision &A, bool Forced,
   if (!feedback() || !Original)
     return true;
   std::string Arch, Error;
-  auto Stats = measureForm(C.AdaptivePrelude, C.AdaptiveKernels,
-                           C.AdaptiveLaunches, Arch, Error);
+  auto Stats = measureForm("adaptive", Arch, Error);
   const std::string InPlace = D.Kernel + "_ww_adaptive",
                     LightK = D.Kernel + "_ww_light",
                     HeavyK = D.Kernel + "_ww_heavy";
@@ -518,40 +540,6 @@ Decision SplitPlan::decide() {
   if (S.Form == "literal" || (S.Force && oldTarget()))
     return literalForced();
   return byDefault();
-}
-
-/// The edits of \p C's \p Form, and the groups of kernels that run the
-/// original's threads together on one path the rewritten program may take.
-std::pair<std::vector<clang::tooling::Replacement>,
-          std::vector<std::vector<std::string>>>
-formEdits(const SplitCandidate &C, const std::string &Kernel,
-          const std::string &Form) {
-  using clang::tooling::Replacement;
-  std::vector<Replacement> R;
-  std::vector<std::vector<std::string>> Groups;
-  const std::vector<Replacement> *Launches = &C.Launches;
-  if (Form == "literal") {
-    R.push_back(Replacement(C.File, C.InsertAt, 0, C.Kernels));
-    Groups = {{Kernel + "_ww_then", Kernel + "_ww_else"}};
-  } else if (Form == "compact") {
-    if (!C.CompactPrelude.empty())
-      R.push_back(Replacement(C.File, C.PreludeAt, 0, C.CompactPrelude));
-    R.push_back(Replacement(C.File, C.InsertAt, 0, C.CompactKernels));
-    Launches = &C.CompactLaunches;
-    Groups = {{Kernel + "_ww_light", Kernel + "_ww_heavy"}};
-  } else {
-    if (!C.AdaptivePrelude.empty())
-      R.push_back(Replacement(C.File, C.PreludeAt, 0, C.AdaptivePrelude));
-    R.push_back(Replacement(C.File, C.InsertAt, 0, C.AdaptiveKernels));
-    Launches = &C.AdaptiveLaunches;
-    // The host runs, per launch, the adaptive kernel (the original's code
-    // for warps that stay whole, its heavy threads listed for the heavy
-    // kernel) or the light kernel with the heavy one.
-    Groups = {{Kernel + "_ww_adaptive", Kernel + "_ww_heavy"},
-              {Kernel + "_ww_light", Kernel + "_ww_heavy"}};
-  }
-  R.insert(R.end(), Launches->begin(), Launches->end());
-  return {R, Groups};
 }
 
 } // namespace
