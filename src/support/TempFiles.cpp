@@ -7,9 +7,11 @@
 
 #include <atomic>
 #include <cstring>
-#include <dirent.h>
+#include <cstdint>
+#include <fcntl.h>
 #include <mutex>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -40,28 +42,47 @@ std::atomic<bool> Keep{false};
 /// A copy of Root for the signal handler, which must not allocate or lock.
 char RootForSignal[4096];
 
-/// Depth-first removal with nothing but system calls and a stack buffer:
-/// this runs in a signal handler.
+/// The kernel's directory entry, as getdents64 writes it (glibc's
+/// struct dirent64 has the same layout, but we depend only on the system
+/// call here).
+struct LinuxDirent64 {
+  uint64_t Inode;
+  int64_t Offset;
+  unsigned short RecordLength;
+  unsigned char Type;
+  char Name[];
+};
+
+/// Depth-first removal with nothing but system calls and stack buffers:
+/// this runs in a signal handler, which may have interrupted malloc, so
+/// nothing here may allocate (opendir does: it once corrupted the heap on
+/// SIGINT).
 void removeTree(const char *Path) {
-  DIR *D = opendir(Path);
-  if (D) {
-    while (struct dirent *E = readdir(D)) {
-      if (!strcmp(E->d_name, ".") || !strcmp(E->d_name, ".."))
-        continue;
-      char Child[4096];
-      size_t N = strlen(Path), M = strlen(E->d_name);
-      if (N + M + 2 > sizeof(Child))
-        continue;
-      memcpy(Child, Path, N);
-      Child[N] = '/';
-      memcpy(Child + N + 1, E->d_name, M + 1);
-      struct stat St;
-      if (lstat(Child, &St) == 0 && S_ISDIR(St.st_mode))
-        removeTree(Child);
-      else
-        unlink(Child);
+  int Fd = open(Path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (Fd >= 0) {
+    alignas(8) char Buffer[4096];
+    long N;
+    while ((N = syscall(SYS_getdents64, Fd, Buffer, sizeof(Buffer))) > 0) {
+      for (long At = 0; At < N;) {
+        auto *E = reinterpret_cast<LinuxDirent64 *>(Buffer + At);
+        At += E->RecordLength;
+        if (!strcmp(E->Name, ".") || !strcmp(E->Name, ".."))
+          continue;
+        char Child[4096];
+        size_t PathLength = strlen(Path), NameLength = strlen(E->Name);
+        if (PathLength + NameLength + 2 > sizeof(Child))
+          continue;
+        memcpy(Child, Path, PathLength);
+        Child[PathLength] = '/';
+        memcpy(Child + PathLength + 1, E->Name, NameLength + 1);
+        struct stat St;
+        if (lstat(Child, &St) == 0 && S_ISDIR(St.st_mode))
+          removeTree(Child);
+        else
+          unlink(Child);
+      }
     }
-    closedir(D);
+    close(Fd);
   }
   rmdir(Path);
 }
