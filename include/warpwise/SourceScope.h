@@ -13,6 +13,8 @@
 #ifndef WARPWISE_SOURCESCOPE_H
 #define WARPWISE_SOURCESCOPE_H
 
+#include "warpwise/Paths.h"
+
 #include "clang/Basic/SourceLocation.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringRef.h"
@@ -30,15 +32,6 @@ class SourceManager;
 }
 
 namespace warpwise {
-
-/// The deepest directory that holds every path in \p Paths (absolute and
-/// normalised), by whole components.
-std::string commonDirectory(llvm::ArrayRef<std::string> Paths);
-
-/// \p Path relative to the directory \p Dir when it lies below it (whole
-/// components; "." when they are equal), std::nullopt otherwise.
-std::optional<std::string> pathBelow(llvm::StringRef Path, llvm::StringRef Dir);
-
 
 /// The default --header-filter: every header that is not a system header.
 constexpr const char *AllProjectHeaders = ".*";

@@ -8,37 +8,6 @@
 
 namespace warpwise {
 
-std::string commonDirectory(llvm::ArrayRef<std::string> Paths) {
-  if (Paths.empty())
-    return ".";
-  std::string Common = llvm::sys::path::parent_path(Paths.front()).str();
-  for (const std::string &P : Paths) {
-    llvm::SmallString<256> Out;
-    auto IA = llvm::sys::path::begin(Common), EA = llvm::sys::path::end(Common);
-    auto IB = llvm::sys::path::begin(P), EB = llvm::sys::path::end(P);
-    for (; IA != EA && IB != EB && *IA == *IB; ++IA, ++IB)
-      llvm::sys::path::append(Out, *IA);
-    Common = Out.str().str();
-  }
-  return Common.empty() ? "/" : Common;
-}
-
-std::optional<std::string> pathBelow(llvm::StringRef Path,
-                                     llvm::StringRef Dir) {
-  if (Dir.size() > 1)
-    Dir = Dir.rtrim('/');
-  if (Path == Dir)
-    return std::string(".");
-  if (!Path.consume_front(Dir))
-    return std::nullopt;
-  if (!Dir.ends_with("/") && !Path.consume_front("/"))
-    return std::nullopt;
-  if (Path.empty())
-    return std::string(".");
-  return Path.str();
-}
-
-
 using namespace clang;
 
 SourceScope::SourceScope(const SourceManager &SM,
@@ -55,20 +24,11 @@ SourceScope::SourceScope(const SourceManager &SM,
 }
 
 std::string SourceScope::normalise(llvm::StringRef Path) {
-  llvm::SmallString<256> Abs(Path);
-  llvm::sys::fs::make_absolute(Abs);
-  llvm::sys::path::remove_dots(Abs, /*remove_dot_dot=*/true);
-  return Abs.str().str();
+  return normalisePath(Path);
 }
 
 std::string SourceScope::displayPath(const std::string &Absolute) {
-  llvm::SmallString<256> Cwd;
-  if (!llvm::sys::fs::current_path(Cwd)) {
-    llvm::StringRef Rel(Absolute);
-    if (Rel.consume_front(Cwd) && Rel.consume_front("/") && !Rel.empty())
-      return Rel.str();
-  }
-  return Absolute;
+  return warpwise::displayPath(Absolute);
 }
 
 bool SourceScope::containsFile(FileID FID) const {

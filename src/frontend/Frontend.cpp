@@ -3,7 +3,7 @@
 
 #include "warpwise/Embedded.h"
 #include "warpwise/TempFiles.h"
-#include "warpwise/SourceScope.h"
+#include "warpwise/Paths.h"
 #include "warpwise/CompileFlags.h"
 
 #include "clang/AST/ASTConsumer.h"
@@ -694,7 +694,7 @@ bool Frontend::parse(const std::string &File, const std::string &Display,
                   First.Message + ")"
             : std::string("clang could not parse it");
     if (Where != File)
-      What += " in " + SourceScope::displayPath(Where);
+      What += " in " + displayPath(Where);
     std::string Fix =
         compileErrorAdvice(First, Opts.OpenMPHost ? nullptr : &Toolkit);
     Log.report(diag::CompileErrors, Severity::Error, Display,
