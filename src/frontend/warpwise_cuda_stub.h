@@ -63,7 +63,11 @@ struct uint4 { unsigned int x, y, z, w; };
 struct longlong2 { long long x, y; };
 struct ulonglong2 { unsigned long long x, y; };
 
-typedef enum cudaError { cudaSuccess = 0, cudaErrorInvalidValue = 1 } cudaError_t;
+typedef enum cudaError {
+  cudaSuccess = 0,
+  cudaErrorInvalidValue = 1,
+  cudaErrorNotReady = 600
+} cudaError_t;
 typedef struct CUstream_st *cudaStream_t;
 typedef struct CUevent_st *cudaEvent_t;
 enum cudaMemcpyKind {
@@ -104,6 +108,7 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream = 0);
 cudaError_t cudaEventSynchronize(cudaEvent_t event);
 cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end);
 cudaError_t cudaEventDestroy(cudaEvent_t event);
+cudaError_t cudaEventQuery(cudaEvent_t event);
 // What the split forms' launches call.
 enum cudaDeviceAttr { cudaDevAttrMultiProcessorCount = 16 };
 typedef struct CUmemPoolHandle_st *cudaMemPool_t;
@@ -137,6 +142,19 @@ cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t pool,
                                     enum cudaMemPoolAttr attr, void *value);
 cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size,
                                     cudaMemPool_t pool, cudaStream_t stream);
+// What warpwise's runtime (the adaptive split's dispatch) calls.
+enum cudaStreamCaptureStatus {
+  cudaStreamCaptureStatusNone = 0,
+  cudaStreamCaptureStatusActive = 1,
+  cudaStreamCaptureStatusInvalidated = 2
+};
+#define cudaStreamLegacy ((cudaStream_t)0x1)
+#define cudaHostAllocMapped 0x02
+cudaError_t cudaStreamIsCapturing(cudaStream_t stream,
+                                  enum cudaStreamCaptureStatus *status);
+cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags);
+cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost,
+                                     unsigned int flags);
 }
 template <class T>
 cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks,
