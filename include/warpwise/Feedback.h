@@ -68,7 +68,8 @@ public:
   /// kernels' plain names (a template's instantiations are gathered under
   /// its name); std::nullopt with \p Error on failure. \p Headers maps
   /// headers' normalised absolute paths to the text to compile in their
-  /// place (a candidate edit of a kernel in a project header).
+  /// place (a candidate edit of a kernel in a project header). Decision
+  /// comments are blanked first (withDecisionCommentsBlank).
   virtual std::optional<std::map<std::string, KernelStats>>
   measure(const std::string &Source, const std::string &OriginalPath,
           const std::string &Arch, std::string &Error,
@@ -157,6 +158,14 @@ std::string instanceName(const std::string &Mangled);
 
 /// Counts a function's instructions, branches and predicated instructions.
 KernelStats statsOfCode(const SassFunction &F);
+
+/// \p Text with each comment warpwise writes that stands alone on its line
+/// (a decision's comment, `// warpwise WW4001 meld.k.1: ...`, or the mark a
+/// candidate carries in its place) reduced to `// warpwise`: what
+/// CompileFeedback compiles and keys its caches by. Such a comment changes
+/// no instruction and no line, so an applied decision is answered by the
+/// measurement of its candidate.
+std::string withDecisionCommentsBlank(llvm::StringRef Text);
 
 
 } // namespace warpwise

@@ -3,10 +3,9 @@
 
 #include "warpwise/AtomicFile.h"
 #include "warpwise/Embedded.h"
+#include "warpwise/Paths.h"
 #include "warpwise/Ptxas.h"
-#include "warpwise/SourceScope.h"
 #include "warpwise/TempFiles.h"
-#include "warpwise/Emitter.h"
 
 #include <nlohmann/json.hpp>
 
@@ -14,6 +13,7 @@
 #include <future>
 #include <cstdlib>
 
+#include "clang/Lex/Lexer.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Demangle/Demangle.h"
 #include "llvm/Support/FileSystem.h"
@@ -173,6 +173,60 @@ KernelStats statsOfCode(const SassFunction &F) {
   return S;
 }
 
+/// Whether \p Comment is one warpwise writes: the mark a candidate carries
+/// where its decision's comment will go (DecisionMark, Transform.h), or
+/// that comment (`// warpwise WW4001 meld.k.1: ...`, decisionComment).
+static bool isDecisionComment(llvm::StringRef Comment) {
+  if (Comment == "// warpwise: @decision@")
+    return true;
+  llvm::StringRef Code = Comment;
+  if (!Code.consume_front("// warpwise WW") || Code.size() < 5 ||
+      Code[4] != ' ')
+    return false;
+  return llvm::all_of(Code.take_front(4), llvm::isDigit);
+}
+
+std::string withDecisionCommentsBlank(llvm::StringRef Text) {
+  if (!Text.contains("// warpwise"))
+    return Text.str();
+  // Comments as the compiler sees them: not inside a string literal or a
+  // block comment. The raw lexer needs a null-terminated buffer.
+  std::string Buffer = Text.str();
+  clang::LangOptions Lang;
+  Lang.CPlusPlus = Lang.CPlusPlus11 = Lang.CPlusPlus14 = Lang.CPlusPlus17 = 1;
+  Lang.LineComment = Lang.CUDA = 1;
+  const char *Begin = Buffer.c_str(), *End = Begin + Buffer.size();
+  clang::Lexer Lex(clang::SourceLocation(), Lang, Begin, Begin, End);
+  Lex.SetCommentRetentionState(true);
+  std::string Out;
+  size_t Copied = 0;
+  for (bool AtEnd = false; !AtEnd;) {
+    clang::Token T;
+    AtEnd = Lex.LexFromRawLexer(T);
+    if (T.is(clang::tok::eof))
+      break;
+    if (!T.is(clang::tok::comment))
+      continue;
+    size_t At = Lex.getBufferLocation() - Begin - T.getLength();
+    llvm::StringRef Comment(Begin + At, T.getLength());
+    // Only a comment alone on its one line: a backslash (or the trigraph
+    // ??/) could join the next line to it, and code before it on the line
+    // would be something else than a comment's line (an include's <...>).
+    size_t LineStart = llvm::StringRef(Begin, At).rfind('\n');
+    LineStart = LineStart == llvm::StringRef::npos ? 0 : LineStart + 1;
+    llvm::StringRef Before(Begin + LineStart, At - LineStart);
+    if (!isDecisionComment(Comment) ||
+        Comment.find_first_of("\r\n\\") != llvm::StringRef::npos ||
+        Comment.contains("??/") || !Before.trim(" \t").empty())
+      continue;
+    Out.append(Begin + Copied, Begin + At);
+    Out += "// warpwise";
+    Copied = At + Comment.size();
+  }
+  Out.append(Begin + Copied, End);
+  return Out;
+}
+
 /// With WARPWISE_TOOL_LOG=<file>, each measurement appends a line there:
 /// where its answer came from (memory, disk, or the tools and how long
 /// each took), for finding where a rewrite's time goes.
@@ -292,7 +346,7 @@ static KernelStats statsFromJson(const nlohmann::json &J) {
 /// listing of another; it names its format and key, so that an entry
 /// written by another version of warpwise sharing the directory, or copied
 /// under another name, answers nothing.
-constexpr llvm::StringLiteral CacheFormat = "warpwise-sass-v4";
+constexpr llvm::StringLiteral CacheFormat = "warpwise-sass-v5";
 
 /// The entry \p File holds for \p Key; std::nullopt when it is missing,
 /// unreadable, cut short, of another format or key, or malformed: then
@@ -348,9 +402,14 @@ CompileFeedback::measure(const std::string &Source,
                          const std::string &Arch, std::string &Error,
                          const std::map<std::string, std::string> &Given) {
   // A rewritten text that includes warpwise's runtime finds it beside
-  // itself, as the output will.
-  const std::map<std::string, std::string> Headers =
+  // itself, as the output will. The comments warpwise writes change no
+  // code and no line: a decision applied with its comment is the candidate
+  // compiled with the comment's mark, already measured.
+  std::map<std::string, std::string> Headers =
       withRuntimeHeader(OriginalPath, Source, Given);
+  for (auto &[Path, Text] : Headers)
+    Text = withDecisionCommentsBlank(Text);
+  const std::string Compiled = withDecisionCommentsBlank(Source);
   if (!Available) {
     Error = Missing;
     return std::nullopt;
@@ -366,8 +425,10 @@ CompileFeedback::measure(const std::string &Source,
   // the code were recorded must not answer for them.
   // v3: the compiled code (with line numbers) is kept beside the counts.
   // v4: one file holds both, with its format and key (readCacheEntry).
+  // v5: decision comments and their marks are blanked before compiling
+  // (withDecisionCommentsBlank).
   Hash.update(CacheFormat);
-  Hash.update(Source);
+  Hash.update(Compiled);
   Hash.update(Arch);
   Hash.update(OriginalPath);
   Hash.update(Toolkit.Path);
@@ -420,7 +481,7 @@ CompileFeedback::measure(const std::string &Source,
     return A.first;
   }
   std::optional<std::map<std::string, KernelStats>> Out =
-      measureUncached(Key, Source, OriginalPath, Arch, UseFlags, Headers,
+      measureUncached(Key, Compiled, OriginalPath, Arch, UseFlags, Headers,
                       Between, Error);
   {
     std::lock_guard<std::mutex> Lock(Mutex);
@@ -429,6 +490,58 @@ CompileFeedback::measure(const std::string &Source,
     InFlight.erase(Key);
   }
   Promise.set_value({Out, Out ? std::string() : Error});
+  return Out;
+}
+
+/// Each kernel's statistics from ptxas's report (\p PtxasOut) and the code
+/// (\p Listing, nvdisasm's), its instantiations gathered under its name.
+static std::map<std::string, KernelStats>
+statsOfCompile(const std::string &PtxasOut, const std::string &Listing) {
+  std::map<std::string, PtxasInfo> Regs = parsePtxasOutput(PtxasOut);
+  std::map<std::string, SassFunction> Code = parseNvdisasm(Listing);
+  std::map<std::string, KernelStats> Out;
+  for (auto &[Mangled, Function] : Code) {
+    KernelStats S = statsOfCode(Function);
+    S.Mangled = Mangled;
+    auto R = Regs.find(Mangled);
+    if (R != Regs.end()) {
+      S.Registers = R->second.Registers;
+      S.SpillBytes = R->second.SpillStores + R->second.SpillLoads;
+      S.StackBytes = R->second.StackBytes;
+      S.SharedBytes = R->second.SharedBytes;
+    }
+    KernelStats &Total = Out[kernelBaseName(Mangled)];
+    Total.Registers = std::max(Total.Registers, S.Registers);
+    Total.SpillBytes = std::max(Total.SpillBytes, S.SpillBytes);
+    Total.StackBytes = std::max(Total.StackBytes, S.StackBytes);
+    Total.SharedBytes = std::max(Total.SharedBytes, S.SharedBytes);
+    Total.Instructions += S.Instructions;
+    Total.Branches += S.Branches;
+    Total.Predicated += S.Predicated;
+    Total.Instances.push_back(std::move(S));
+  }
+  attachCode(Out, std::move(Code));
+  return Out;
+}
+
+/// The directories \p Flags name with -I, absolute, in their order.
+static std::vector<std::string>
+includeDirectories(const std::vector<std::string> &Flags) {
+  std::vector<std::string> Out;
+  for (size_t I = 0; I < Flags.size(); ++I) {
+    llvm::StringRef F = Flags[I];
+    std::string IDir;
+    if (F == "-I" && I + 1 < Flags.size())
+      IDir = Flags[I + 1];
+    else if (F.starts_with("-I") && F.size() > 2)
+      IDir = F.drop_front(2).str();
+    if (IDir.empty())
+      continue;
+    llvm::SmallString<256> Abs(IDir);
+    llvm::sys::fs::make_absolute(Abs);
+    llvm::sys::path::remove_dots(Abs, true);
+    Out.push_back(Abs.str().str());
+  }
   return Out;
 }
 
@@ -516,21 +629,9 @@ CompileFeedback::measureUncached(
                                    "-Xptxas",
                                    "-v"};
   if (!Headers.empty())
-    for (size_t I = 0; I < UseFlags.size(); ++I) {
-      llvm::StringRef F = UseFlags[I];
-      std::string IDir;
-      if (F == "-I" && I + 1 < UseFlags.size())
-        IDir = UseFlags[I + 1];
-      else if (F.starts_with("-I") && F.size() > 2)
-        IDir = F.drop_front(2).str();
-      if (IDir.empty())
-        continue;
-      llvm::SmallString<256> Abs(IDir);
-      llvm::sys::fs::make_absolute(Abs);
-      llvm::sys::path::remove_dots(Abs, true);
-      if (pathBelow(Abs, Root))
-        Args.push_back("-I" + Mirror(Abs));
-    }
+    for (const std::string &IDir : includeDirectories(UseFlags))
+      if (pathBelow(IDir, Root))
+        Args.push_back("-I" + Mirror(IDir));
   Args.push_back("-I" + MainDir.str());
   // What the mirrored headers include beside themselves.
   for (const auto &[Path, Text] : Mirrored)
@@ -562,30 +663,7 @@ CompileFeedback::measureUncached(
   for (const auto &[Path, Text] : Headers)
     Originals[Mirror(Path)] = Path;
   std::string Listing = originalFileNames(SassOut, Originals);
-  std::map<std::string, PtxasInfo> Regs = parsePtxasOutput(PtxasOut);
-  std::map<std::string, SassFunction> Code = parseNvdisasm(Listing);
-  std::map<std::string, KernelStats> Out;
-  for (auto &[Mangled, Function] : Code) {
-    KernelStats S = statsOfCode(Function);
-    S.Mangled = Mangled;
-    auto R = Regs.find(Mangled);
-    if (R != Regs.end()) {
-      S.Registers = R->second.Registers;
-      S.SpillBytes = R->second.SpillStores + R->second.SpillLoads;
-      S.StackBytes = R->second.StackBytes;
-      S.SharedBytes = R->second.SharedBytes;
-    }
-    KernelStats &Total = Out[kernelBaseName(Mangled)];
-    Total.Registers = std::max(Total.Registers, S.Registers);
-    Total.SpillBytes = std::max(Total.SpillBytes, S.SpillBytes);
-    Total.StackBytes = std::max(Total.StackBytes, S.StackBytes);
-    Total.SharedBytes = std::max(Total.SharedBytes, S.SharedBytes);
-    Total.Instructions += S.Instructions;
-    Total.Branches += S.Branches;
-    Total.Predicated += S.Predicated;
-    Total.Instances.push_back(std::move(S));
-  }
-  attachCode(Out, std::move(Code));
+  std::map<std::string, KernelStats> Out = statsOfCompile(PtxasOut, Listing);
   if (!CacheFile.empty())
     writeCacheEntry(CacheDir, CacheFile, Key, Out, Listing);
   return Out;

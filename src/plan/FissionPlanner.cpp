@@ -47,9 +47,11 @@ Decision planFission(TransformContext &TC, const FissionCandidate &C,
                feedbackUnavailable(TC.Feedback) + "; not split";
     return D;
   }
-  std::string Arch = PtxasRunner::nvccArchFor(TC.Arch), Error;
-  auto Before = TC.measure({}, Arch, Error);
-  auto After = Before ? TC.measure(Edits, Arch, Error) : std::nullopt;
+  // Side by side; the original's error first, as when compiled in turn.
+  TransformContext::MeasuredPair Measured =
+      TC.measureBoth({}, Edits, PtxasRunner::nvccArchFor(TC.Arch));
+  auto &Before = Measured.Before, &After = Measured.After;
+  std::string Error = Before ? Measured.AfterError : Measured.BeforeError;
   if (!Before || !After || !Before->count(D.Kernel) ||
       !After->count(D.Kernel)) {
     D.Reason =

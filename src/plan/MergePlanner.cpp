@@ -346,13 +346,14 @@ Decision planMerge(TransformContext &TC, const MergeCandidate &C,
 
   // Compile the file with and without this one rewrite.
   std::string NvArch = PtxasRunner::nvccArchFor(TC.Arch);
-  std::string Error;
-  auto Before = TC.measure({}, NvArch, Error);
-  auto After =
-      Before ? TC.measure({clang::tooling::Replacement(
-                              C.File, C.Begin, C.End - C.Begin, Candidate)},
-                          NvArch, Error)
-             : std::nullopt;
+  // Side by side; the original's error first, as when compiled in turn.
+  TransformContext::MeasuredPair Measured =
+      TC.measureBoth({},
+                     {clang::tooling::Replacement(C.File, C.Begin,
+                                                  C.End - C.Begin, Candidate)},
+                     NvArch);
+  auto &Before = Measured.Before, &After = Measured.After;
+  std::string Error = Before ? Measured.AfterError : Measured.BeforeError;
   if (!Before || !After) {
     D.Reason = Where + ": nvcc failed on the " +
                std::string(Before ? "candidate" : "original") + " (" + Error +
