@@ -292,61 +292,38 @@ std::string defaultTuneCache() {
   return Dir.empty() ? "warpwise-tune.json" : Dir + "/tune.json";
 }
 
-TuneChoice tune(const TuneRequest &R, DiagnosticLog &Log) {
+namespace {
+
+/// The verdict cached for \p Key in \p Cache, reported as a remark through
+/// \p Say; nothing when this source and these options were never timed.
+template <typename SayFn>
+std::optional<TuneChoice>
+cachedChoice(const nlohmann::json &Cache, const std::string &Key,
+             const std::string &CachePath, const TuneRequest &R, SayFn Say) {
+  if (!Cache.contains("entries") || !Cache["entries"].contains(Key))
+    return std::nullopt;
+  const nlohmann::json &E = Cache["entries"][Key];
   TuneChoice Choice;
-  auto Say = [&](Severity S, const std::string &M) {
-    Log.report(S == Severity::Remark ? diag::TuneVerdict
-                                     : diag::TuneUnavailable,
-               S, R.File, 0, 0, "--tune: " + M);
-  };
-  std::string Text = readAll(R.File);
-  std::string Key = tuneCacheKey(R, Text);
-  std::string CachePath =
-      R.CachePath.empty() ? defaultTuneCache() : R.CachePath;
-  nlohmann::json Cache = loadCache(CachePath);
-  if (Cache.contains("entries") && Cache["entries"].contains(Key)) {
-    const nlohmann::json &E = Cache["entries"][Key];
-    Choice.Decided = true;
-    Choice.Original = E.value("original", false);
-    Choice.MeldForm = E.value("meld_form", std::string("auto"));
-    for (const auto &T : E.value("transforms", nlohmann::json::array()))
-      Choice.Transforms.push_back(T.get<std::string>());
-    Say(Severity::Remark, "the verdict cached in " + CachePath + " for " +
-                              R.Arch + " (measured on " +
-                              E.value("gpu", std::string("a GPU")) +
-                              "): " + E.value("summary", std::string("")));
-    return Choice;
-  }
+  Choice.Decided = true;
+  Choice.Original = E.value("original", false);
+  Choice.MeldForm = E.value("meld_form", std::string("auto"));
+  for (const auto &T : E.value("transforms", nlohmann::json::array()))
+    Choice.Transforms.push_back(T.get<std::string>());
+  Say(Severity::Remark, "the verdict cached in " + CachePath + " for " +
+                            R.Arch + " (measured on " +
+                            E.value("gpu", std::string("a GPU")) +
+                            "): " + E.value("summary", std::string("")));
+  return Choice;
+}
 
-  std::string GpuName, GpuArch, Why;
-  if (!findGpu(GpuName, GpuArch, Why)) {
-    Say(Severity::Warning,
-        Why +
-            " and no verdict is cached for this source and these options "
-            "in " +
-            CachePath + "; the execution model decides");
-    return Choice;
-  }
-  if (GpuArch != R.Arch) {
-    Say(Severity::Warning, "the GPU (" + GpuName + ") is " + GpuArch +
-                               " but the target is " + R.Arch +
-                               " (--arch); tuning needs --arch " + GpuArch +
-                               "; the execution model decides");
-    return Choice;
-  }
-
-  llvm::SmallString<128> DirBuf;
-  if (createTemporaryDirectory("tune", DirBuf)) {
-    Say(Severity::Warning, "no temporary directory; the execution model "
-                           "decides");
-    return Choice;
-  }
-  std::string Dir = DirBuf.str().str();
-  std::string Nvcc = R.CudaPath + "/bin/nvcc";
-  std::string Error;
-
-  // The shim, built against the toolkit's shared runtime.
-  std::string Shim = Dir + "/shim.so", ShimSrc = Dir + "/shim.cpp";
+/// Builds the timing shim into \p Shim against the toolkit's shared runtime
+/// (the one the programs are linked with, so that its cudaLaunchKernel is
+/// the one preloading replaces). On failure, the start of nvcc's log.
+std::optional<std::string> buildShim(const std::string &Nvcc,
+                                     const std::string &Dir,
+                                     const std::string &Shim,
+                                     std::string &Error) {
+  std::string ShimSrc = Dir + "/shim.cpp";
   {
     std::error_code EC;
     llvm::raw_fd_ostream OS(ShimSrc, EC);
@@ -355,18 +332,22 @@ TuneChoice tune(const TuneRequest &R, DiagnosticLog &Log) {
   if (run(Nvcc,
           {"-cudart", "shared", "-shared", "-Xcompiler", "-fPIC", "-o", Shim,
            ShimSrc, "-ldl"},
-          Dir + "/shim.log", Dir + "/shim.log", 300, {}, Error) != 0) {
-    Say(Severity::Warning, "the timing shim did not build (" +
-                               llvm::StringRef(readAll(Dir + "/shim.log"))
-                                   .trim()
-                                   .take_front(300)
-                                   .str() +
-                               "); the execution model decides");
-    return Choice;
-  }
+          Dir + "/shim.log", Dir + "/shim.log", 300, {}, Error) == 0)
+    return std::nullopt;
+  return llvm::StringRef(readAll(Dir + "/shim.log"))
+      .trim()
+      .take_front(300)
+      .str();
+}
 
-  // The rewrites to try: the model's choice, each meld form, each without
-  // thread reallocation; only those the options allow and that differ.
+/// The original program, then each distinct rewrite to try: the model's
+/// choice, each meld form, each without thread reallocation; only those the
+/// options allow, that rewrite, and whose text differs from every earlier
+/// one (the same program timed twice would only add noise).
+std::vector<Variant> rewriteVariants(const TuneRequest &R,
+                                     const std::string &Text,
+                                     const std::string &Dir,
+                                     std::string &Error) {
   std::vector<Variant> Variants;
   Variant Orig;
   Orig.Name = "original";
@@ -423,15 +404,15 @@ TuneChoice tune(const TuneRequest &R, DiagnosticLog &Log) {
       continue; // The same program as an earlier variant.
     Variants.push_back(V);
   }
-  if (Variants.size() == 1) {
-    Choice.Decided = true;
-    Choice.Original = true;
-    Say(Severity::Remark, "no option rewrites this file; nothing to time");
-    return Choice;
-  }
+  return Variants;
+}
 
-  // Build every program for the GPU, with the shared runtime the shim
-  // wraps. Compile flags that nvcc understands pass through.
+/// Builds every program for the GPU (\p GpuArch), with the shared runtime
+/// the shim wraps; marks those nvcc rejects as failed. Compile flags that
+/// nvcc understands pass through.
+void buildVariants(const TuneRequest &R, const std::string &Nvcc,
+                   const std::string &GpuArch, const std::string &Dir,
+                   std::vector<Variant> &Variants, std::string &Error) {
   llvm::SmallString<256> InDir(R.File);
   llvm::sys::path::remove_filename(InDir);
   fs::make_absolute(InDir);
@@ -455,14 +436,13 @@ TuneChoice tune(const TuneRequest &R, DiagnosticLog &Log) {
               llvm::StringRef(readAll(Log)).trim().take_front(300).str();
     }
   }
-  if (Variants[0].Failed) {
-    Say(Severity::Warning, "the original program did not build for the GPU (" +
-                               Variants[0].Why +
-                               "); the execution model decides");
-    return Choice;
-  }
+}
 
-  // Interleaved rounds: every program once per round.
+/// Runs the programs in interleaved rounds (every program once per round,
+/// so that a drift of the GPU's clocks touches all alike) with the shim
+/// preloaded; records each round's kernel time and output.
+void timeVariants(const TuneRequest &R, const std::string &Shim,
+                  std::vector<Variant> &Variants, std::string &Error) {
   for (unsigned Round = 0; Round < std::max(R.Runs, 1u); ++Round)
     for (size_t I = 0; I < Variants.size(); ++I) {
       Variant &V = Variants[I];
@@ -495,20 +475,16 @@ TuneChoice tune(const TuneRequest &R, DiagnosticLog &Log) {
       }
       V.Totals.push_back(Total);
     }
+}
+
+/// Picks the fastest of the timed variants (Variants[0], the original,
+/// timed and not failed) into \p Choice: a rewrite only when it prints what
+/// the original prints and gains at least R.MinGain. Returns the summary
+/// the remark and the cache show.
+template <typename SayFn>
+std::string chooseFastest(const TuneRequest &R, std::vector<Variant> &Variants,
+                          TuneChoice &Choice, SayFn Say) {
   Variant &O = Variants[0];
-  if (O.Failed) {
-    Say(Severity::Warning, "the original program failed (" + O.Why +
-                               "; arguments from --tune-args); the "
-                               "execution model decides");
-    return Choice;
-  }
-  if (median(O.Totals) <= 0) {
-    Say(Severity::Warning,
-        "no kernel launch was timed in the original program (the shim "
-        "wraps cudaLaunchKernel of the shared CUDA runtime); the execution "
-        "model decides");
-    return Choice;
-  }
   // The original's output must be the same in every round to compare the
   // rewrites' against it.
   bool Stable =
@@ -558,7 +534,15 @@ TuneChoice tune(const TuneRequest &R, DiagnosticLog &Log) {
   Summary += "; median over " + std::to_string(O.Totals.size()) +
              " interleaved run(s) of the kernel time summed over the "
              "program's launches";
+  return Summary;
+}
 
+/// The cache entry for a verdict: the choice, its summary and each timed
+/// variant's time, for a later run (also one without a GPU) to reuse.
+nlohmann::json verdictEntry(const TuneRequest &R, const std::string &GpuName,
+                            const TuneChoice &Choice,
+                            const std::string &Summary,
+                            const std::vector<Variant> &Variants) {
   nlohmann::json Entry = {{"file", R.File},
                           {"arch", R.Arch},
                           {"gpu", GpuName},
@@ -576,8 +560,93 @@ TuneChoice tune(const TuneRequest &R, DiagnosticLog &Log) {
     Times[V.Name] = {{"total_ms", median(V.Totals)}};
   }
   Entry["times"] = Times;
+  return Entry;
+}
+
+} // namespace
+
+TuneChoice tune(const TuneRequest &R, DiagnosticLog &Log) {
+  TuneChoice Choice;
+  auto Say = [&](Severity S, const std::string &M) {
+    Log.report(S == Severity::Remark ? diag::TuneVerdict
+                                     : diag::TuneUnavailable,
+               S, R.File, 0, 0, "--tune: " + M);
+  };
+  std::string Text = readAll(R.File);
+  std::string Key = tuneCacheKey(R, Text);
+  std::string CachePath =
+      R.CachePath.empty() ? defaultTuneCache() : R.CachePath;
+  nlohmann::json Cache = loadCache(CachePath);
+  if (std::optional<TuneChoice> Cached =
+          cachedChoice(Cache, Key, CachePath, R, Say))
+    return *Cached;
+
+  // Timing needs the target's GPU, a place for the programs and the shim.
+  std::string GpuName, GpuArch, Why;
+  if (!findGpu(GpuName, GpuArch, Why)) {
+    Say(Severity::Warning,
+        Why +
+            " and no verdict is cached for this source and these options "
+            "in " +
+            CachePath + "; the execution model decides");
+    return Choice;
+  }
+  if (GpuArch != R.Arch) {
+    Say(Severity::Warning, "the GPU (" + GpuName + ") is " + GpuArch +
+                               " but the target is " + R.Arch +
+                               " (--arch); tuning needs --arch " + GpuArch +
+                               "; the execution model decides");
+    return Choice;
+  }
+  llvm::SmallString<128> DirBuf;
+  if (createTemporaryDirectory("tune", DirBuf)) {
+    Say(Severity::Warning, "no temporary directory; the execution model "
+                           "decides");
+    return Choice;
+  }
+  std::string Dir = DirBuf.str().str();
+  std::string Nvcc = R.CudaPath + "/bin/nvcc";
+  std::string Error;
+  std::string Shim = Dir + "/shim.so";
+  if (std::optional<std::string> ShimLog = buildShim(Nvcc, Dir, Shim, Error)) {
+    Say(Severity::Warning, "the timing shim did not build (" + *ShimLog +
+                               "); the execution model decides");
+    return Choice;
+  }
+
+  std::vector<Variant> Variants = rewriteVariants(R, Text, Dir, Error);
+  if (Variants.size() == 1) {
+    Choice.Decided = true;
+    Choice.Original = true;
+    Say(Severity::Remark, "no option rewrites this file; nothing to time");
+    return Choice;
+  }
+  buildVariants(R, Nvcc, GpuArch, Dir, Variants, Error);
+  if (Variants[0].Failed) {
+    Say(Severity::Warning, "the original program did not build for the GPU (" +
+                               Variants[0].Why +
+                               "); the execution model decides");
+    return Choice;
+  }
+  timeVariants(R, Shim, Variants, Error);
+  Variant &O = Variants[0];
+  if (O.Failed) {
+    Say(Severity::Warning, "the original program failed (" + O.Why +
+                               "; arguments from --tune-args); the "
+                               "execution model decides");
+    return Choice;
+  }
+  if (median(O.Totals) <= 0) {
+    Say(Severity::Warning,
+        "no kernel launch was timed in the original program (the shim "
+        "wraps cudaLaunchKernel of the shared CUDA runtime); the execution "
+        "model decides");
+    return Choice;
+  }
+
+  std::string Summary = chooseFastest(R, Variants, Choice, Say);
   Cache["version"] = 1;
-  Cache["entries"][Key] = Entry;
+  Cache["entries"][Key] = verdictEntry(R, GpuName, Choice, Summary, Variants);
   std::string SaveError;
   if (!saveCache(CachePath, Cache, SaveError))
     Say(Severity::Warning, "the verdict could not be cached in " + CachePath +
