@@ -221,30 +221,153 @@ void moveIntoCopies(TransformContext &TC, const std::vector<KernelCopy> &Copies,
   }
 }
 
-/// External sharing (seed 001): the launch-uniform scalars among \p Worth
-/// (computed from kernel parameters and constants alone) are computed by
-/// the host at each launch and passed as new parameters. Reports its own
-/// decision; takes what it shares out of \p Worth. Returns why launch-uniform
-/// values stay on the device, for the internal decision ("" when none do or
-/// none exist).
-std::string shareExternally(TransformContext &TC, const char *Transform,
-                            const FunctionDecl *FD,
-                            const std::vector<const VarDecl *> &Order,
-                            std::map<const VarDecl *, Candidate> &Cands,
-                            std::set<const VarDecl *> &Worth,
-                            const std::set<const VarDecl *> &WrittenParams,
-                            const ClosureFn &Closure,
-                            std::vector<Decision> &Decisions,
-                            std::vector<Change> &Changes,
-                            std::vector<KernelCopy> &Copies) {
-  ASTContext &Ctx = TC.Ctx;
-  const SourceManager &SM = Ctx.getSourceManager();
-  auto Name = [](const VarDecl *V) { return "`" + V->getNameAsString() + "`"; };
-  bool Approximate, Contracts;
-  floatFlags(TC, Approximate, Contracts);
+namespace {
+
+/// One kernel's external sharing, step by step: which values the host can
+/// compute, whether every launch can pass them, the edits, and the
+/// decision. The steps share the kernel's state, kept here.
+class ExternalShare {
+public:
+  ExternalShare(TransformContext &TC, const char *Transform,
+                const FunctionDecl *FD,
+                const std::set<const VarDecl *> &WrittenParams,
+                std::vector<Decision> &Decisions, std::vector<Change> &Changes,
+                std::vector<KernelCopy> &Copies)
+      : TC(TC), Ctx(TC.Ctx), SM(Ctx.getSourceManager()), Transform(Transform),
+        FD(FD), WrittenParams(WrittenParams), Decisions(Decisions),
+        Changes(Changes), Copies(Copies) {}
+
+  std::string run(const std::vector<const VarDecl *> &Order,
+                  std::map<const VarDecl *, Candidate> &Cands,
+                  std::set<const VarDecl *> &Worth, const ClosureFn &Closure);
+
+private:
+  void chooseHostValues(const std::vector<const VarDecl *> &Order,
+                        std::map<const VarDecl *, Candidate> &Cands,
+                        const std::set<const VarDecl *> &Worth,
+                        const ClosureFn &Closure);
+  std::string launchRefusal();
+  std::string argumentRefusal();
+  std::string kernelEdits();
+  std::string launchArguments(const CUDAKernelCallExpr *L) const;
+  void launchEdits();
+  std::string proof() const;
+  std::string earlierEditRefusal() const;
+  void apply(std::set<const VarDecl *> &Worth);
+
+  /// The reason for the internal decision when the values stay on the
+  /// device because of \p Refusal.
+  std::string notByHost(const std::string &Refusal) const {
+    return Why + std::string(Why.empty() ? "" : "; ") + "launch-uniform " +
+           Names + " not computed by the host: " + Refusal;
+  }
+  void Report() {
+    TC.Log.report(
+        D.Applied ? "WW4004" : "WW3004", Severity::Remark,
+        TC.displayOf(FD->getLocation()), Line,
+        SM.getExpansionColumnNumber(
+            SM.getExpansionRange(Ext.front()->getBeginLoc()).getBegin()),
+        std::string(Transform) + ": " + D.Reason);
+    Decisions.push_back(D);
+  }
+  unsigned Off(SourceLocation L) const {
+    return SM.getFileOffset(SM.getExpansionLoc(L));
+  }
+  unsigned EndOff(SourceLocation L) const {
+    return SM.getFileOffset(Lexer::getLocForEndOfToken(
+        SM.getExpansionLoc(L), 0, SM, Ctx.getLangOpts()));
+  }
+  static std::string Name(const VarDecl *V) {
+    return "`" + V->getNameAsString() + "`";
+  }
+
+  TransformContext &TC;
+  ASTContext &Ctx;
+  const SourceManager &SM;
+  const char *Transform;
+  const FunctionDecl *FD;
+  const std::set<const VarDecl *> &WrittenParams;
+  std::vector<Decision> &Decisions;
+  std::vector<Change> &Changes;
+  std::vector<KernelCopy> &Copies;
+
+  bool Contracts = false; ///< nvcc contracts products (fmad).
+  /// Every value the host could compute, before the internal fill takes
+  /// back what it needs: HostSlice lets one read another.
   std::map<const VarDecl *, std::string> Host;
-  std::vector<const VarDecl *> Ext;
-  std::string Why;
+  std::vector<const VarDecl *> Ext; ///< The values the host computes.
+  std::map<const VarDecl *, std::string> HostName; ///< Their parameters.
+  std::string Why; ///< Why other launch-uniform values stay on the device.
+  std::string Names;
+  unsigned Line = 0;
+  Decision D;
+  std::string Where;
+  std::vector<const CUDAKernelCallExpr *> Launches;
+  KernelCopy Copy;
+  bool Copied = false; ///< External linkage: the rewrite goes to a copy.
+  std::string InFile;
+  llvm::StringRef Text;
+  ShareCandidate C;
+};
+
+std::string ExternalShare::run(const std::vector<const VarDecl *> &Order,
+                               std::map<const VarDecl *, Candidate> &Cands,
+                               std::set<const VarDecl *> &Worth,
+                               const ClosureFn &Closure) {
+  chooseHostValues(Order, Cands, Worth, Closure);
+  if (Ext.empty())
+    return Why;
+  for (const VarDecl *V : Ext)
+    Names += std::string(Names.empty() ? "" : ", ") + Name(V);
+  Line = SM.getExpansionLineNumber(Ext.front()->getBeginLoc());
+  D.Transform = Transform;
+  D.Kernel = FD->getNameAsString();
+  D.Line = Line;
+  D.Form = "external";
+  D.File = TC.decisionFileOf(FD->getLocation());
+  Where = "`" + D.Kernel + "` (launch-uniform " + Names + ")";
+  Steer Steering = TC.steer(Transform, FD, Ext.front()->getBeginLoc());
+  if (Steering.disabled()) {
+    D.Reason = Where + ": disabled by " + Steering.Source + "; not considered";
+    Report();
+    return "";
+  }
+  SteerScope Steered(TC, Steering, Transform);
+  std::string Refusal = launchRefusal();
+  if (!Refusal.empty())
+    return notByHost(Refusal);
+  Refusal = kernelEdits();
+  if (!Refusal.empty())
+    return notByHost(Refusal);
+  launchEdits();
+  C.Proof = proof();
+  std::sort(C.Edits.begin(), C.Edits.end(),
+            [](const tooling::Replacement &A, const tooling::Replacement &B) {
+              return A.getOffset() < B.getOffset();
+            });
+  Refusal = earlierEditRefusal();
+  if (!Refusal.empty())
+    return notByHost(Refusal);
+  D = planShare(TC, C, Transform);
+  D.File = TC.decisionFileOf(FD->getLocation());
+  if (!D.Applied) {
+    Report();
+    return "";
+  }
+  apply(Worth);
+  return "";
+}
+
+/// The launch-uniform scalars among \p Worth that the host computes bit for
+/// bit: one fill, no load, nothing per block, and arithmetic the build does
+/// not approximate or contract; those the internal fill needs stay with it.
+/// Fills Ext, and Why for the others.
+void ExternalShare::chooseHostValues(
+    const std::vector<const VarDecl *> &Order,
+    std::map<const VarDecl *, Candidate> &Cands,
+    const std::set<const VarDecl *> &Worth, const ClosureFn &Closure) {
+  bool Approximate;
+  floatFlags(TC, Approximate, Contracts);
   for (const VarDecl *V : Order) {
     const Candidate &C = Cands[V];
     if (!Worth.count(V) || V->getType()->isArrayType() || C.Fills.size() != 1 ||
@@ -293,46 +416,16 @@ std::string shareExternally(TransformContext &TC, const char *Transform,
     if (!Inner.count(V))
       Kept.push_back(V);
   Ext = Kept;
-  if (Ext.empty())
-    return Why;
+}
 
-  std::string Names;
-  for (const VarDecl *V : Ext)
-    Names += std::string(Names.empty() ? "" : ", ") + Name(V);
-  unsigned Line = SM.getExpansionLineNumber(Ext.front()->getBeginLoc());
-  Decision D;
-  D.Transform = Transform;
-  D.Kernel = FD->getNameAsString();
-  D.Line = Line;
-  D.Form = "external";
-  D.File = TC.decisionFileOf(FD->getLocation());
-  std::string Where = "`" + D.Kernel + "` (launch-uniform " + Names + ")";
-  auto Report = [&]() {
-    TC.Log.report(
-        D.Applied ? "WW4004" : "WW3004", Severity::Remark,
-        TC.displayOf(FD->getLocation()), Line,
-        SM.getExpansionColumnNumber(
-            SM.getExpansionRange(Ext.front()->getBeginLoc()).getBegin()),
-        std::string(Transform) + ": " + D.Reason);
-    Decisions.push_back(D);
-  };
-  Steer Steering = TC.steer(Transform, FD, Ext.front()->getBeginLoc());
-  if (Steering.disabled()) {
-    D.Reason = Where + ": disabled by " + Steering.Source + "; not considered";
-    Report();
-    return "";
-  }
-  SteerScope Steered(TC, Steering, Transform);
-
-  // The kernel's parameters change: every launch must be in view. A kernel
-  // with external linkage, which other files may declare and launch, is
-  // rewritten in a copy with internal linkage that this file's launches
-  // run; its definition stays as written.
+/// The kernel's parameters change: every launch must be in view. A kernel
+/// with external linkage, which other files may declare and launch, is
+/// rewritten in a copy with internal linkage that this file's launches
+/// run; its definition stays as written. Why not ("" when it can).
+std::string ExternalShare::launchRefusal() {
   std::string Refusal;
-  std::vector<const CUDAKernelCallExpr *> Launches;
   const DeclRefExpr *Other = nullptr;
-  KernelCopy Copy;
-  bool Copied = FD->isExternallyVisible();
+  Copied = FD->isExternallyVisible();
   if (FD->isTemplated() || FD->isTemplateInstantiation() ||
       FD->isFunctionTemplateSpecialization())
     Refusal = "it is a template";
@@ -359,12 +452,22 @@ std::string shareExternally(TransformContext &TC, const char *Transform,
   }
   if (Refusal.empty() && Copied)
     Refusal = prepareCopy(TC, FD, Launches, Copies, Copy);
+  if (Refusal.empty())
+    Refusal = argumentRefusal();
+  return Refusal;
+}
+
+/// Each launch passes the parameters the host's values read as
+/// expressions the host can evaluate again, written in this file outside
+/// macros. Why not ("" when it does).
+std::string ExternalShare::argumentRefusal() {
   std::set<const ParmVarDecl *> Params;
   for (const VarDecl *V : Ext) {
     HostSlice H(FD, Host, WrittenParams);
     H.check(V->getInit(), Ctx);
     Params.insert(H.Params.begin(), H.Params.end());
   }
+  std::string Refusal;
   for (const CUDAKernelCallExpr *L : Launches) {
     if (!Refusal.empty())
       break;
@@ -387,30 +490,20 @@ std::string shareExternally(TransformContext &TC, const char *Transform,
                   "macro)";
     }
   }
-  if (!Refusal.empty()) {
-    return Why + std::string(Why.empty() ? "" : "; ") + "launch-uniform " +
-           Names + " not computed by the host: " + Refusal;
-  }
+  return Refusal;
+}
 
-  // The edits: new parameters, the initializers read them, every launch
-  // passes the host's values.
-  const std::string InFile = TC.fileOf(FD->getLocation());
-  llvm::StringRef Text = TC.textOf(FD->getLocation());
-  auto Off = [&](SourceLocation L) {
-    return SM.getFileOffset(SM.getExpansionLoc(L));
-  };
-  auto EndOff = [&](SourceLocation L) {
-    return SM.getFileOffset(Lexer::getLocForEndOfToken(SM.getExpansionLoc(L), 0,
-                                                       SM, Ctx.getLangOpts()));
-  };
-  std::map<const VarDecl *, std::string> HostName;
+/// The kernel's edits: new parameters, and the initializers read them.
+/// Why they cannot be made ("" when they can).
+std::string ExternalShare::kernelEdits() {
+  InFile = TC.fileOf(FD->getLocation());
+  Text = TC.textOf(FD->getLocation());
   for (const VarDecl *V : Ext) {
     std::string N = "ww_host_" + V->getNameAsString(), Unique = N;
     for (unsigned K = 2; Text.contains(Unique); ++K)
       Unique = N + "_" + std::to_string(K);
     HostName[V] = Unique;
   }
-  ShareCandidate C;
   C.FD = FD;
   C.Line = Line;
   C.External = true;
@@ -423,12 +516,8 @@ std::string shareExternally(TransformContext &TC, const char *Transform,
         V->getType().getUnqualifiedType().getAsString(Ctx.getPrintingPolicy()) +
         " " + HostName[V];
   FunctionTypeLoc FTL = FD->getFunctionTypeLoc();
-  if (!FTL) {
-    return Why + std::string(Why.empty() ? "" : "; ") + "launch-uniform " +
-           Names +
-           " not computed by the host: its parameter list is not "
-           "written out";
-  }
+  if (!FTL)
+    return "its parameter list is not written out";
   if (FD->getNumParams() == 0)
     NewParams = NewParams.substr(2);
   C.Edits.emplace_back(InFile, Off(FTL.getRParenLoc()), 0, NewParams);
@@ -448,53 +537,65 @@ std::string shareExternally(TransformContext &TC, const char *Transform,
              E = EndOff(V->getInit()->getEndLoc());
     C.Edits.emplace_back(InFile, B, E - B, HostName[V]);
   }
-  // Each launch: the host's expression of each value, with the launch's
-  // arguments in place of the parameters (converted as the launch converts
-  // them) and the values' own host expressions for those they use.
-  for (const CUDAKernelCallExpr *L : Launches) {
-    std::map<const VarDecl *, std::string> Exprs;
-    std::string Args;
-    unsigned LaunchIndent =
-        SM.getExpansionColumnNumber(SM.getExpansionLoc(L->getBeginLoc())) - 1;
-    for (const VarDecl *V : Ext) {
-      const Expr *Init = V->getInit();
-      unsigned IB = Off(Init->getBeginLoc());
-      std::string T = Text.slice(IB, EndOff(Init->getEndLoc())).str();
-      std::vector<std::pair<unsigned, const DeclRefExpr *>> Refs;
-      for (const DeclRefExpr *R : statementsIn<DeclRefExpr>(Init))
-        Refs.push_back({Off(R->getBeginLoc()) - IB, R});
-      std::sort(Refs.rbegin(), Refs.rend());
-      for (auto &[At, R] : Refs) {
-        unsigned Len = EndOff(R->getEndLoc()) - Off(R->getBeginLoc());
-        std::string With;
-        if (auto *P = dyn_cast<ParmVarDecl>(R->getDecl())) {
-          const Expr *Arg = L->getArg(P->getFunctionScopeIndex());
-          const Expr *Bare = Arg->IgnoreImpCasts();
-          std::string ArgText = sourceText(Ctx, Arg->getSourceRange());
-          bool Simple = isa<DeclRefExpr>(Bare->IgnoreParens()) ||
-                        isa<IntegerLiteral>(Bare) || isa<FloatingLiteral>(Bare);
-          // The launch converts the argument to the parameter's type; so
-          // does the host's expression.
-          if (Ctx.hasSameUnqualifiedType(Bare->getType(), P->getType()))
-            With = Simple ? ArgText : "(" + ArgText + ")";
-          else
-            With = "((" +
-                   P->getType().getUnqualifiedType().getAsString(
-                       Ctx.getPrintingPolicy()) +
-                   ")(" + ArgText + "))";
-        } else if (auto *W = dyn_cast<VarDecl>(R->getDecl());
-                   W && Exprs.count(W)) {
-          With = "(" + Exprs[W] + ")";
-        } else {
-          continue;
-        }
-        T.replace(At, Len, With);
+  return "";
+}
+
+/// What launch \p L appends to its arguments: the host's expression of each
+/// value, with the launch's arguments in place of the parameters (converted
+/// as the launch converts them) and the values' own host expressions for
+/// those they use.
+std::string
+ExternalShare::launchArguments(const CUDAKernelCallExpr *L) const {
+  std::map<const VarDecl *, std::string> Exprs;
+  std::string Args;
+  unsigned LaunchIndent =
+      SM.getExpansionColumnNumber(SM.getExpansionLoc(L->getBeginLoc())) - 1;
+  for (const VarDecl *V : Ext) {
+    const Expr *Init = V->getInit();
+    unsigned IB = Off(Init->getBeginLoc());
+    std::string T = Text.slice(IB, EndOff(Init->getEndLoc())).str();
+    std::vector<std::pair<unsigned, const DeclRefExpr *>> Refs;
+    for (const DeclRefExpr *R : statementsIn<DeclRefExpr>(Init))
+      Refs.push_back({Off(R->getBeginLoc()) - IB, R});
+    std::sort(Refs.rbegin(), Refs.rend());
+    for (auto &[At, R] : Refs) {
+      unsigned Len = EndOff(R->getEndLoc()) - Off(R->getBeginLoc());
+      std::string With;
+      if (auto *P = dyn_cast<ParmVarDecl>(R->getDecl())) {
+        const Expr *Arg = L->getArg(P->getFunctionScopeIndex());
+        const Expr *Bare = Arg->IgnoreImpCasts();
+        std::string ArgText = sourceText(Ctx, Arg->getSourceRange());
+        bool Simple = isa<DeclRefExpr>(Bare->IgnoreParens()) ||
+                      isa<IntegerLiteral>(Bare) || isa<FloatingLiteral>(Bare);
+        // The launch converts the argument to the parameter's type; so
+        // does the host's expression.
+        if (Ctx.hasSameUnqualifiedType(Bare->getType(), P->getType()))
+          With = Simple ? ArgText : "(" + ArgText + ")";
+        else
+          With = "((" +
+                 P->getType().getUnqualifiedType().getAsString(
+                     Ctx.getPrintingPolicy()) +
+                 ")(" + ArgText + "))";
+      } else if (auto *W = dyn_cast<VarDecl>(R->getDecl());
+                 W && Exprs.count(W)) {
+        With = "(" + Exprs[W] + ")";
+      } else {
+        continue;
       }
-      Exprs[V] = T;
-      Args += ",\n" + std::string(LaunchIndent + 4, ' ') + T;
+      T.replace(At, Len, With);
     }
-    if (L->getNumArgs() == 0)
-      Args = Args.substr(1);
+    Exprs[V] = T;
+    Args += ",\n" + std::string(LaunchIndent + 4, ' ') + T;
+  }
+  if (L->getNumArgs() == 0)
+    Args = Args.substr(1);
+  return Args;
+}
+
+/// Every launch passes the host's values, and gets the decision's comment.
+void ExternalShare::launchEdits() {
+  for (const CUDAKernelCallExpr *L : Launches) {
+    std::string Args = launchArguments(L);
     // The whole argument list is replaced, so that the formatter lays it
     // out anew rather than appending to a line.
     unsigned ArgsEnd = Off(L->getRParenLoc());
@@ -509,24 +610,28 @@ std::string shareExternally(TransformContext &TC, const char *Transform,
       C.Edits.emplace_back(InFile, LOff - (Col - 1), 0,
                            std::string(Col - 1, ' ') + DecisionMark + "\n");
   }
-  C.Proof = "computed from kernel parameters and constants alone, in "
-            "arithmetic the host reproduces bit for bit" +
-            std::string(Contracts ? " (no floating-point product to fuse)"
-                                  : " (--fmad=false)") +
-            "; every launch of it is a `<<<>>>` in this file, with arguments "
-            "the host can evaluate again" +
-            (Copied ? "; `" + D.Kernel +
-                          "` has external linkage, so other files may launch "
-                          "it: it stays as written, and the rewrite is `" +
-                          Copy.CopyName +
-                          "`, a copy with internal linkage that this file's "
-                          "launches run"
-                    : "");
-  std::sort(C.Edits.begin(), C.Edits.end(),
-            [](const tooling::Replacement &A, const tooling::Replacement &B) {
-              return A.getOffset() < B.getOffset();
-            });
-  // An earlier rewrite of the kernel or of a launch (a split) owns it.
+}
+
+/// What the legality checks established, for the decision's remark.
+std::string ExternalShare::proof() const {
+  return "computed from kernel parameters and constants alone, in "
+         "arithmetic the host reproduces bit for bit" +
+         std::string(Contracts ? " (no floating-point product to fuse)"
+                               : " (--fmad=false)") +
+         "; every launch of it is a `<<<>>>` in this file, with arguments "
+         "the host can evaluate again" +
+         (Copied ? "; `" + D.Kernel +
+                       "` has external linkage, so other files may launch "
+                       "it: it stays as written, and the rewrite is `" +
+                       Copy.CopyName +
+                       "`, a copy with internal linkage that this file's "
+                       "launches run"
+                 : "");
+}
+
+/// An earlier rewrite of the kernel or of a launch (a split) owns it: why
+/// ("" when none edited what this one would).
+std::string ExternalShare::earlierEditRefusal() const {
   for (const tooling::Replacement &R : C.Edits) {
     unsigned B = R.getOffset(), E = B + std::max(1u, R.getLength());
     bool Edited = TC.claimed(InFile, B, E);
@@ -537,19 +642,17 @@ std::string shareExternally(TransformContext &TC, const char *Transform,
     if (Edited) {
       unsigned L = SM.getLineNumber(
           SM.getFileID(SM.getExpansionLoc(FD->getLocation())), B);
-      return Why + std::string(Why.empty() ? "" : "; ") + "launch-uniform " +
-             Names +
-             " not computed by the host: an earlier rewrite edited "
-             "line " +
-             std::to_string(L) + ", which this one would edit too";
+      return "an earlier rewrite edited line " + std::to_string(L) +
+             ", which this one would edit too";
     }
   }
-  D = planShare(TC, C, Transform);
-  D.File = TC.decisionFileOf(FD->getLocation());
-  if (!D.Applied) {
-    Report();
-    return "";
-  }
+  return "";
+}
+
+/// The applied rewrite: the decision's comments, the change (and the copy
+/// it goes to), what it claims, and the report. What it shares leaves
+/// \p Worth.
+void ExternalShare::apply(std::set<const VarDecl *> &Worth) {
   TC.takeDecisionId(D, "WW4004", Text);
   bool Kernel = true;
   for (tooling::Replacement &R : C.Edits) {
@@ -612,7 +715,23 @@ std::string shareExternally(TransformContext &TC, const char *Transform,
                       "`, the copy that external variable sharing rewrote "
                       "(declare it `static` if this file is its only "
                       "launcher)");
-  return "";
+}
+
+} // namespace
+
+std::string shareExternally(TransformContext &TC, const char *Transform,
+                            const FunctionDecl *FD,
+                            const std::vector<const VarDecl *> &Order,
+                            std::map<const VarDecl *, Candidate> &Cands,
+                            std::set<const VarDecl *> &Worth,
+                            const std::set<const VarDecl *> &WrittenParams,
+                            const ClosureFn &Closure,
+                            std::vector<Decision> &Decisions,
+                            std::vector<Change> &Changes,
+                            std::vector<KernelCopy> &Copies) {
+  return ExternalShare(TC, Transform, FD, WrittenParams, Decisions, Changes,
+                       Copies)
+      .run(Order, Cands, Worth, Closure);
 }
 
 } // namespace share

@@ -560,6 +560,104 @@ std::string indentOf(const SourceManager &SM, SourceLocation Loc) {
   return std::string(Col > 0 ? Col - 1 : 0, ' ');
 }
 
+/// Where the guard's pieces are in the file: the edits go around them, and
+/// an earlier rewrite of any of them owns the guard.
+struct GuardOffsets {
+  unsigned IfBegin = 0, CondBegin = 0, CondEnd = 0, ThenBegin = 0, IfEnd = 0;
+  /// The guarded code is one statement, not a block: the rewrite adds the
+  /// braces the shadowing declarations need.
+  bool ThenBlock = false;
+};
+
+GuardOffsets guardOffsets(ASTContext &Ctx, const IfStmt *If) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  GuardOffsets O;
+  O.IfBegin = SM.getFileOffset(SM.getExpansionLoc(If->getBeginLoc()));
+  O.CondBegin =
+      SM.getFileOffset(SM.getExpansionLoc(If->getCond()->getBeginLoc()));
+  O.CondEnd = SM.getFileOffset(Lexer::getLocForEndOfToken(
+      SM.getExpansionLoc(If->getCond()->getEndLoc()), 0, SM,
+      Ctx.getLangOpts()));
+  const Stmt *Then = If->getThen();
+  O.ThenBlock = isa<CompoundStmt>(Then);
+  O.ThenBegin = SM.getFileOffset(SM.getExpansionLoc(Then->getBeginLoc()));
+  O.IfEnd = SM.getFileOffset(Lexer::getLocForEndOfToken(
+      SM.getExpansionLoc(If->getEndLoc()), 0, SM, Ctx.getLangOpts()));
+  if (!O.ThenBlock) {
+    SourceLocation Semi = Lexer::findLocationAfterToken(
+        SM.getExpansionLoc(If->getEndLoc()), tok::semi, SM, Ctx.getLangOpts(),
+        false);
+    if (Semi.isValid())
+      O.IfEnd = SM.getFileOffset(Semi);
+  }
+  return O;
+}
+
+/// The edits: the packing before the guard, the new guard, and the
+/// thread's index (and partner) shadowed inside the guarded code, so that
+/// its text, and edits earlier transformations made in it, stay. The first
+/// edit (the prelude) starts with the decision's mark, filled in once the
+/// rewrite is applied.
+std::vector<tooling::Replacement>
+packingEdits(ASTContext &Ctx, const FunctionDecl *FD, const IfStmt *If,
+             const PartnerGuard &G, const GuardOffsets &O,
+             const std::string &InFile, const std::string &CondText,
+             unsigned Line) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  std::string In = indentOf(SM, If->getBeginLoc());
+  std::string Sfx = std::to_string(Line);
+  std::string Tid = G.Tid->getNameAsString();
+  std::string Stride = "ww_stride" + Sfx, Packed = "ww_packed" + Sfx,
+              First = "ww_first" + Sfx;
+  // The decision's comment goes first, filled in once it is applied.
+  std::string Prelude =
+      std::string(DecisionMark) + "\n" + In + "const unsigned " + Stride +
+      " = (" + sourceText(Ctx, G.Partner->getSourceRange()) + ") ^ " + Tid +
+      ";\n" + In + "const bool " + Packed + " = " + Stride + " != 0u && (" +
+      Stride + " & (" + Stride + " - 1u)) == 0u;\n" + In + "const unsigned " +
+      First + " =\n" + In + "    " + Packed + " ? 2u * " + Tid + " - (" + Tid +
+      " & (" + Stride + " - 1u)) : " + Tid + ";\n" + In;
+  std::string Cond =
+      Packed + " ? " + First + " < blockDim.x : (" + CondText + ")";
+  std::string InnerIn = In + "  ";
+  std::string Shadows = "\n" + InnerIn + "const " +
+                        G.Tid->getType().getUnqualifiedType().getAsString(
+                            Ctx.getPrintingPolicy()) +
+                        " " + Tid + " = " + First + ";";
+  if (G.PartnerVar)
+    Shadows += "\n" + InnerIn + "const " +
+               G.PartnerVar->getType().getUnqualifiedType().getAsString(
+                   Ctx.getPrintingPolicy()) +
+               " " + G.PartnerVar->getNameAsString() + " = " + First + " ^ " +
+               Stride + ";";
+  // The user's comments stay with what they describe: those above the
+  // guard above it, one on its `{` line there, one trailing the single
+  // guarded statement after it.
+  std::vector<tooling::Replacement> Edits;
+  llvm::StringRef File =
+      SM.getBufferData(SM.getFileID(SM.getExpansionLoc(If->getBeginLoc())));
+  Edits.emplace_back(InFile, preludeOffset(Ctx, FD, If, O.IfBegin), 0,
+                     Prelude);
+  Edits.emplace_back(InFile, O.CondBegin, O.CondEnd - O.CondBegin, Cond);
+  if (O.ThenBlock) {
+    Edits.emplace_back(InFile, afterCommentsOnLine(Ctx, File, O.ThenBegin + 1),
+                       0, Shadows);
+    return Edits;
+  }
+  unsigned RParen = SM.getFileOffset(SM.getExpansionLoc(If->getRParenLoc())) + 1;
+  if (commentsIn(File, RParen, O.ThenBegin, Ctx.getLangOpts()).empty()) {
+    Edits.emplace_back(InFile, O.ThenBegin, 0, "{" + Shadows + "\n" + InnerIn);
+  } else {
+    // `if (c) // why` keeps its comment after the `{`.
+    Edits.emplace_back(InFile, RParen, 0, " {");
+    Edits.emplace_back(InFile, O.ThenBegin, 0,
+                       Shadows.substr(1 + InnerIn.size()) + "\n" + InnerIn);
+  }
+  Edits.emplace_back(InFile, afterCommentsOnLine(Ctx, File, O.IfEnd), 0,
+                     "\n" + In + "}");
+  return Edits;
+}
+
 } // namespace
 
 void ThreadReallocation::run(TransformContext &TC,
@@ -593,123 +691,46 @@ void ThreadReallocation::run(TransformContext &TC,
       D.Kernel = FD->getNameAsString();
       D.Line = Line;
       D.File = TC.decisionFileOf(If->getBeginLoc());
+      auto Report = [&]() {
+        TC.Log.report(D.Applied ? "WW4001" : "WW3001", Severity::Remark,
+                      TC.displayOf(If->getBeginLoc()), Line, Col,
+                      std::string(name()) + ": " + D.Reason);
+        Decisions.push_back(std::move(D));
+      };
       Steer Steering = TC.steer(name(), FD, If->getBeginLoc());
       if (Steering.disabled()) {
         D.Reason = Where + ": disabled by " + Steering.Source +
                    "; not considered";
-        TC.Log.report("WW3001", Severity::Remark,
-                      TC.displayOf(If->getBeginLoc()), Line, Col,
-                      std::string(name()) + ": " + D.Reason);
-        Decisions.push_back(std::move(D));
+        Report();
         continue;
       }
       SteerScope Steered(TC, Steering, name());
       std::string Proof;
       std::string Refusal = legality(Ck, *G, If, Proof);
-
-      // The edits: the packing before the guard, the new guard, and the
-      // thread's index (and partner) shadowed inside the guarded code, so
-      // that its text, and edits earlier transformations made in it, stay.
-      unsigned IfBegin =
-          SM.getFileOffset(SM.getExpansionLoc(If->getBeginLoc()));
-      unsigned CondBegin =
-          SM.getFileOffset(SM.getExpansionLoc(If->getCond()->getBeginLoc()));
-      unsigned CondEnd = SM.getFileOffset(Lexer::getLocForEndOfToken(
-          SM.getExpansionLoc(If->getCond()->getEndLoc()), 0, SM,
-          Ctx.getLangOpts()));
-      const Stmt *Then = If->getThen();
-      auto *ThenBlock = dyn_cast<CompoundStmt>(Then);
-      unsigned ThenBegin =
-          SM.getFileOffset(SM.getExpansionLoc(Then->getBeginLoc()));
-      unsigned IfEnd = SM.getFileOffset(Lexer::getLocForEndOfToken(
-          SM.getExpansionLoc(If->getEndLoc()), 0, SM, Ctx.getLangOpts()));
-      if (!ThenBlock) {
-        SourceLocation Semi = Lexer::findLocationAfterToken(
-            SM.getExpansionLoc(If->getEndLoc()), tok::semi, SM,
-            Ctx.getLangOpts(), false);
-        if (Semi.isValid())
-          IfEnd = SM.getFileOffset(Semi);
-      }
+      GuardOffsets O = guardOffsets(Ctx, If);
       if (Refusal.empty()) {
         bool Enclosed = false;
         for (const ClaimedRange &R : TC.Claimed)
-          if (R.File == InFile && R.Begin <= IfBegin && IfEnd <= R.End)
+          if (R.File == InFile && R.Begin <= O.IfBegin && O.IfEnd <= R.End)
             Enclosed = true;
         if (Enclosed)
           continue; // An enclosing rewrite owns it.
-        if (TC.claimed(InFile, IfBegin, CondEnd) ||
-            TC.claimed(InFile, ThenBegin, ThenBegin + 1) ||
-            (!ThenBlock && TC.claimed(InFile, IfEnd - 1, IfEnd)))
+        if (TC.claimed(InFile, O.IfBegin, O.CondEnd) ||
+            TC.claimed(InFile, O.ThenBegin, O.ThenBegin + 1) ||
+            (!O.ThenBlock && TC.claimed(InFile, O.IfEnd - 1, O.IfEnd)))
           Refusal = "an earlier rewrite edited the guard itself";
       }
       if (!Refusal.empty()) {
         D.Reason = Where + ": not packed: " + Refusal;
-        TC.Log.report("WW3001", Severity::Remark,
-                      TC.displayOf(If->getBeginLoc()), Line, Col,
-                      std::string(name()) + ": " + D.Reason);
-        Decisions.push_back(std::move(D));
+        Report();
         continue;
       }
-      std::string In = indentOf(SM, If->getBeginLoc());
-      std::string Sfx = std::to_string(Line);
-      std::string Tid = G->Tid->getNameAsString();
-      std::string Stride = "ww_stride" + Sfx, Packed = "ww_packed" + Sfx,
-                  First = "ww_first" + Sfx;
-      // The decision's comment goes first, filled in once it is applied.
-      std::string Prelude =
-          std::string(DecisionMark) + "\n" + In + "const unsigned " + Stride + " = (" +
-          sourceText(Ctx, G->Partner->getSourceRange()) + ") ^ " + Tid + ";\n" +
-          In + "const bool " + Packed + " = " + Stride + " != 0u && (" +
-          Stride + " & (" + Stride + " - 1u)) == 0u;\n" + In +
-          "const unsigned " + First + " =\n" + In + "    " + Packed +
-          " ? 2u * " + Tid + " - (" + Tid + " & (" + Stride +
-          " - 1u)) : " + Tid + ";\n" + In;
-      std::string Cond =
-          Packed + " ? " + First + " < blockDim.x : (" + CondText + ")";
-      std::string InnerIn = In + "  ";
-      std::string Shadows = "\n" + InnerIn + "const " +
-                            G->Tid->getType().getUnqualifiedType().getAsString(
-                                Ctx.getPrintingPolicy()) +
-                            " " + Tid + " = " + First + ";";
-      if (G->PartnerVar)
-        Shadows += "\n" + InnerIn + "const " +
-                   G->PartnerVar->getType().getUnqualifiedType().getAsString(
-                       Ctx.getPrintingPolicy()) +
-                   " " + G->PartnerVar->getNameAsString() + " = " + First +
-                   " ^ " + Stride + ";";
       ReallocCandidate C;
       C.If = If;
       C.FD = FD;
       C.Where = Where;
       C.Proof = Proof;
-      // The user's comments stay with what they describe: those above the
-      // guard above it, one on its `{` line there, one trailing the single
-      // guarded statement after it.
-      llvm::StringRef File = SM.getBufferData(
-          SM.getFileID(SM.getExpansionLoc(If->getBeginLoc())));
-      C.Edits.emplace_back(InFile, preludeOffset(Ctx, FD, If, IfBegin), 0,
-                           Prelude);
-      C.Edits.emplace_back(InFile, CondBegin, CondEnd - CondBegin, Cond);
-      if (ThenBlock) {
-        C.Edits.emplace_back(InFile,
-                             afterCommentsOnLine(Ctx, File, ThenBegin + 1), 0,
-                             Shadows);
-      } else {
-        unsigned RParen =
-            SM.getFileOffset(SM.getExpansionLoc(If->getRParenLoc())) + 1;
-        if (commentsIn(File, RParen, ThenBegin, Ctx.getLangOpts()).empty()) {
-          C.Edits.emplace_back(InFile, ThenBegin, 0,
-                               "{" + Shadows + "\n" + InnerIn);
-        } else {
-          // `if (c) // why` keeps its comment after the `{`.
-          C.Edits.emplace_back(InFile, RParen, 0, " {");
-          C.Edits.emplace_back(InFile, ThenBegin, 0,
-                               Shadows.substr(1 + InnerIn.size()) + "\n" +
-                                   InnerIn);
-        }
-        C.Edits.emplace_back(InFile, afterCommentsOnLine(Ctx, File, IfEnd), 0,
-                             "\n" + In + "}");
-      }
+      C.Edits = packingEdits(Ctx, FD, If, *G, O, InFile, CondText, Line);
       D = planRealloc(TC, C, name());
       D.File = TC.decisionFileOf(If->getBeginLoc());
       if (D.Applied) {
@@ -727,12 +748,9 @@ void ThreadReallocation::run(TransformContext &TC,
                                std::to_string(Line) +
                                (D.File.empty() ? "" : " of " + D.File),
                            C.Edits});
-        TC.Claimed.push_back({InFile, IfBegin, IfEnd});
+        TC.Claimed.push_back({InFile, O.IfBegin, O.IfEnd});
       }
-      TC.Log.report(D.Applied ? "WW4001" : "WW3001", Severity::Remark,
-                    TC.displayOf(If->getBeginLoc()), Line, Col,
-                    std::string(name()) + ": " + D.Reason);
-      Decisions.push_back(std::move(D));
+      Report();
     }
   }
 }

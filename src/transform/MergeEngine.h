@@ -1,0 +1,191 @@
+//===- MergeEngine.h - The engine behind mergeBranch ------------*- C++ -*-===//
+//
+// The Merger aligns the two sides of a branch and writes them back merged
+// (see Merge.h for what it does and the invariant it keeps). Its work is in
+// three files, by what it does:
+//   Merge.cpp        legality (what the sides may contain, macros) and the
+//                    whole branch's rewrite (Merger::run, mergeBranch);
+//   MergeAlign.cpp   costs, matching two statements and the alignment;
+//   MergeRender.cpp  writing matched pairs, guarded runs and selects back
+//                    as source text.
+// Only those files include this header.
+//
+//===----------------------------------------------------------------------===//
+#ifndef WARPWISE_MERGE_ENGINE_H
+#define WARPWISE_MERGE_ENGINE_H
+
+#include "Comments.h"
+#include "Merge.h"
+
+#include "warpwise/ExecutionModel.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Expr.h"
+#include "clang/AST/Stmt.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Lex/Lexer.h"
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace warpwise {
+namespace merge {
+
+using namespace clang;
+
+enum Side { SideA = 0, SideB = 1 };
+
+/// A floating-point multiplication, which nvcc may contract with its
+/// consumer (see Merger::selectable).
+bool floatProduct(const Expr *E);
+
+class Merger {
+public:
+  Merger(ASTContext &Ctx, const FunctionDecl *FD, const CostTable &C,
+         bool AllowCF, bool KeepContraction)
+      : Ctx(Ctx), SM(Ctx.getSourceManager()), LO(Ctx.getLangOpts()), FD(FD),
+        C(C), AllowCF(AllowCF), KeepContraction(KeepContraction),
+        Notes(SM, LO), Counter(Ctx, C) {}
+
+  MergeOutcome run(const IfStmt *If);
+
+private:
+  // --- Legality scans -------------------------------------------------------
+  bool scanSide(const Stmt *S, Side Sd, std::string &Why);
+
+  // --- Costs ---------------------------------------------------------------
+  double cost(const Stmt *S) const;
+
+  // --- Matching ------------------------------------------------------------
+  struct Selects {
+    std::vector<std::pair<const Expr *, const Expr *>> Points;
+  };
+  bool sameVar(const Expr *A, const Expr *B) const;
+  bool matchExpr(const Expr *A, const Expr *B, Selects &Sel, bool Optimistic,
+                 bool AllowRootSelect) const;
+  bool selectable(const Expr *A, const Expr *B) const;
+  /// Savings of matching two statements; negative when they cannot match.
+  double pairScore(const Stmt *A, const Stmt *B, bool Optimistic);
+
+  struct Step {
+    enum Kind { Match, OnlyA, OnlyB } K;
+    const Stmt *A = nullptr, *B = nullptr;
+  };
+  std::vector<Step> align(const std::vector<const Stmt *> &A,
+                          const std::vector<const Stmt *> &B);
+
+  // --- Rendering -----------------------------------------------------------
+  /// The file range of \p R, or an invalid range when it does not map to one
+  /// contiguous stretch of the file.
+  CharSourceRange fileRange(SourceRange R) const {
+    return Lexer::makeFileCharRange(CharSourceRange::getTokenRange(R), SM, LO);
+  }
+  std::string text(SourceRange R) const;
+  std::string render(const Stmt *S, Side Sd,
+                     const std::map<const Stmt *, std::string> &Replace) const;
+  std::string renderMatchedExpr(const Expr *A, const Expr *B,
+                                bool AllowRootSelect);
+  std::string declarator(const VarDecl *V, Side Sd) const;
+  /// Where the name at \p Loc is written in the file: itself, or the macro
+  /// argument it came from; invalid inside a macro's body.
+  SourceLocation nameInFile(SourceLocation Loc) const;
+  /// The macro invocation, as written in the file, that \p Loc is part of.
+  std::string macroAt(SourceLocation Loc) const;
+  /// Refuses macros that the rewriting could not keep intact.
+  bool checkMacros(const Stmt *S, std::string &Why) const;
+  bool renderSeq(const std::vector<const Stmt *> &A,
+                 const std::vector<const Stmt *> &B, unsigned Depth,
+                 std::string &Out);
+  bool renderPair(const Stmt *A, const Stmt *B, unsigned Depth,
+                  std::string &Out);
+  /// The merged body of side \p SA of \p A and side \p SB of \p B (matched
+  /// if, for or while statements), with the comments of their own lines.
+  bool renderRegion(const Stmt *A, const Stmt *SA, const Stmt *B,
+                    const Stmt *SB, unsigned Depth, std::string &Text) {
+    std::vector<const Stmt *> BodyA = body(A, SA), BodyB = body(B, SB);
+    sideComments(SA, SB, false, Depth, Text);
+    if (!renderSeq(BodyA, BodyB, Depth, Text))
+      return false;
+    sideComments(SA, SB, true, Depth, Text);
+    return true;
+  }
+  bool renderGuarded(const std::vector<const Stmt *> &Run, Side Sd,
+                     unsigned Depth, std::string &Out,
+                     const std::set<const VarDecl *> &UsedLater);
+  std::string fresh(const std::string &Base);
+  /// Moves the continuation lines of \p Text (the source of \p S) from S's
+  /// original column to the indentation of \p Depth.
+  std::string reindent(const std::string &Text, const Stmt *S,
+                       unsigned Depth) const {
+    unsigned Col = SM.getExpansionColumnNumber(S->getBeginLoc());
+    std::string Out;
+    size_t Pos = 0;
+    bool First = true;
+    while (Pos <= Text.size()) {
+      size_t NL = Text.find('\n', Pos);
+      std::string Line = Text.substr(
+          Pos, NL == std::string::npos ? std::string::npos : NL - Pos);
+      if (!First) {
+        size_t Strip = 0;
+        while (Strip < Line.size() && Strip + 1 < Col && Line[Strip] == ' ')
+          ++Strip;
+        Line = indent(Depth) + Line.substr(Strip);
+        Out += "\n";
+      }
+      Out += Line;
+      First = false;
+      if (NL == std::string::npos)
+        break;
+      Pos = NL + 1;
+    }
+    return Out;
+  }
+  std::string indent(unsigned Depth) const {
+    return BaseIndent + std::string(2 * Depth, ' ');
+  }
+  /// The statements of \p Side of \p Owner (an if, for or while), whose
+  /// comments are kept from now on.
+  std::vector<const Stmt *> body(const Stmt *Owner, const Stmt *Side) {
+    return Notes.side(Owner, Side);
+  }
+  /// The comments on the own lines of a merged region's sides (if, for or
+  /// while \p A with its partner \p B), or after their last statements.
+  void sideComments(const Stmt *A, const Stmt *B, bool Closing, unsigned Depth,
+                    std::string &Text) {
+    if (Closing)
+      Notes.closings(A, B, Cond, "!" + Cond, indent(Depth), Text);
+    else
+      Notes.headers(A, B, Cond, "!" + Cond, indent(Depth), Text);
+  }
+
+  ASTContext &Ctx;
+  SourceManager &SM;
+  const LangOptions &LO;
+  const FunctionDecl *FD;
+  const CostTable &C;
+  bool AllowCF;
+  bool KeepContraction; ///< nvcc's -fmad=true: see selectable().
+  std::string Cond;
+  std::string BaseIndent;
+  std::set<const VarDecl *> Local[2];
+  std::map<const VarDecl *, const VarDecl *> Partner;
+  std::map<const VarDecl *, std::string> Rename;
+  std::set<std::string> Taken;
+  std::vector<std::string> Hoisted; ///< Declarations for the top of the block.
+  CommentKeeper Notes; ///< The user's comments, each written once.
+  /// Set when a piece of text could not be taken from the file.
+  mutable std::string MacroProblem;
+  MergeOutcome Out;
+  /// The execution model: issue slots, and how often the code being
+  /// rendered runs per execution of the branch (merged loops' trips).
+  IssueCounter Counter;
+  double Mult = 1;
+  double EnclosingTrips = 1; ///< For unrolling: product of merged trips.
+};
+
+} // namespace merge
+} // namespace warpwise
+
+#endif
