@@ -45,21 +45,21 @@ struct Prediction {
 
 /// Predicts the speedup of the code around the branch (its innermost loop's
 /// body, or the function's body) from the execution model.
-static Prediction predictMerge(TransformContext &TC, const MergeCandidate &C,
+static Prediction predictMerge(const PlanContext &PC, const MergeCandidate &C,
                                const MergeOutcome &M,
                                const std::vector<const KernelInfo *> &Kernels,
                                double AfterMixed, double AfterUniform,
                                const std::string &FormName) {
-  const CostTable &K = TC.Costs;
+  const CostTable &K = PC.Costs;
   Prediction P;
   // The rest of the loop body (or function body) the branch runs in.
-  IssueCounter Counter(TC.Ctx, K);
+  IssueCounter Counter(PC.Ctx, K);
   const clang::Stmt *Around = enclosingLoopBody(C.FD, C.If);
   double Whole = Counter.slots(Around);
   double Region = Counter.slots(C.If);
   double Rest = std::max(Whole - Region, 0.0);
   // The branch as written (also when it could not be merged).
-  IssueCounter Sides(TC.Ctx, K);
+  IssueCounter Sides(PC.Ctx, K);
   double Cond = Sides.exprSlots(C.If->getCond());
   double Then = Sides.slots(C.If->getThen()),
          Else = Sides.slots(C.If->getElse());
@@ -91,11 +91,11 @@ static Prediction predictMerge(TransformContext &TC, const MergeCandidate &C,
     std::vector<unsigned> Sizes;
     std::string Name = C.FD->getNameAsString();
     if (Own) {
-      Sizes = blockSizesFor(TC.Analysis, *Own,
-                            Inst ? kernelSymbolName(TC.Ctx, Inst) : "");
+      Sizes = blockSizesFor(PC.Analysis, *Own,
+                            Inst ? kernelSymbolName(PC.Ctx, Inst) : "");
     } else {
       for (const KernelInfo *KI : Kernels)
-        for (unsigned T : blockSizesFor(TC.Analysis, *KI, ""))
+        for (unsigned T : blockSizesFor(PC.Analysis, *KI, ""))
           Sizes.push_back(T);
       std::sort(Sizes.begin(), Sizes.end());
       Sizes.erase(std::unique(Sizes.begin(), Sizes.end()), Sizes.end());
@@ -114,7 +114,7 @@ static Prediction predictMerge(TransformContext &TC, const MergeCandidate &C,
       Name += "<" + Args + ">";
     }
     for (unsigned T : Sizes) {
-      WarpMix Mix = warpMixing(TC.Ctx, C.FD, Inst, C.If, T);
+      WarpMix Mix = warpMixing(PC.Ctx, C.FD, Inst, C.If, T);
       Case K2;
       K2.Name = Name + " at " + std::to_string(T) + " threads";
       if (Mix.Known) {
@@ -129,7 +129,7 @@ static Prediction predictMerge(TransformContext &TC, const MergeCandidate &C,
   }
   // Straight-line code bound by memory traffic gains nothing from issue.
   if (Around == C.FD->getBody()) {
-    TrafficEstimate T = kernelTraffic(TC.Ctx, C.FD, K);
+    TrafficEstimate T = kernelTraffic(PC.Ctx, C.FD, K);
     if (T.Memory >= T.Issue) {
       P.MemoryBound = true;
       P.Worst = P.Best = 1;
@@ -173,14 +173,14 @@ static Prediction predictMerge(TransformContext &TC, const MergeCandidate &C,
   return P;
 }
 
-Decision planMerge(TransformContext &TC, const MergeCandidate &C,
+Decision planMerge(const PlanContext &PC, const MergeCandidate &C,
                    const MergeOutcome &M, const SpeculationOutcome *BF,
                    const char *Transform, std::string &Text) {
   Decision D;
   D.Transform = Transform;
   D.Kernel = C.FD->getNameAsString();
   D.Line = C.Branch ? C.Branch->Line
-                     : TC.Ctx.getSourceManager().getExpansionLineNumber(
+                     : PC.Ctx.getSourceManager().getExpansionLineNumber(
                            C.If->getBeginLoc());
   D.Form = "";
   std::string Where = "if-else at line " + std::to_string(D.Line);
@@ -201,15 +201,15 @@ Decision planMerge(TransformContext &TC, const MergeCandidate &C,
     return D;
   }
   bool CanBranchFree = BF && BF->OK;
-  if (TC.MeldForm == "branch-free" && BF && !BF->OK) {
+  if (PC.MeldForm == "branch-free" && BF && !BF->OK) {
     D.Reason = Where +
                " is divergent, but cannot be made branch-free "
-               "(" + TC.formSource("meld-form", "branch-free") + "): " +
+               "(" + PC.formSource("meld-form", "branch-free") + "): " +
                BF->Refusal;
     return D;
   }
   // --meld-form branch-free: only that form is considered.
-  const bool OnlyBranchFree = TC.MeldForm == "branch-free" && CanBranchFree;
+  const bool OnlyBranchFree = PC.MeldForm == "branch-free" && CanBranchFree;
   if (!M.OK && !CanBranchFree) {
     D.Reason = Where + " is divergent, but cannot be merged: " + M.Refusal;
     if (BF)
@@ -241,11 +241,11 @@ Decision planMerge(TransformContext &TC, const MergeCandidate &C,
           : "";
   std::string MeldForm =
       M.MeldedRegions ? "meld" : (M.GuardedA + M.GuardedB ? "partial" : "full");
-  if (TC.Force) {
+  if (PC.Force) {
     bool Merged = M.OK && !OnlyBranchFree;
     const std::string &Chosen = Merged ? M.Text : BF->Text;
     // Forced or not, the results must stay bit-identical.
-    if (auto Why = TC.contractionChange(
+    if (auto Why = PC.contractionChange(
             {clang::tooling::Replacement(C.File, C.Begin, C.End - C.Begin,
                                          Chosen)},
             C.FD)) {
@@ -257,31 +257,31 @@ Decision planMerge(TransformContext &TC, const MergeCandidate &C,
     Text = Chosen;
     D.Reason = Where + " is divergent; " + Sim + "; " +
                (Merged ? Shape : BFShape) +
-               "; applied because of " + TC.ForcedBy + " (profitability was "
+               "; applied because of " + PC.ForcedBy + " (profitability was "
                "not checked)";
     return D;
   }
   bool CanMerge =
-      M.OK && !OnlyBranchFree && M.similarity() >= TC.Costs.SimilarityThreshold;
+      M.OK && !OnlyBranchFree && M.similarity() >= PC.Costs.SimilarityThreshold;
   if (!CanMerge && !CanBranchFree) {
     D.Reason = Where + " is divergent; " + Sim + " is below the threshold " +
-               formatNumber(TC.Costs.SimilarityThreshold) +
-               " (" + TC.Costs.Source + "); " + Shape + "; declined";
+               formatNumber(PC.Costs.SimilarityThreshold) +
+               " (" + PC.Costs.Source + "); " + Shape + "; declined";
     return D;
   }
   // The kernels the branch runs in: itself, or every kernel of the file when
   // it sits in a __device__ function.
   std::vector<const KernelInfo *> Kernels;
-  for (const KernelInfo &K : TC.Analysis.Kernels)
+  for (const KernelInfo &K : PC.Analysis.Kernels)
     if (K.Name == D.Kernel)
       Kernels.push_back(&K);
   if (Kernels.empty())
-    for (const KernelInfo &K : TC.Analysis.Kernels)
+    for (const KernelInfo &K : PC.Analysis.Kernels)
       Kernels.push_back(&K);
 
   // The execution model decides whether it pays, and which form; ptxas
   // below only guards registers, spills and occupancy.
-  const CostTable &K = TC.Costs;
+  const CostTable &K = PC.Costs;
   Prediction P;
   bool UseBranchFree = false;
   std::string Models;
@@ -294,13 +294,13 @@ Decision planMerge(TransformContext &TC, const MergeCandidate &C,
                           0.5 * (M.AfterGuardedA + M.AfterGuardedB) +
                           M.AfterGuards * K.IssueSlots.Branch +
                           M.AfterLoopIterations * K.LoopIteration;
-    P = predictMerge(TC, C, M, Kernels, AfterMixed, AfterUniform,
+    P = predictMerge(PC, C, M, Kernels, AfterMixed, AfterUniform,
                      M.MeldedRegions ? "meld" : "fuse");
     Models = P.Text;
   }
   if (CanBranchFree) {
     Prediction PB =
-        predictMerge(TC, C, M, Kernels, BF->Issue, BF->Issue, "branch-free");
+        predictMerge(PC, C, M, Kernels, BF->Issue, BF->Issue, "branch-free");
     // The better worst case, then the better best case. (Whether the kernel
     // is memory-bound does not depend on the form.)
     const double Eps = 1e-9;
@@ -331,25 +331,25 @@ Decision planMerge(TransformContext &TC, const MergeCandidate &C,
                           formatNumber(K.MaxPredictedLoss) + "x"
                     : "no case is predicted to gain " +
                           formatNumber(K.MinPredictedGain) + "x") +
-               " (" + TC.Costs.Source + ")";
+               " (" + PC.Costs.Source + ")";
     return D;
   }
   P.Text = Models;
 
-  if (!TC.Feedback || !TC.Feedback->available()) {
+  if (!PC.Feedback || !PC.Feedback->available()) {
     D.Reason = Where + " is divergent; " + Sim + "; " + P.Text +
                "; declined because the register guard needs ptxas and "
                "cuobjdump, and " +
-               feedbackUnavailable(TC.Feedback);
+               feedbackUnavailable(PC.Feedback);
     return D;
   }
 
   // Compile the file with and without this one rewrite.
-  std::string NvArch = PtxasRunner::nvccArchFor(TC.Arch);
+  std::string NvArch = PtxasRunner::nvccArchFor(PC.Arch);
   std::string Error;
-  auto Before = TC.measure({}, NvArch, Error);
+  auto Before = PC.measure({}, NvArch, Error);
   auto After =
-      Before ? TC.measure({clang::tooling::Replacement(
+      Before ? PC.measure({clang::tooling::Replacement(
                               C.File, C.Begin, C.End - C.Begin, Candidate)},
                           NvArch, Error)
              : std::nullopt;
@@ -393,11 +393,11 @@ Decision planMerge(TransformContext &TC, const MergeCandidate &C,
       MaxB = std::max(MaxB, IB.Registers);
       MinA = std::min(MinA, IA->Registers);
       MaxA = std::max(MaxA, IA->Registers);
-      for (unsigned Threads : blockSizesFor(TC.Analysis, *K, IB.Mangled)) {
+      for (unsigned Threads : blockSizesFor(PC.Analysis, *K, IB.Mangled)) {
         OccupancyResult OB =
-            computeOccupancy(TC.Arch, {IB.Registers, Threads, K->StaticShared});
+            computeOccupancy(PC.Arch, {IB.Registers, Threads, K->StaticShared});
         OccupancyResult OA = computeOccupancy(
-            TC.Arch, {IA->Registers, Threads, K->StaticShared});
+            PC.Arch, {IA->Registers, Threads, K->StaticShared});
         if (OA.Percent < OB.Percent) {
           D.Reason = Where + " is divergent; " + Sim + "; but " + What +
                      " registers " + std::to_string(IB.Registers) + " -> " +
@@ -405,7 +405,7 @@ Decision planMerge(TransformContext &TC, const MergeCandidate &C,
                      formatPercent(OB.Percent) + " -> " +
                      formatPercent(OA.Percent) + " at " +
                      std::to_string(Threads) + " threads on " +
-                     TC.Arch.smName() +
+                     PC.Arch.smName() +
                      ": merging would cost an occupancy step (as seed 001's "
                      "div3 did); declined";
           return D;
@@ -433,15 +433,15 @@ Decision planMerge(TransformContext &TC, const MergeCandidate &C,
       R += " over " + std::to_string(InstB.size()) + " instantiations";
     if (InstB.size() == 1 && Sizes.size() == 1) {
       OccupancyResult OB = computeOccupancy(
-          TC.Arch, {InstB[0].Registers, Sizes[0], K->StaticShared});
+          PC.Arch, {InstB[0].Registers, Sizes[0], K->StaticShared});
       OccupancyResult OA =
-          computeOccupancy(TC.Arch, {MaxA, Sizes[0], K->StaticShared});
+          computeOccupancy(PC.Arch, {MaxA, Sizes[0], K->StaticShared});
       R += ", occupancy " + formatPercent(OB.Percent) + " -> " +
            formatPercent(OA.Percent) + " at " + Threads + " threads on " +
-           TC.Arch.smName();
+           PC.Arch.smName();
     } else {
       R += ", no occupancy step lost at " + Threads + " threads on " +
-           TC.Arch.smName();
+           PC.Arch.smName();
     }
     Regs += (Regs.empty() ? "" : "; ") + R;
   }
@@ -458,7 +458,7 @@ Decision planMerge(TransformContext &TC, const MergeCandidate &C,
                "): it already shares that work; declined";
     return D;
   }
-  if (auto Why = TC.contractionChange(
+  if (auto Why = PC.contractionChange(
           {clang::tooling::Replacement(C.File, C.Begin, C.End - C.Begin,
                                        Candidate)},
           C.FD)) {

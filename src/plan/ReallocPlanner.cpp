@@ -29,31 +29,31 @@
 
 namespace warpwise {
 
-Decision planRealloc(TransformContext &TC, const ReallocCandidate &C,
+Decision planRealloc(const PlanContext &PC, const ReallocCandidate &C,
                      const char *Transform) {
-  const CostTable &K = TC.Costs;
+  const CostTable &K = PC.Costs;
   Decision D;
   D.Transform = Transform;
   D.Kernel = C.FD->getNameAsString();
   D.Line =
-      TC.Ctx.getSourceManager().getExpansionLineNumber(C.If->getBeginLoc());
+      PC.Ctx.getSourceManager().getExpansionLineNumber(C.If->getBeginLoc());
   D.Form = "packed";
 
-  if (TC.Force) {
+  if (PC.Force) {
     // Forced or not, the results must stay bit-identical.
-    if (auto Why = TC.contractionChange(C.Edits, C.FD)) {
+    if (auto Why = PC.contractionChange(C.Edits, C.FD)) {
       D.Reason = C.Where + ": " + C.Proof + "; but " + *Why;
       return D;
     }
     D.Applied = true;
     D.Reason = C.Where + ": " + C.Proof + "; applied because of " +
-               TC.ForcedBy +
+               PC.ForcedBy +
                " (profitability was "
                "not checked)";
     return D;
   }
   const KernelInfo *Own = nullptr;
-  for (const KernelInfo &KI : TC.Analysis.Kernels)
+  for (const KernelInfo &KI : PC.Analysis.Kernels)
     if (KI.Name == D.Kernel)
       Own = &KI;
   if (!Own) {
@@ -64,10 +64,10 @@ Decision planRealloc(TransformContext &TC, const ReallocCandidate &C,
   // Issue per warp: the rest of the loop body around the guard, the guard,
   // the guarded work (in every warp with a passing lane) and, packed, the
   // index arithmetic.
-  IssueCounter Counter(TC.Ctx, K);
+  IssueCounter Counter(PC.Ctx, K);
   const clang::Stmt *Around = enclosingLoopBody(C.FD, C.If);
   double Rest = std::max(Counter.slots(Around) - Counter.slots(C.If), 0.0);
-  IssueCounter Sides(TC.Ctx, K);
+  IssueCounter Sides(PC.Ctx, K);
   double Guard = Sides.exprSlots(C.If->getCond()) + K.IssueSlots.Branch;
   double Work = Sides.slots(C.If->getThen());
   // ww_stride, ww_packed, ww_first and the new guard: six ALU operations
@@ -84,13 +84,13 @@ Decision planRealloc(TransformContext &TC, const ReallocCandidate &C,
   bool First = true;
   std::string Cases;
   for (const clang::FunctionDecl *Inst : Instances) {
-    std::string Mangled = Inst ? kernelSymbolName(TC.Ctx, Inst) : "";
-    std::vector<unsigned> Sizes = blockSizesFor(TC.Analysis, *Own, Mangled);
-    auto Given = TC.Analysis.InstanceBlockSizes.find(Mangled);
+    std::string Mangled = Inst ? kernelSymbolName(PC.Ctx, Inst) : "";
+    std::vector<unsigned> Sizes = blockSizesFor(PC.Analysis, *Own, Mangled);
+    auto Given = PC.Analysis.InstanceBlockSizes.find(Mangled);
     bool Read =
         Own->BlockSizeForced ||
-        !launchBlockSizes(TC.Analysis, Own->Name).empty() ||
-        (!Mangled.empty() && Given != TC.Analysis.InstanceBlockSizes.end() &&
+        !launchBlockSizes(PC.Analysis, Own->Name).empty() ||
+        (!Mangled.empty() && Given != PC.Analysis.InstanceBlockSizes.end() &&
          !Given->second.empty());
     if (Sizes.empty() || !Read) {
       D.Reason = C.Where + ": " + C.Proof + "; but no launch of `" + D.Kernel +
@@ -99,7 +99,7 @@ Decision planRealloc(TransformContext &TC, const ReallocCandidate &C,
       return D;
     }
     for (unsigned T : Sizes) {
-      GuardPacking G = guardPacking(TC.Ctx, C.FD, Inst, C.If, T);
+      GuardPacking G = guardPacking(PC.Ctx, C.FD, Inst, C.If, T);
       if (!G.Known) {
         D.Reason = C.Where + ": " + C.Proof +
                    "; but the guard could not be evaluated lane by lane at " +
@@ -133,19 +133,19 @@ Decision planRealloc(TransformContext &TC, const ReallocCandidate &C,
                           formatNumber(K.MaxPredictedLoss) + "x"
                     : "no case is predicted to gain " +
                           formatNumber(K.MinPredictedGain) + "x") +
-               " (" + TC.Costs.Source + ")";
+               " (" + PC.Costs.Source + ")";
     return D;
   }
-  if (!TC.Feedback || !TC.Feedback->available()) {
+  if (!PC.Feedback || !PC.Feedback->available()) {
     D.Reason = C.Where + ": " + C.Proof + "; " + Model +
                "; declined because the register guard needs ptxas and "
                "cuobjdump, and " +
-               feedbackUnavailable(TC.Feedback);
+               feedbackUnavailable(PC.Feedback);
     return D;
   }
   // Compiled with the file's earlier rewrites, with and without this one.
   std::string Failure;
-  auto Pair = TC.measureCandidate(C.Edits, Own->Name, Failure);
+  auto Pair = PC.measureCandidate(C.Edits, Own->Name, Failure);
   if (!Pair) {
     D.Reason = C.Where + ": " + Failure;
     return D;
@@ -163,18 +163,18 @@ Decision planRealloc(TransformContext &TC, const ReallocCandidate &C,
                  " is missing from nvcc's output for the candidate; declined";
       return D;
     }
-    for (unsigned Threads : blockSizesFor(TC.Analysis, *Own, IB.Mangled)) {
+    for (unsigned Threads : blockSizesFor(PC.Analysis, *Own, IB.Mangled)) {
       OccupancyResult OB =
-          computeOccupancy(TC.Arch, {IB.Registers, Threads, Own->StaticShared});
+          computeOccupancy(PC.Arch, {IB.Registers, Threads, Own->StaticShared});
       OccupancyResult OA = computeOccupancy(
-          TC.Arch, {IA->Registers, Threads, Own->StaticShared});
+          PC.Arch, {IA->Registers, Threads, Own->StaticShared});
       if (OA.Percent < OB.Percent) {
         D.Reason = C.Where + ": " + C.Proof + "; " + Model + "; but " + What +
                    " registers " + std::to_string(IB.Registers) + " -> " +
                    std::to_string(IA->Registers) + ", occupancy " +
                    formatPercent(OB.Percent) + " -> " +
                    formatPercent(OA.Percent) + " at " +
-                   std::to_string(Threads) + " threads on " + TC.Arch.smName() +
+                   std::to_string(Threads) + " threads on " + PC.Arch.smName() +
                    "; declined";
         return D;
       }
@@ -189,7 +189,7 @@ Decision planRealloc(TransformContext &TC, const ReallocCandidate &C,
       Regs = What + " registers " + std::to_string(IB.Registers) + " -> " +
              std::to_string(IA->Registers) + ", no occupancy step lost";
   }
-  if (auto Why = TC.contractionChange(C.Edits, C.FD)) {
+  if (auto Why = PC.contractionChange(C.Edits, C.FD)) {
     D.Reason = C.Where + ": " + C.Proof + "; " + Model + "; but " + *Why;
     return D;
   }
