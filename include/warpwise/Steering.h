@@ -52,9 +52,12 @@ struct DirectiveProblem {
 /// The directives in one file's text.
 class DirectiveIndex {
 public:
-  /// Parses \p Text. \p Active: the transformations this run considers (a
-  /// directive naming another one is reported, since it has no effect).
+  /// Parses \p Text. \p Known: the transformations this build provides
+  /// (a directive naming another one is ignored, with a problem); \p Active:
+  /// those this run considers (forcing another one is reported, since it has
+  /// no effect).
   static DirectiveIndex parse(llvm::StringRef Text,
+                              const std::vector<std::string> &Known,
                               const std::vector<std::string> &Active,
                               std::vector<DirectiveProblem> &Problems);
 
@@ -86,10 +89,12 @@ private:
 /// parsed once each, and the configuration's kernel settings.
 class SteeringRules {
 public:
+  /// \p Known and \p Active as DirectiveIndex::parse takes them.
   SteeringRules(const std::map<std::string, KernelSettings> *Kernels,
-                std::string ConfigPath, std::vector<std::string> Active)
+                std::string ConfigPath, std::vector<std::string> Known,
+                std::vector<std::string> Active)
       : Kernels(Kernels), ConfigPath(std::move(ConfigPath)),
-        Active(std::move(Active)) {}
+        Known(std::move(Known)), Active(std::move(Active)) {}
 
   Steer lookup(llvm::StringRef Transform, llvm::StringRef Kernel,
                const std::string &File, llvm::StringRef Text,
@@ -104,7 +109,7 @@ public:
 private:
   const std::map<std::string, KernelSettings> *Kernels;
   std::string ConfigPath;
-  std::vector<std::string> Active;
+  std::vector<std::string> Known, Active;
   std::map<std::string, DirectiveIndex> ByFile;
   std::map<std::string, std::vector<DirectiveProblem>> Problems;
 };

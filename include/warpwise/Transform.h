@@ -12,6 +12,7 @@
 #include "warpwise/Analysis.h"
 #include "warpwise/Diagnostics.h"
 #include "warpwise/Edits.h"
+#include "warpwise/Plan.h"
 #include "warpwise/SourceScope.h"
 #include "warpwise/Steering.h"
 
@@ -28,32 +29,6 @@ class FunctionDecl;
 
 namespace warpwise {
 
-/// One planner decision, applied or declined, with the reason a person reads.
-struct Decision {
-  std::string Transform;
-  std::string Kernel;
-  /// The file the candidate is in, as a person reads it: empty for the main
-  /// file, else the project header's display path (see SourceScope).
-  std::string File;
-  unsigned Line = 0;
-  bool Applied = false;
-  std::string Form; ///< e.g. "compact" for a branch split.
-  std::string Reason;
-  /// The diagnostic id of the decision (WW4001 applied fuse, WW3002
-  /// declined fission, ...).
-  std::string Code;
-  /// An applied decision's name, `<transform>.<kernel>.<n>`: in the comment
-  /// it leaves in the code and in the report, so that one finds the other.
-  std::string Id;
-  /// The measurements that justified an applied decision (registers,
-  /// occupancy, SASS instructions), for its comment in the code.
-  std::string Measured;
-};
-
-class CompileFeedback;
-struct CostTable;
-struct KernelStats;
-
 /// A byte range a decision rewrote, in the file (normalised absolute path)
 /// it is in: the main file's and a header's offsets are not comparable.
 struct ClaimedRange {
@@ -64,24 +39,34 @@ struct ClaimedRange {
   }
 };
 
-struct TransformContext {
-  clang::ASTContext &Ctx;
+/// What a transformation reads and keeps while it runs on one translation
+/// unit: the planners' part (Plan.h), the files and texts it edits, the
+/// ranges earlier decisions claimed, and what steers its candidates. It
+/// implements the planners' measurements, since it knows where each edit
+/// goes.
+struct TransformContext : PlanContext {
+  TransformContext(clang::ASTContext &Ctx, const std::string &File,
+                   const std::string &Display, llvm::StringRef Contents,
+                   const FileAnalysis &Analysis, const ArchLimits &Arch,
+                   const CostTable &Costs, CompileFeedback *Feedback,
+                   DiagnosticLog &Log, std::vector<ClaimedRange> &Claimed,
+                   bool Force = false, std::string SplitForm = {},
+                   std::string CurrentKernel = {}, unsigned CurrentLine = 0,
+                   bool DebugCrash = false, bool FmadFalse = false)
+      : PlanContext(Ctx, Analysis, Arch, Costs, Feedback, Force,
+                    std::move(SplitForm)),
+        File(File), Display(Display), Contents(Contents), Log(Log),
+        Claimed(Claimed), CurrentKernel(std::move(CurrentKernel)),
+        CurrentLine(CurrentLine), DebugCrash(DebugCrash),
+        FmadFalse(FmadFalse) {}
+
   const std::string &File;    ///< Absolute path, as clang saw it.
   const std::string &Display; ///< As the user gave it.
   llvm::StringRef Contents;   ///< The bytes being rewritten.
-  const FileAnalysis &Analysis;
-  const ArchLimits &Arch;
-  const CostTable &Costs;
-  CompileFeedback *Feedback; ///< nullptr without a toolkit.
   DiagnosticLog &Log;
   /// Byte ranges already rewritten by an earlier decision; a candidate
   /// inside one is left to that decision.
   std::vector<ClaimedRange> &Claimed;
-  /// --force-transforms: apply every legal candidate, skipping the
-  /// profitability checks (never the legality ones).
-  bool Force = false;
-  /// --split-form: "" (the planner chooses), "literal", "none".
-  std::string SplitForm;
   /// The candidate a transformation is working on, where it says so: named
   /// by the internal-error diagnostic (WW1012) when the transformation
   /// crashes.
@@ -96,9 +81,6 @@ struct TransformContext {
   bool FmadFalse = false;
   /// Which files are the user's (the main file and, by --header-filter,
   /// project headers). Null: the main file only.
-  /// --meld-form: "auto" (the execution model chooses between the merged
-  /// and the branch-free form), "merged" or "branch-free".
-  std::string MeldForm = "auto";
   const SourceScope *Scope = nullptr;
   /// The edits earlier transformations made to this translation unit: a
   /// later one measures its candidate on top of them.
@@ -106,12 +88,6 @@ struct TransformContext {
   /// The directives in the source and the configuration's kernel settings
   /// (Steering.h); null: nothing steers.
   SteeringRules *Steering = nullptr;
-  /// What made Force true, as the decisions name it: the option, or the
-  /// directive or configuration entry that forced this candidate.
-  std::string ForcedBy = "--force-transforms";
-  /// What chose SplitForm or MeldForm when a directive or the configuration
-  /// did ("" for the command line's --split-form / --meld-form).
-  std::string FormBy = {};
 
   /// Applied decisions' names taken so far in this file, by
   /// `<transform>.<kernel>` (shared by the passes of one rewrite); null:
@@ -133,16 +109,6 @@ struct TransformContext {
   /// \p FD.
   Steer steer(llvm::StringRef Transform, const clang::FunctionDecl *FD,
               clang::SourceLocation Candidate) const;
-  /// Who asked for \p Form: the directive or configuration entry, the
-  /// option ("--split-form compact"), or what forced the candidate.
-  std::string formSource(llvm::StringRef Option, llvm::StringRef Form) const {
-    if (!FormBy.empty())
-      return FormBy;
-    if ((Option == "split-form" ? SplitForm : MeldForm) == Form)
-      return ("--" + Option + " " + Form).str();
-    return ForcedBy;
-  }
-
   /// The normalised absolute path of the file \p Loc's expansion is in:
   /// what every Replacement of an edit there is keyed by.
   std::string fileOf(clang::SourceLocation Loc) const;
@@ -156,59 +122,33 @@ struct TransformContext {
   /// True when [Begin, End) of \p File overlaps a claimed range.
   bool claimed(const std::string &InFile, unsigned Begin, unsigned End) const;
 
-  /// Compiles the translation unit with \p Edits applied, each to the file
-  /// it names (the main file's text, and headers in their place), and
-  /// reports nvcc's statistics per kernel; no edits measure the original.
+  // The planners' measurements (Plan.h), of the edits on top of Applied.
   std::optional<std::map<std::string, KernelStats>>
   measure(const std::vector<clang::tooling::Replacement> &Edits,
-          const std::string &NvArch, std::string &Error) const;
+          const std::string &NvArch, std::string &Error) const override;
+  std::optional<std::pair<KernelStats, KernelStats>>
+  measureCandidate(const std::vector<clang::tooling::Replacement> &Edits,
+                   const std::string &Kernel,
+                   std::string &Failure) const override;
+  std::optional<std::string>
+  contractionChange(const std::vector<clang::tooling::Replacement> &Edits,
+                    const clang::FunctionDecl *FD) const override;
+  std::optional<std::string> splitContractionChange(
+      const std::vector<clang::tooling::Replacement> &Edits,
+      const std::string &Kernel,
+      const std::vector<std::vector<std::string>> &RunTogether) const override;
 
   /// What measure() says of \p BeforeEdits and of \p AfterEdits (a
   /// candidate and the state it is compared with), compiled side by side.
-  struct MeasuredPair {
-    std::optional<std::map<std::string, KernelStats>> Before, After;
-    std::string BeforeError, AfterError;
-  };
   MeasuredPair
   measureBoth(const std::vector<clang::tooling::Replacement> &BeforeEdits,
               const std::vector<clang::tooling::Replacement> &AfterEdits,
-              const std::string &NvArch) const;
+              const std::string &NvArch) const override;
   /// The texts \p Edits make of the main file (\p Main) and of the headers
   /// they edit (\p Headers); false with \p Error when they do not apply.
   bool textsWith(const std::vector<clang::tooling::Replacement> &Edits,
                  std::string &Main, std::map<std::string, std::string> &Headers,
                  std::string &Error) const;
-
-  /// \p Kernel's statistics compiled for the target with the earlier
-  /// rewrites (Applied), and with \p Edits on top of them. std::nullopt with
-  /// \p Failure, the end of a decision's reason: "nvcc failed on the
-  /// candidate (...); not rewritten", "`k` is missing from nvcc's output;
-  /// declined".
-  std::optional<std::pair<KernelStats, KernelStats>>
-  measureCandidate(const std::vector<clang::tooling::Replacement> &Edits,
-                   const std::string &Kernel, std::string &Failure) const;
-
-  /// Legality under nvcc's default -fmad=true: whether nvcc rounds the
-  /// floating-point arithmetic of every function in the file the same way
-  /// with \p Edits on top of the earlier rewrites as without them
-  /// (SassFp.h). std::nullopt when it does, or when it cannot differ (the
-  /// program is built with -fmad=false, \p FD's file computes no floating
-  /// point); else the end of a decision's reason ("nvcc rounds ... ;
-  /// declined").
-  std::optional<std::string>
-  contractionChange(const std::vector<clang::tooling::Replacement> &Edits,
-                    const clang::FunctionDecl *FD) const;
-
-  /// The same for a split: \p Kernel as nvcc compiled it before \p Edits,
-  /// against each group of \p RunTogether (the kernels that, together, run
-  /// the original's threads on one path the rewrite may take: the if- and
-  /// the else-kernel; the adaptive kernel alone) after them. Every
-  /// floating-point operation of the original must have its counterpart in
-  /// the group and the other way round.
-  std::optional<std::string> splitContractionChange(
-      const std::vector<clang::tooling::Replacement> &Edits,
-      const std::string &Kernel,
-      const std::vector<std::vector<std::string>> &RunTogether) const;
 };
 
 /// The line a transformation writes where its decision's comment goes,

@@ -205,7 +205,8 @@ void FileProcessor::handleTranslationUnit(clang::ASTContext &Ctx,
                       FmadFalse};
   TC.Scope = &Scope;
   TC.MeldForm = MeldForm;
-  SteeringRules Steering(Kernels, ConfigPath, Transforms);
+  SteeringRules Steering(Kernels, ConfigPath, availableTransforms(),
+                         Transforms);
   TC.Steering = &Steering;
   TC.DecisionIds = &F.DecisionIds;
   const char *CrashHook = std::getenv("WARPWISE_DEBUG_CRASH");

@@ -10,7 +10,7 @@
 
 namespace warpwise {
 
-Decision planFission(TransformContext &TC, const FissionCandidate &C,
+Decision planFission(const PlanContext &PC, const FissionCandidate &C,
                      const std::string &Replacement, const char *Transform) {
   Decision D;
   D.Transform = Transform;
@@ -23,33 +23,34 @@ Decision planFission(TransformContext &TC, const FissionCandidate &C,
   if (!C.HostFacts.empty())
     Where += " (" + C.HostFacts + ")";
   const KernelInfo *K = nullptr;
-  for (const KernelInfo &I : TC.Analysis.Kernels)
+  for (const KernelInfo &I : PC.Analysis.Kernels)
     if (I.Name == D.Kernel)
       K = &I;
   unsigned Threads = K && K->BlockSize ? K->BlockSize : 256;
   std::vector<clang::tooling::Replacement> Edits = {clang::tooling::Replacement(
       C.File, C.Begin, C.End - C.Begin, Replacement)};
-  if (TC.Force) {
+  if (PC.Force) {
     // Forced or not, the results must stay bit-identical: a fission moves
     // an accumulation away from the product nvcc would contract into it.
-    if (auto Why = TC.contractionChange(Edits, C.Kernel)) {
+    if (auto Why = PC.contractionChange(Edits, C.Kernel)) {
       D.Reason = Where + "; but " + *Why;
       return D;
     }
     D.Applied = true;
-    D.Reason = Where + "; applied because of " + TC.ForcedBy +
+    D.Reason = Where + "; applied because of " + PC.ForcedBy +
                " (occupancy was not checked)";
     return D;
   }
-  if (!TC.Feedback || !TC.Feedback->available()) {
-    D.Reason = Where + ", but whether that crosses an occupancy step needs "
-                       "ptxas, and " +
-               feedbackUnavailable(TC.Feedback) + "; not split";
+  if (!PC.Feedback || !PC.Feedback->available()) {
+    D.Reason = Where +
+               ", but whether that crosses an occupancy step needs "
+               "ptxas, and " +
+               feedbackUnavailable(PC.Feedback) + "; not split";
     return D;
   }
   // Side by side; the original's error first, as when compiled in turn.
-  TransformContext::MeasuredPair Measured =
-      TC.measureBoth({}, Edits, PtxasRunner::nvccArchFor(TC.Arch));
+  PlanContext::MeasuredPair Measured =
+      PC.measureBoth({}, Edits, PtxasRunner::nvccArchFor(PC.Arch));
   auto &Before = Measured.Before, &After = Measured.After;
   std::string Error = Before ? Measured.AfterError : Measured.BeforeError;
   if (!Before || !After || !Before->count(D.Kernel) ||
@@ -79,14 +80,14 @@ Decision planFission(TransformContext &TC, const FissionCandidate &C,
                  "is missing from nvcc's output for the split; not split";
       return D;
     }
-    for (unsigned T : K ? blockSizesFor(TC.Analysis, *K, B.Mangled) : Sizes) {
-      OccupancyResult OB = computeOccupancy(TC.Arch, {B.Registers, T, Smem});
-      OccupancyResult OA = computeOccupancy(TC.Arch, {A->Registers, T, Smem});
+    for (unsigned T : K ? blockSizesFor(PC.Analysis, *K, B.Mangled) : Sizes) {
+      OccupancyResult OB = computeOccupancy(PC.Arch, {B.Registers, T, Smem});
+      OccupancyResult OA = computeOccupancy(PC.Arch, {A->Registers, T, Smem});
       std::string F = What + "registers " + std::to_string(B.Registers) +
                       " -> " + std::to_string(A->Registers) + ", occupancy " +
                       formatPercent(OB.Percent) + " -> " +
                       formatPercent(OA.Percent) + " at " + std::to_string(T) +
-                      " threads on " + TC.Arch.smName();
+                      " threads on " + PC.Arch.smName();
       if (A->SpillBytes > B.SpillBytes) {
         D.Reason = Where + "; " + F + ", but it would spill; not split";
         return D;
@@ -100,7 +101,7 @@ Decision planFission(TransformContext &TC, const FissionCandidate &C,
       Facts += (Facts.empty() ? "" : "; ") + F;
     }
   }
-  if (auto Why = TC.contractionChange(Edits, C.Kernel)) {
+  if (auto Why = PC.contractionChange(Edits, C.Kernel)) {
     D.Reason = Where + "; " + Facts + "; but " + *Why;
     return D;
   }

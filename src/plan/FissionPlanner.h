@@ -2,7 +2,7 @@
 #ifndef WARPWISE_FISSION_PLANNER_H
 #define WARPWISE_FISSION_PLANNER_H
 
-#include "warpwise/Transform.h"
+#include "warpwise/Plan.h"
 
 namespace clang {
 class FunctionDecl;
@@ -24,7 +24,7 @@ struct FissionCandidate {
 /// Applies a legal fission only when ptxas shows the kernel reaching a higher
 /// occupancy step without new spills (issue #4: fission that crossed no step
 /// lost 3-7% on an H100).
-Decision planFission(TransformContext &TC, const FissionCandidate &C,
+Decision planFission(const PlanContext &PC, const FissionCandidate &C,
                      const std::string &Replacement, const char *Transform);
 
 } // namespace warpwise

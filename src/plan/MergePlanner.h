@@ -2,10 +2,8 @@
 #ifndef WARPWISE_MERGE_PLANNER_H
 #define WARPWISE_MERGE_PLANNER_H
 
-#include "warpwise/Transform.h"
-
-#include "../transform/IfConvert.h"
-#include "../transform/Merge.h"
+#include "MergeOutcome.h"
+#include "warpwise/Plan.h"
 
 namespace clang {
 class IfStmt;
@@ -27,7 +25,7 @@ struct MergeCandidate {
 /// \p BranchFree the branch-free one (when asked for and legal); the
 /// execution model picks one of them or neither. \p Text receives the
 /// replacement of the chosen form.
-Decision planMerge(TransformContext &TC, const MergeCandidate &C,
+Decision planMerge(const PlanContext &PC, const MergeCandidate &C,
                    const MergeOutcome &Merged,
                    const SpeculationOutcome *BranchFree, const char *Transform,
                    std::string &Text);

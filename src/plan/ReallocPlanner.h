@@ -2,7 +2,7 @@
 #ifndef WARPWISE_REALLOC_PLANNER_H
 #define WARPWISE_REALLOC_PLANNER_H
 
-#include "warpwise/Transform.h"
+#include "warpwise/Plan.h"
 
 #include "clang/Tooling/Core/Replacement.h"
 
@@ -26,7 +26,7 @@ struct ReallocCandidate {
 /// Profitability of packing one partner guard: the execution model counts
 /// the warps that issue the guarded work before and after, per template
 /// instantiation and launch block size; ptxas guards occupancy and spills.
-Decision planRealloc(TransformContext &TC, const ReallocCandidate &C,
+Decision planRealloc(const PlanContext &PC, const ReallocCandidate &C,
                      const char *Transform);
 
 } // namespace warpwise

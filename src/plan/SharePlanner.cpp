@@ -23,7 +23,7 @@
 
 namespace warpwise {
 
-Decision planShare(TransformContext &TC, const ShareCandidate &C,
+Decision planShare(const PlanContext &PC, const ShareCandidate &C,
                    const char *Transform) {
   Decision D;
   D.Transform = Transform;
@@ -32,36 +32,36 @@ Decision planShare(TransformContext &TC, const ShareCandidate &C,
   D.Form = C.External ? "external" : "internal";
   std::string Head = C.Where + ": " + C.Proof;
   std::string Tail = C.Left.empty() ? "" : "; " + C.Left;
-  if (TC.Force) {
+  if (PC.Force) {
     D.Applied = true;
-    D.Reason = Head + Tail + "; applied because of " + TC.ForcedBy +
+    D.Reason = Head + Tail + "; applied because of " + PC.ForcedBy +
                " (profitability was not checked)";
     return D;
   }
   const KernelInfo *Own = nullptr;
-  for (const KernelInfo &KI : TC.Analysis.Kernels)
+  for (const KernelInfo &KI : PC.Analysis.Kernels)
     if (KI.Name == D.Kernel)
       Own = &KI;
   if (!Own) {
     D.Reason = Head + Tail + "; the kernel was not analysed; declined";
     return D;
   }
-  if (!TC.Feedback || !TC.Feedback->available()) {
+  if (!PC.Feedback || !PC.Feedback->available()) {
     D.Reason = Head + Tail +
                "; declined because whether it pays is measured with ptxas "
                "and cuobjdump, and " +
-               feedbackUnavailable(TC.Feedback);
+               feedbackUnavailable(PC.Feedback);
     return D;
   }
   std::string Failure;
-  auto Pair = TC.measureCandidate(C.Edits, Own->Name, Failure);
+  auto Pair = PC.measureCandidate(C.Edits, Own->Name, Failure);
   if (!Pair) {
     D.Reason = Head + Tail + ": " + Failure;
     return D;
   }
   const KernelStats &StatsB = Pair->first, &StatsA = Pair->second;
   unsigned long Dynamic = 0;
-  for (const LaunchInfo &L : TC.Analysis.Launches)
+  for (const LaunchInfo &L : PC.Analysis.Launches)
     if (L.Kernel == Own->Name && L.DynamicShared)
       Dynamic = std::max(Dynamic, *L.DynamicShared);
 
@@ -96,15 +96,15 @@ Decision planShare(TransformContext &TC, const ShareCandidate &C,
       return D;
     }
     std::string Occupancies;
-    for (unsigned Threads : blockSizesFor(TC.Analysis, *Own, IB.Mangled)) {
+    for (unsigned Threads : blockSizesFor(PC.Analysis, *Own, IB.Mangled)) {
       OccupancyResult OB = computeOccupancy(
-          TC.Arch, {IB.Registers, Threads, IB.SharedBytes + Dynamic});
+          PC.Arch, {IB.Registers, Threads, IB.SharedBytes + Dynamic});
       OccupancyResult OA = computeOccupancy(
-          TC.Arch, {IA->Registers, Threads, IA->SharedBytes + Dynamic});
+          PC.Arch, {IA->Registers, Threads, IA->SharedBytes + Dynamic});
       std::string Step = "occupancy " + formatPercent(OB.Percent) + " -> " +
                          formatPercent(OA.Percent) + " at " +
                          std::to_string(Threads) + " threads on " +
-                         TC.Arch.smName();
+                         PC.Arch.smName();
       if (OA.Percent < OB.Percent) {
         D.Reason = Head + Tail + "; " + Numbers + "; but " + Step +
                    " (the shared copy or the registers cost a step); declined";
@@ -134,7 +134,7 @@ Decision planShare(TransformContext &TC, const ShareCandidate &C,
     double Saved = StatsB.Instructions
                        ? 1.0 - double(StatsA.Instructions) / StatsB.Instructions
                        : 0.0;
-    if (Saved >= TC.Costs.ExternalMinInstructionSaving && Saved > 0) {
+    if (Saved >= PC.Costs.ExternalMinInstructionSaving && Saved > 0) {
       Gained = true;
       Gains += std::string(Gains.empty() ? "" : ", ") + Sass +
                " (work every thread did, done once by the host)";
@@ -145,8 +145,8 @@ Decision planShare(TransformContext &TC, const ShareCandidate &C,
         Head + Tail + "; " + Measured +
         (C.External
              ? "; declined: fewer than " +
-                   formatPercent(100 * TC.Costs.ExternalMinInstructionSaving) +
-                   " of the instructions are saved (" + TC.Costs.Source +
+                   formatPercent(100 * PC.Costs.ExternalMinInstructionSaving) +
+                   " of the instructions are saved (" + PC.Costs.Source +
                    ") and no occupancy step is "
                    "gained"
              : "; declined: no local memory is removed and no "

@@ -2,7 +2,7 @@
 #ifndef WARPWISE_SHARE_PLANNER_H
 #define WARPWISE_SHARE_PLANNER_H
 
-#include "warpwise/Transform.h"
+#include "warpwise/Plan.h"
 
 #include "clang/Tooling/Core/Replacement.h"
 
@@ -31,7 +31,7 @@ struct ShareCandidate {
 /// gained (fewer registers), or, external sharing, fewer SASS instructions
 /// (work each thread did that the host now does once), without an occupancy
 /// step lost at any launch block size or new spills.
-Decision planShare(TransformContext &TC, const ShareCandidate &C,
+Decision planShare(const PlanContext &PC, const ShareCandidate &C,
                    const char *Transform);
 
 } // namespace warpwise

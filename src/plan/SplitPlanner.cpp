@@ -53,12 +53,12 @@ const SplitPolicy &splitPolicy() {
   return Policy;
 }
 
-SplitSettings SplitSettings::of(const TransformContext &TC) {
+SplitSettings SplitSettings::of(const PlanContext &PC) {
   SplitSettings S;
-  S.Form = TC.SplitForm;
-  S.Force = TC.Force;
-  S.ForcedBy = TC.ForcedBy;
-  S.FormBy = TC.FormBy;
+  S.Form = PC.SplitForm;
+  S.Force = PC.Force;
+  S.ForcedBy = PC.ForcedBy;
+  S.FormBy = PC.FormBy;
   return S;
 }
 
@@ -142,9 +142,9 @@ formEdits(const SplitCandidate &C, const std::string &Kernel,
 /// One candidate's planning: measurements shared by the forms' decisions.
 class SplitPlan {
 public:
-  SplitPlan(TransformContext &TC, const SplitCandidate &C,
+  SplitPlan(const PlanContext &PC, const SplitCandidate &C,
             const SplitSettings &S, const char *Transform)
-      : TC(TC), C(C), S(S), P(*S.Policy) {
+      : PC(PC), C(C), S(S), P(*S.Policy) {
     D.Transform = Transform;
     D.Kernel = C.Kernel->getNameAsString();
     D.Line = C.Line;
@@ -153,14 +153,14 @@ public:
             "` is divergent (" +
             (C.Branch ? C.Branch->Reason : std::string("?")) + ")";
     Threads = 256;
-    for (const KernelInfo &K : TC.Analysis.Kernels)
+    for (const KernelInfo &K : PC.Analysis.Kernels)
       if (K.Name == D.Kernel && K.BlockSize)
         Threads = K.BlockSize;
   }
   Decision decide();
 
 private:
-  bool feedback() const { return TC.Feedback && TC.Feedback->available(); }
+  bool feedback() const { return PC.Feedback && PC.Feedback->available(); }
   bool oldTarget() const;
   void measureOriginal();
   void measureLiteral();
@@ -176,7 +176,7 @@ private:
   Decision byDefault();
   Decision literalByFormula();
 
-  TransformContext &TC;
+  const PlanContext &PC;
   const SplitCandidate &C;
   const SplitSettings &S;
   const SplitPolicy &P;
@@ -195,8 +195,8 @@ bool SplitPlan::oldTarget() const {
   const std::string &MaxCc = P.LiteralProfitableUpToCc;
   unsigned MaxMajor = std::stoi(MaxCc.substr(0, MaxCc.find('.')));
   unsigned MaxMinor = std::stoi(MaxCc.substr(MaxCc.find('.') + 1));
-  return TC.Arch.Major < MaxMajor ||
-         (TC.Arch.Major == MaxMajor && TC.Arch.Minor <= MaxMinor);
+  return PC.Arch.Major < MaxMajor ||
+         (PC.Arch.Major == MaxMajor && PC.Arch.Minor <= MaxMinor);
 }
 
 void SplitPlan::measureOriginal() {
@@ -204,9 +204,9 @@ void SplitPlan::measureOriginal() {
     return;
   // The literal form, which measureLiteral measures next, is compiled
   // beside the original: its answer waits in CompileFeedback's memory.
-  TransformContext::MeasuredPair Measured =
-      TC.measureBoth({}, formEdits(C, D.Kernel, "literal").first,
-                     PtxasRunner::nvccArchFor(TC.Arch));
+  PlanContext::MeasuredPair Measured =
+      PC.measureBoth({}, formEdits(C, D.Kernel, "literal").first,
+                     PtxasRunner::nvccArchFor(PC.Arch));
   auto &Before = Measured.Before;
   OriginalError = Measured.BeforeError;
   if (Before && Before->count(D.Kernel))
@@ -218,7 +218,7 @@ void SplitPlan::measureOriginal() {
 void SplitPlan::measureLiteral() {
   LiteralMeasure &L = Literal;
   if (!feedback()) {
-    L.Formula = "no ptxas feedback (" + feedbackUnavailable(TC.Feedback) + ")";
+    L.Formula = "no ptxas feedback (" + feedbackUnavailable(PC.Feedback) + ")";
     return;
   }
   std::string Arch, Error;
@@ -233,7 +233,7 @@ void SplitPlan::measureLiteral() {
     return;
   }
   auto Occ = [&](unsigned Registers) {
-    return computeOccupancy(TC.Arch, {Registers, Threads, 0}).Percent / 100.0;
+    return computeOccupancy(PC.Arch, {Registers, Threads, 0}).Percent / 100.0;
   };
   double Rmin = Occ(Original->Registers);
   L.ThenRegs = Stats->at(Then).Registers;
@@ -247,13 +247,13 @@ void SplitPlan::measureLiteral() {
               largestNote(*Original) + " -> " + std::to_string(L.ThenRegs) +
               " (if-kernel) and " + std::to_string(L.ElseRegs) +
               " (else-kernel) on " + Arch + ", occupancy on " +
-              TC.Arch.smName() + " " + formatPercent(100 * Rmin) + " -> " +
+              PC.Arch.smName() + " " + formatPercent(100 * Rmin) + " -> " +
               formatPercent(100 * R1) + " and " + formatPercent(100 * R2) +
               " at " + std::to_string(Threads) +
               " threads; CF'09 formula (equal side times, launch overhead "
               "ignored) predicts " +
               formatNumber(L.Predicted, "%.2f") + "x";
-  if (Arch != TC.Arch.smName())
+  if (Arch != PC.Arch.smName())
     L.Formula += " (registers measured for " + Arch +
                  ", the oldest target nvcc 13 compiles)";
 }
@@ -261,8 +261,8 @@ void SplitPlan::measureLiteral() {
 std::optional<std::map<std::string, KernelStats>>
 SplitPlan::measureForm(const std::string &Form, std::string &Arch,
                        std::string &Error) {
-  Arch = PtxasRunner::nvccArchFor(TC.Arch);
-  return TC.measure(formEdits(C, D.Kernel, Form).first, Arch, Error);
+  Arch = PtxasRunner::nvccArchFor(PC.Arch);
+  return PC.measure(formEdits(C, D.Kernel, Form).first, Arch, Error);
 }
 
 /// The compact form's registers and occupancies (\p Light, \p Orig: the
@@ -283,11 +283,10 @@ std::string SplitPlan::compactFacts(Decision &K, double &Light, double &Orig) {
     return "";
   }
   auto Occ = [&](const std::string &Name, unsigned long Smem) {
-    return computeOccupancy(TC.Arch,
-                            {Stats->at(Name).Registers, Threads, Smem})
+    return computeOccupancy(PC.Arch, {Stats->at(Name).Registers, Threads, Smem})
         .Percent;
   };
-  Orig = computeOccupancy(TC.Arch, {Original->Registers, Threads, 0}).Percent;
+  Orig = computeOccupancy(PC.Arch, {Original->Registers, Threads, 0}).Percent;
   Light = Occ(LightK, 132);
   double Heavy = Occ(HeavyK, 0);
   return "registers " + std::to_string(Original->Registers) +
@@ -297,7 +296,7 @@ std::string SplitPlan::compactFacts(Decision &K, double &Light, double &Orig) {
          std::to_string(Stats->at(HeavyK).Registers) +
          " (heavy kernel); occupancy " + formatPercent(Orig) + " -> " +
          formatPercent(Light) + " and " + formatPercent(Heavy) + " at " +
-         std::to_string(Threads) + " threads on " + TC.Arch.smName();
+         std::to_string(Threads) + " threads on " + PC.Arch.smName();
 }
 
 // The compact form, for the generations where the literal one loses.
@@ -375,7 +374,7 @@ bool SplitPlan::adaptivePays(Decision &A, std::string &Facts) {
           " occupancy), the heavy "
           "side " +
           std::to_string(HeavyRegs) + " (" + formatPercent(Heavy) + ") on " +
-          TC.Arch.smName() + " at " + std::to_string(Threads) + " threads";
+          PC.Arch.smName() + " at " + std::to_string(Threads) + " threads";
   if (Heavy >= Light) {
     A.Reason = Where + "; " + Facts +
                ": the heavy side costs no occupancy step more than the "
@@ -407,11 +406,11 @@ bool SplitPlan::adaptiveKernelsFit(Decision &A, bool Forced,
   unsigned RA = Stats->at(InPlace).Registers;
   unsigned RH = Stats->at(HeavyK).Registers;
   unsigned RL = Stats->at(LightK).Registers;
-  double OL = computeOccupancy(TC.Arch, {RL, Threads, 140}).Percent;
-  double OA = computeOccupancy(TC.Arch, {RA, Threads, 140}).Percent;
-  double OH = computeOccupancy(TC.Arch, {RH, Threads, 0}).Percent;
+  double OL = computeOccupancy(PC.Arch, {RL, Threads, 140}).Percent;
+  double OA = computeOccupancy(PC.Arch, {RA, Threads, 140}).Percent;
+  double OH = computeOccupancy(PC.Arch, {RH, Threads, 0}).Percent;
   double OO =
-      computeOccupancy(TC.Arch, {Original->Registers, Threads, 0}).Percent;
+      computeOccupancy(PC.Arch, {Original->Registers, Threads, 0}).Percent;
   std::string Kernels =
       "`" + InPlace + "` " + std::to_string(RA) + " registers (" +
       formatPercent(OA) + "; the original " +
@@ -442,11 +441,11 @@ Decision SplitPlan::adaptive(bool Forced) {
                C.AdaptiveProblem + "; not split";
     return A;
   }
-  if (TC.Arch.Major < 3) {
+  if (PC.Arch.Major < 3) {
     A.Reason = Where +
                "; the adaptive form needs warp votes "
                "(__ballot_sync), which " +
-               TC.Arch.smName() + " does not have; not split";
+               PC.Arch.smName() + " does not have; not split";
     return A;
   }
   std::string Facts;
@@ -497,14 +496,13 @@ Decision SplitPlan::literalByFormula() {
   }
   L.Applied = true;
   L.Measured = Literal.Formula;
-  L.Reason =
-      Where + "; " + Literal.Formula + "; CC " + TC.Arch.Cc +
-      " is a generation where the literal split paid (CF'09: +6% to "
-      "+14% on a G80); applied, assuming the grid covers at least one "
-      "wave of blocks: the second kernel costs about " +
-      formatNumber(P.KernelLaunchOverheadUs, "%.0f") +
-      " us more (rules/split.json), which a smaller grid does not "
-      "earn back";
+  L.Reason = Where + "; " + Literal.Formula + "; CC " + PC.Arch.Cc +
+             " is a generation where the literal split paid (CF'09: +6% to "
+             "+14% on a G80); applied, assuming the grid covers at least one "
+             "wave of blocks: the second kernel costs about " +
+             formatNumber(P.KernelLaunchOverheadUs, "%.0f") +
+             " us more (rules/split.json), which a smaller grid does not "
+             "earn back";
   return L;
 }
 
@@ -549,16 +547,16 @@ Decision SplitPlan::decide() {
 
 } // namespace
 
-Decision planSplit(TransformContext &TC, const SplitCandidate &C,
+Decision planSplit(const PlanContext &PC, const SplitCandidate &C,
                    const SplitSettings &S, const char *Transform) {
-  Decision D = SplitPlan(TC, C, S, Transform).decide();
+  Decision D = SplitPlan(PC, C, S, Transform).decide();
   if (!D.Applied)
     return D;
   // Forced or not, the results must stay bit-identical: the split kernels
   // are new code, and nvcc may contract their products and sums
   // differently from the original's (issue 26).
   auto [Edits, Groups] = formEdits(C, D.Kernel, D.Form);
-  if (auto Why = TC.splitContractionChange(Edits, D.Kernel, Groups)) {
+  if (auto Why = PC.splitContractionChange(Edits, D.Kernel, Groups)) {
     D.Applied = false;
     D.Measured.clear();
     D.Reason = "if-else at line " + std::to_string(C.Line) + " of `" +

@@ -9,7 +9,7 @@
 #ifndef WARPWISE_SPLIT_PLANNER_H
 #define WARPWISE_SPLIT_PLANNER_H
 
-#include "warpwise/Transform.h"
+#include "warpwise/Plan.h"
 
 #include "clang/Tooling/Core/Replacement.h"
 
@@ -55,9 +55,9 @@ struct SplitSettings {
   std::string ForcedBy, FormBy;
   const SplitPolicy *Policy = &splitPolicy();
 
-  /// The settings \p TC carries for the kernel it is working on (its
+  /// The settings \p PC carries for the kernel it is working on (its
   /// --split-form entry and its directives applied).
-  static SplitSettings of(const TransformContext &TC);
+  static SplitSettings of(const PlanContext &PC);
   /// Who asked for \p AskedForm, as a decision's reason names it: the
   /// directive or configuration entry, `--split-form <form>`, or what
   /// forced the candidate.
@@ -106,7 +106,7 @@ struct SplitCandidate {
 /// threads take it is run-time data); the literal form where CF'09 measured
 /// it paying (old architectures), with the CF'09 formula on ptxas's
 /// registers; the compact form on request; any form \p S forces.
-Decision planSplit(TransformContext &TC, const SplitCandidate &C,
+Decision planSplit(const PlanContext &PC, const SplitCandidate &C,
                    const SplitSettings &S, const char *Transform);
 
 } // namespace warpwise

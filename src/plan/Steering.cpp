@@ -1,13 +1,12 @@
 //===- Steering.cpp - In-source directives and per-kernel settings --------===//
 #include "warpwise/Steering.h"
 
-#include "warpwise/Transform.h"
-
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Path.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace warpwise {
 
@@ -87,13 +86,13 @@ std::optional<Parsed> directiveIn(llvm::StringRef Line) {
 } // namespace
 
 DirectiveIndex DirectiveIndex::parse(llvm::StringRef Text,
+                                     const std::vector<std::string> &Known,
                                      const std::vector<std::string> &Active,
                                      std::vector<DirectiveProblem> &Problems) {
   DirectiveIndex Index;
   // Cheap exit for the usual file, which has none.
   if (!Text.contains("warpwise-"))
     return Index;
-  const std::vector<std::string> Known = availableTransforms();
   std::vector<Region> Open;
   unsigned LineNo = 0;
   llvm::StringRef Rest = Text;
@@ -246,7 +245,8 @@ Steer SteeringRules::lookup(llvm::StringRef Transform, llvm::StringRef Kernel,
   auto It = ByFile.find(File);
   if (It == ByFile.end()) {
     std::vector<DirectiveProblem> Found;
-    It = ByFile.emplace(File, DirectiveIndex::parse(Text, Active, Found)).first;
+    It = ByFile.emplace(File, DirectiveIndex::parse(Text, Known, Active, Found))
+             .first;
     if (!Found.empty())
       Problems[File] = std::move(Found);
   }

@@ -20,6 +20,7 @@
 #ifndef WARPWISE_IF_CONVERT_H
 #define WARPWISE_IF_CONVERT_H
 
+#include "../plan/MergeOutcome.h"
 #include "warpwise/Costs.h"
 
 #include <string>
@@ -31,17 +32,6 @@ class IfStmt;
 } // namespace clang
 
 namespace warpwise {
-
-struct SpeculationOutcome {
-  bool OK = false;
-  std::string Refusal; ///< Why the tree cannot be made branch-free.
-  std::string Text;    ///< Replacement for the whole if statement.
-  std::string Proof;   ///< What the legality proof used, for the remark.
-  unsigned Locations = 0, Conditions = 0;
-  /// Issue slots of the branch-free form per warp: the same whether the
-  /// lanes agree or not.
-  double Issue = 0;
-};
 
 SpeculationOutcome speculateStores(clang::ASTContext &Ctx,
                                    const clang::FunctionDecl *FD,

@@ -17,6 +17,7 @@
 #ifndef WARPWISE_MERGE_H
 #define WARPWISE_MERGE_H
 
+#include "../plan/MergeOutcome.h"
 #include "warpwise/Costs.h"
 
 #include <string>
@@ -29,31 +30,6 @@ class IfStmt;
 } // namespace clang
 
 namespace warpwise {
-
-struct MergeOutcome {
-  bool OK = false;
-  std::string Refusal; ///< Why the branch cannot be merged (legality).
-  std::string Text;    ///< Replacement for the whole if statement.
-  double Saved = 0;    ///< Cost units issued once instead of twice.
-  double Total = 0;    ///< Cost units of both sides.
-  unsigned Matched = 0, GuardedA = 0, GuardedB = 0, Selects = 0;
-  unsigned MeldedRegions = 0; ///< Matched if/for/while pairs.
-  /// Selects between floating-point products (allowed by --fmad=false).
-  unsigned ProductSelects = 0;
-  double similarity() const { return Total > 0 ? Saved / Total : 0; }
-
-  // The execution model's view (issue #14), in warp issue slots with loops
-  // weighted by their trips; see warpwise/ExecutionModel.h.
-  double IssueCond = 0;   ///< The condition, evaluated once.
-  double AfterShared = 0; ///< Merged statements and their selects.
-  double AfterGuardedA = 0, AfterGuardedB = 0; ///< Statements under guards.
-  double AfterGuards = 0;                      ///< Guard executions.
-  double AfterLoopIterations = 0; ///< Iterations of merged loops not unrolled.
-  /// Merged loops that nvcc unrolled before and no longer can (their bounds
-  /// became selects).
-  unsigned LostUnrolling = 0;
-  std::vector<std::string> Assumptions;
-};
 
 /// Merges the then- and else-sides of \p If (in \p FD). With
 /// \p AllowControlFlow false only straight-line sides are accepted (fusion).

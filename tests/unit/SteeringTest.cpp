@@ -22,7 +22,7 @@ TEST_CASE("directives cover the next line, the kernel, or a region",
                      "  // warpwise-enable(split)\n"           // 7
                      "  if (c) {} else {}\n";                  // 8
   std::vector<DirectiveProblem> Problems;
-  DirectiveIndex I = DirectiveIndex::parse(Text, All, Problems);
+  DirectiveIndex I = DirectiveIndex::parse(Text, All, All, Problems);
   CHECK(Problems.empty());
   // The kernel's directive covers every candidate in it, below the
   // candidate's own line.
@@ -39,7 +39,7 @@ TEST_CASE("directives cover the next line, the kernel, or a region",
                          "  if (b) {} else {}\n"
                          "  // warpwise-enable(split)\n"
                          "  if (c) {} else {}\n";
-  DirectiveIndex J = DirectiveIndex::parse(NoKernel, All, Problems);
+  DirectiveIndex J = DirectiveIndex::parse(NoKernel, All, All, Problems);
   CHECK(J.lookup("split", 1, 1, 3).disabled());
   CHECK_FALSE(J.lookup("fuse", 1, 1, 3).disabled());
   CHECK_FALSE(J.lookup("split", 1, 1, 5).disabled());
@@ -51,7 +51,7 @@ TEST_CASE("malformed directives are reported and ignored", "[steering]") {
       "// warpwise-force\n// warpwise-force(fuse=merged)\n"
       "// warpwise-disable-next-line(bogus)\n/* warpwise-enable */\n"
       "// warpwise-force(split)\n",
-      {"fuse", "meld"}, Problems);
+      All, {"fuse", "meld"}, Problems);
   REQUIRE(Problems.size() == 5);
   CHECK(Problems[0].Line == 1);
   CHECK(Problems[0].Message.find("name the transformation to force") !=
@@ -74,7 +74,7 @@ TEST_CASE("the configuration's kernel settings come after the directives",
   std::map<std::string, KernelSettings> Kernels;
   Kernels["k"].Disable = {"split"};
   Kernels["k"].Force = {{"meld", "merged"}};
-  SteeringRules Rules(&Kernels, "/p/.warpwise.yaml", All);
+  SteeringRules Rules(&Kernels, "/p/.warpwise.yaml", All, All);
   const char *Text = "__global__ void k() {\n"
                      "  // warpwise-disable-next-line(meld)\n"
                      "  if (a) {} else {}\n";
