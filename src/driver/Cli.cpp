@@ -440,6 +440,11 @@ const TransformDoc TransformDocs[] = {
      "adaptive, literal, compact (--split-form)",
      "WW4003 applied, WW3003 declined, WW2006 launched elsewhere, WW1019 "
      "unknown kernel in --split-form"},
+    {"refill",
+     "work refill: in a kernel whose threads each loop over one item's "
+     "data-dependent work, lanes whose item is done take the next one from "
+     "a per-launch counter, so warps stay full until the work runs out",
+     "counter", "WW4005 applied, WW3005 declined"},
     {"share",
      "variable sharing: block-uniform scalars and tables every thread "
      "computes are computed once per block into shared memory",
