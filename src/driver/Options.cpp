@@ -288,8 +288,8 @@ ParseOutcome parseCommandLine(const std::vector<std::string> &Args,
       for (llvm::StringRef P : Parts)
         Opts.Transforms.push_back(P.trim().str());
       if (Parts.empty())
-        Err = "--transforms needs a list (meld, fuse, realloc, fission, split, share) or "
-              "'none'";
+        Err = "--transforms needs a list (meld, fuse, realloc, fission, split, "
+              "refill, share) or 'none'";
     } else if (R.valueOf(Arg, "--split-form", V, Err)) {
       // FORM for every kernel, or KERNEL=FORM[,KERNEL=FORM...].
       auto Known = [](llvm::StringRef F) {

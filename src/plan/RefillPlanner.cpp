@@ -17,6 +17,11 @@
 #include "warpwise/Occupancy.h"
 #include "warpwise/Ptxas.h"
 
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Decl.h"
+#include "clang/AST/Stmt.h"
+#include "clang/Basic/SourceManager.h"
+
 #include <nlohmann/json.hpp>
 
 namespace warpwise {
@@ -118,7 +123,7 @@ Decision planRefill(TransformContext &TC, const RefillCandidate &C,
                feedbackUnavailable(TC.Feedback);
     return D;
   }
-  std::vector<tooling::Replacement> After = TC.Applied;
+  std::vector<clang::tooling::Replacement> After = TC.Applied;
   After.insert(After.end(), C.Edits.begin(), C.Edits.end());
   TransformContext::MeasuredPair Pair =
       TC.measureBoth(TC.Applied, After, PtxasRunner::nvccArchFor(TC.Arch));
