@@ -519,6 +519,19 @@ std::string Legality::check() {
       return "the code before the item (" + line(St) +
              ") is not side-effect-free declarations";
   }
+  // A thread carries these from one item to the next: each item must
+  // start from the values the original's thread started with.
+  std::set<const VarDecl *> PerThread;
+  for (const Stmt *St : S.Pre)
+    if (auto *DS = dyn_cast<DeclStmt>(St))
+      for (const Decl *D : DS->decls())
+        if (auto *V = dyn_cast<VarDecl>(D))
+          PerThread.insert(V);
+  for (const VarDecl *V : Written)
+    if (isa<ParmVarDecl>(V) || PerThread.count(V))
+      return "it writes `" + V->getNameAsString() + "`, " +
+             (isa<ParmVarDecl>(V) ? "a parameter" : "declared before the item") +
+             ", which a thread would carry from one item to the next";
   for (const VarDecl *V : Written)
     if (llvm::StringRef(V->getName()).starts_with("ww_"))
       return "it names a variable `" + V->getNameAsString() +

@@ -130,6 +130,16 @@ __global__ void array_prologue(const int *__restrict__ in,
   }
 }
 
+__global__ void carried(int *v, int n, int step) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    while (v[i] > 0) {
+      v[i] -= step;
+      step++;
+    }
+  }
+}
+
 __global__ void in_macro(int *v, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n)
@@ -156,5 +166,6 @@ void host(float *fin, float *fout, int *v, int *w, int *c, const int *lim,
   loaded_bound<<<(n + 255) / 256, 256>>>(v, lim);
   two_returns<<<(n + 255) / 256, 256>>>(v, n);
   array_prologue<<<(n + 255) / 256, 256>>>(a, b, n);
+  carried<<<(n + 255) / 256, 256>>>(v, n, 2);
   LAUNCH(in_macro, (n + 255) / 256, 256, v, n);
 }
