@@ -824,7 +824,9 @@ private:
   std::vector<Change> &Changes;
   const char *Name;
   AliasFacts Facts;
-  bool NeedRuntime = true;
+  /// The file includes warpwise's runtime neither as written nor through an
+  /// earlier rewrite; RuntimeAdded: a refill of this run has added it.
+  bool NeedRuntime = true, RuntimeAdded = false;
 };
 
 bool RefillRun::defines(const std::string &Function) const {
@@ -923,6 +925,8 @@ void RefillRun::kernel(const FunctionDecl *FD) {
     Why = T.Problem;
     if (Why.empty()) {
       std::string Text = std::string("\n\n") + DecisionMark + "\n" + T.Kernel;
+      // Measured with the include even when an earlier candidate of this
+      // run adds it (its edits are not among the earlier rewrites yet).
       if (NeedRuntime) {
         unsigned At = aboveLineComments(
             TC.Contents,
@@ -970,8 +974,9 @@ void RefillRun::kernel(const FunctionDecl *FD) {
       R = tooling::Replacement(R.getFilePath(), R.getOffset(), R.getLength(),
                                Text);
     }
-    if (NeedRuntime)
-      NeedRuntime = false;
+    if (RuntimeAdded && NeedRuntime)
+      C.Edits.erase(C.Edits.begin()); // The include, which an earlier added.
+    RuntimeAdded = true;
     Changes.push_back({"work refill of `" + Kernel + "` at line " +
                            std::to_string(D.Line),
                        C.Edits});
