@@ -32,6 +32,8 @@ struct RefillRules {
   unsigned MaxBlocksLost = 1;
   unsigned Lanes = 32;
   double RefillUtilisation = 0.9;
+  bool ApplyAutomatically = false;
+  std::string Measured;
 
   static RefillRules load() {
     RefillRules R;
@@ -43,6 +45,9 @@ struct RefillRules {
     R.MaxBlocksLost = J.value("max_resident_blocks_lost", R.MaxBlocksLost);
     R.Lanes = std::max(1u, J.value("lanes", R.Lanes));
     R.RefillUtilisation = J.value("refill_utilisation", R.RefillUtilisation);
+    R.ApplyAutomatically =
+        J.value("apply_automatically", R.ApplyAutomatically);
+    R.Measured = J.value("measured", R.Measured);
     return R;
   }
 
@@ -173,9 +178,18 @@ Decision planRefill(TransformContext &TC, const RefillCandidate &C,
     D.Reason = Head + "; " + Model + "; but " + *Why;
     return D;
   }
-  D.Applied = true;
   D.Measured = Occ + "; SASS instructions " + std::to_string(B.Instructions) +
                " -> " + std::to_string(A.Instructions);
+  if (!Rules.ApplyAutomatically) {
+    // Legal and within the register guard, but the refill lost on most of
+    // the shapes it was measured on: the user asks for it.
+    D.Reason = Head + "; " + Model + "; " + D.Measured +
+               "; the refill would apply, but it is applied only on request "
+               "(--force-transforms or a directive): " +
+               Rules.Measured;
+    return D;
+  }
+  D.Applied = true;
   D.Reason = Head + "; " + Model + "; " + D.Measured + "; applied";
   return D;
 }
