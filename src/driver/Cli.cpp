@@ -41,7 +41,8 @@ COMMANDS
   analyze               divergence, register pressure and occupancy of each
                         kernel
   rewrite               rewrite the kernels where it is legal and pays
-                        (fuse, meld, realloc, fission, split, share)
+                        (fuse, meld, realloc, fission, split, refill,
+                        share)
   offload               translate OpenMP parallel loops of a C/C++ file to
                         CUDA kernels, then rewrite them as 'rewrite' does
   occupancy             the occupancy of one launch configuration
@@ -148,8 +149,8 @@ REWRITE
                         others have errors (the exit code still says so)
   --costs FILE          cost table (fuse/meld) to use instead of the built-in one
   --transforms LIST     comma-separated transformations to consider:
-                        meld, fuse, realloc, fission, split, share (default: all;
-                        'none' for none)
+                        meld, fuse, realloc, fission, split, refill, share
+                        (default: all; 'none' for none)
   --list-transforms     list the transformations, their forms and the
                         diagnostics they report, and exit
   --split-form FORM     force branch splitting in this form: adaptive,
@@ -440,6 +441,11 @@ const TransformDoc TransformDocs[] = {
      "adaptive, literal, compact (--split-form)",
      "WW4003 applied, WW3003 declined, WW2006 launched elsewhere, WW1019 "
      "unknown kernel in --split-form"},
+    {"refill",
+     "work refill: in a kernel whose threads each loop over one item's "
+     "data-dependent work, lanes whose item is done take the next one from "
+     "a per-launch counter, so warps stay full until the work runs out",
+     "counter", "WW4005 applied, WW3005 declined"},
     {"share",
      "variable sharing: block-uniform scalars and tables every thread "
      "computes are computed once per block into shared memory",

@@ -319,7 +319,7 @@ bool parseTransformOption(ArgReader &R, llvm::StringRef Arg, Options &Opts,
       Opts.Transforms.push_back(P.trim().str());
     if (Parts.empty())
       Err = "--transforms needs a list (meld, fuse, realloc, fission, split, "
-            "share) or 'none'";
+            "refill, share) or 'none'";
   } else if (R.valueOf(Arg, "--split-form", V, Err)) {
     std::string Problem = splitFormProblem(V);
     if (!Problem.empty())

@@ -102,7 +102,8 @@ static std::string decisionCode(const Decision &D) {
   const char *Kind = D.Transform == "fission" ? "2"
                      : D.Transform == "split" ? "3"
                      : D.Transform == "share" ? "4"
-                                              : "1";
+                     : D.Transform == "refill" ? "5"
+                                               : "1";
   return std::string(D.Applied ? "WW400" : "WW300") + Kind;
 }
 

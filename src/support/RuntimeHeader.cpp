@@ -70,6 +70,16 @@ std::string buildRuntimeHeader() {
              doubleLiteral(P.value("min_saved_warp_fraction", 0.05)));
   setDefault(Text, "WARPWISE_SPLIT_HEAVY_GRID_MARGIN",
              doubleLiteral(P.value("heavy_grid_margin", 1.25)));
+  // The work refill's grid, in waves of resident blocks (rules/refill.json).
+  const char *RefillRules = findEmbeddedFile("refill.json");
+  nlohmann::json Refill = nlohmann::json::parse(
+      RefillRules ? RefillRules : "", nullptr, false);
+  if (Refill.is_object()) {
+    setDefault(Text, "WARPWISE_REFILL_WAVES",
+               std::to_string(Refill.value("waves", 1u)) + "u");
+    setDefault(Text, "WARPWISE_REFILL_CHUNK",
+               std::to_string(Refill.value("chunk_iterations", 32u)) + "u");
+  }
   return Text;
 }
 

@@ -7,6 +7,7 @@
 #include "LoopFission.h"
 #include "ThreadRealloc.h"
 #include "VariableSharing.h"
+#include "WorkRefill.h"
 
 namespace warpwise {
 
@@ -21,11 +22,12 @@ void crashForTesting() {
 // In the order they run: an outer branch melded first claims its range, so
 // fusion leaves the branches inside it alone; thread reallocation packs a
 // partner guard around a branch melded before it, keeping that edit.
+// The work refill follows the split, whose launches it leaves alone.
 // Variable sharing goes last: it edits only a kernel's top-level
 // declarations and fill loops, and leaves a kernel whose fill an earlier
 // rewrite edited alone.
 std::vector<std::string> availableTransforms() {
-  return {"meld", "fuse", "realloc", "fission", "split", "share"};
+  return {"meld", "fuse", "realloc", "fission", "split", "refill", "share"};
 }
 
 std::unique_ptr<Transform> createTransform(const std::string &Name) {
@@ -39,6 +41,8 @@ std::unique_ptr<Transform> createTransform(const std::string &Name) {
     return std::make_unique<ThreadReallocation>();
   if (Name == "split")
     return std::make_unique<BranchSplit>();
+  if (Name == "refill")
+    return std::make_unique<WorkRefill>();
   if (Name == "share")
     return std::make_unique<VariableSharing>();
   return nullptr;

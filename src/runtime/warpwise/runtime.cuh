@@ -1,8 +1,8 @@
 //===- runtime.cuh - warpwise's run-time support, API version 1 -*- CUDA -*-===//
 //
 // The code that programs rewritten by warpwise call at run time: the compact
-// split form's list pool (list_pool.cuh) and the adaptive split form's
-// dispatch (split_adaptive.cuh). warpwise writes this header, with its parts
+// split form's list pool (list_pool.cuh), the adaptive split form's
+// dispatch (split_adaptive.cuh) and the work refill's counter (refill.cuh). warpwise writes this header, with its parts
 // inlined, as warpwise_runtime.cuh beside each rewritten file that needs it,
 // and the rewritten file includes it with one line:
 //
@@ -23,6 +23,7 @@
 #include "list_pool.cuh"
 #if __cplusplus >= 201103L
 #include "split_adaptive.cuh" // std::mutex
+#include "refill.cuh"         // std::mutex
 #endif
 
 // API version 1, as rewritten code spells it.
@@ -52,6 +53,21 @@ static inline ww_adaptive_plan ww_adaptive_begin(ww_adaptive_site &site,
 
 static inline void ww_adaptive_end(ww_adaptive_plan &plan) {
   ww_v1::adaptive_end(plan);
+}
+
+/// The work refill: `static ww_refill_site site;` per launch site;
+/// `ww_refill_plan plan = ww_refill_begin(site, (const void *)k_ww_refill,
+/// grid, block, shared, stream);` then, when plan.counter is set,
+/// `k_ww_refill<<<plan.grid, block, shared, stream>>>(args..., plan.counter,
+/// plan.items)`, else the original launch.
+typedef ww_v1::refill_site ww_refill_site;
+typedef ww_v1::refill_plan ww_refill_plan;
+
+static inline ww_refill_plan ww_refill_begin(ww_refill_site &site,
+                                             const void *kernel, dim3 grid,
+                                             dim3 block, size_t shared,
+                                             cudaStream_t stream) {
+  return ww_v1::refill_begin(site, kernel, grid, block, shared, stream);
 }
 #endif
 

@@ -1,0 +1,197 @@
+//===- RefillPlanner.cpp - Deciding the work refill -----------------------===//
+//
+// Whether lanes finish their items at different times is run-time data: the
+// refill pays where trip counts differ within warps (random work per item)
+// and costs its bookkeeping where they do not (equal work). warpwise applies
+// it where the divergence analysis finds the loop's exit divergent and its
+// trip count data-dependent, and ptxas shows the refill kernel keeping the
+// original's occupancy within rules/refill.json's allowance; the remark gives
+// the warp-utilisation model (rules/refill.json) the decision rests on.
+//
+//===----------------------------------------------------------------------===//
+#include "RefillPlanner.h"
+#include "PlanText.h"
+
+#include "warpwise/Embedded.h"
+#include "warpwise/Feedback.h"
+#include "warpwise/Occupancy.h"
+#include "warpwise/Ptxas.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Decl.h"
+#include "clang/AST/Stmt.h"
+#include "clang/Basic/SourceManager.h"
+
+#include <nlohmann/json.hpp>
+
+namespace warpwise {
+
+namespace {
+
+struct RefillRules {
+  unsigned MaxBlocksLost = 1;
+  unsigned Lanes = 32;
+  double RefillUtilisation = 0.9;
+  bool ApplyAutomatically = false;
+  std::string Measured;
+
+  static RefillRules load() {
+    RefillRules R;
+    const char *Text = findEmbeddedFile("refill.json");
+    nlohmann::json J =
+        nlohmann::json::parse(Text ? Text : "", nullptr, false);
+    if (!J.is_object())
+      return R;
+    R.MaxBlocksLost = J.value("max_resident_blocks_lost", R.MaxBlocksLost);
+    R.Lanes = std::max(1u, J.value("lanes", R.Lanes));
+    R.RefillUtilisation = J.value("refill_utilisation", R.RefillUtilisation);
+    R.ApplyAutomatically =
+        J.value("apply_automatically", R.ApplyAutomatically);
+    R.Measured = J.value("measured", R.Measured);
+    return R;
+  }
+
+  /// The model's sentence: utilisation of the original's and the refill's
+  /// warps, and the predicted gain on the loop, for uniform trip counts.
+  std::string model() const {
+    double Original = (Lanes + 1.0) / (2.0 * Lanes);
+    return "warp utilisation model (rules/refill.json): with independent "
+           "trip counts uniform in [0, T] a warp's lanes are busy " +
+           formatPercent(100 * Original) +
+           " of the loop's issue (the warp runs its longest lane), with the "
+           "refill about " +
+           formatPercent(100 * RefillUtilisation) +
+           " until the items run out: up to " +
+           formatNumber(RefillUtilisation / Original) +
+           "x on the loop for such data, none (the bookkeeping's cost) where "
+           "every item takes as long";
+  }
+};
+
+} // namespace
+
+Decision planRefill(TransformContext &TC, const RefillCandidate &C,
+                    const char *Transform) {
+  static const RefillRules Rules = RefillRules::load();
+  Decision D;
+  D.Transform = Transform;
+  D.Kernel = C.FD->getNameAsString();
+  D.Line = TC.Ctx.getSourceManager().getExpansionLineNumber(
+      C.Loop->getBeginLoc());
+  D.Form = "counter";
+  std::string Kernel = D.Kernel;
+  std::string Head = C.Where + ": " + C.Proof;
+  const std::vector<std::vector<std::string>> Together = {{C.NewKernel}};
+
+  if (TC.Force) {
+    // Forced or not, the results must stay bit-identical.
+    if (auto Why = TC.splitContractionChange(C.Edits, Kernel, Together)) {
+      D.Reason = Head + "; but " + *Why;
+      return D;
+    }
+    D.Applied = true;
+    D.Reason = Head + "; applied because of " + TC.ForcedBy +
+               " (profitability was not checked)";
+    return D;
+  }
+  if (C.DataDependence.empty()) {
+    D.Reason = Head +
+               "; declined: the loop's trip count follows the item index "
+               "alone, so neighbouring lanes' counts differ little and the "
+               "refill would add its bookkeeping for little (--force-"
+               "transforms applies it)";
+    return D;
+  }
+  if (!C.StepsOnly.empty()) {
+    D.Reason = Head + "; declined: the loop only steps `" + C.StepsOnly +
+               "`, which its condition tests, so its trip count is known "
+               "before it runs and nvcc runs it unrolled, at a fraction of "
+               "an instruction per iteration, which the refill's chunks of "
+               "single iterations cannot match (--force-transforms applies "
+               "it)";
+    return D;
+  }
+  std::string Model = "the trip count is data-dependent (" +
+                      C.DataDependence + "); " + Rules.model();
+  const KernelInfo *Own = nullptr;
+  for (const KernelInfo &KI : TC.Analysis.Kernels)
+    if (KI.Name == Kernel)
+      Own = &KI;
+  if (!Own) {
+    D.Reason = Head + ": the kernel was not analysed; declined";
+    return D;
+  }
+  if (!TC.Feedback || !TC.Feedback->available()) {
+    D.Reason = Head + "; " + Model +
+               "; declined because the register guard needs ptxas and "
+               "cuobjdump, and " +
+               feedbackUnavailable(TC.Feedback);
+    return D;
+  }
+  std::vector<clang::tooling::Replacement> After = TC.Applied;
+  After.insert(After.end(), C.Edits.begin(), C.Edits.end());
+  TransformContext::MeasuredPair Pair =
+      TC.measureBoth(TC.Applied, After, PtxasRunner::nvccArchFor(TC.Arch));
+  if (!Pair.Before || !Pair.After || !Pair.Before->count(Kernel) ||
+      !Pair.After->count(C.NewKernel)) {
+    D.Reason = Head + "; nvcc could not compile " +
+               (!Pair.Before ? "the original (" + Pair.BeforeError + ")"
+                : !Pair.After
+                    ? "the refill kernel (" + Pair.AfterError + ")"
+                    : std::string("both kernels")) +
+               "; declined";
+    return D;
+  }
+  const KernelStats &B = Pair.Before->at(Kernel),
+                    &A = Pair.After->at(C.NewKernel);
+  std::vector<unsigned> Sizes = Own->BlockSizes;
+  if (Sizes.empty())
+    Sizes.push_back(Own->BlockSize ? Own->BlockSize : 256);
+  std::string Occ;
+  for (unsigned Threads : Sizes) {
+    OccupancyResult OB =
+        computeOccupancy(TC.Arch, {B.Registers, Threads, Own->StaticShared});
+    OccupancyResult OA =
+        computeOccupancy(TC.Arch, {A.Registers, Threads, Own->StaticShared});
+    std::string Here = "registers " + std::to_string(B.Registers) + " -> " +
+                       std::to_string(A.Registers) + ", occupancy " +
+                       formatPercent(OB.Percent) + " -> " +
+                       formatPercent(OA.Percent) + " at " +
+                       std::to_string(Threads) + " threads on " +
+                       TC.Arch.smName();
+    if (OA.BlocksPerSM + Rules.MaxBlocksLost < OB.BlocksPerSM) {
+      D.Reason = Head + "; " + Model + "; but " + Here +
+                 " (more than " + std::to_string(Rules.MaxBlocksLost) +
+                 " resident block per SM lost); declined";
+      return D;
+    }
+    if (Occ.empty())
+      Occ = Here;
+  }
+  if (A.SpillBytes > B.SpillBytes) {
+    D.Reason = Head + "; " + Model + "; but the refill kernel would spill (" +
+               std::to_string(B.SpillBytes) + " -> " +
+               std::to_string(A.SpillBytes) + " bytes); declined";
+    return D;
+  }
+  if (auto Why = TC.splitContractionChange(C.Edits, Kernel, Together)) {
+    D.Reason = Head + "; " + Model + "; but " + *Why;
+    return D;
+  }
+  D.Measured = Occ + "; SASS instructions " + std::to_string(B.Instructions) +
+               " -> " + std::to_string(A.Instructions);
+  if (!Rules.ApplyAutomatically) {
+    // Legal and within the register guard, but the refill lost on most of
+    // the shapes it was measured on: the user asks for it.
+    D.Reason = Head + "; " + Model + "; " + D.Measured +
+               "; the refill would apply, but it is applied only on request "
+               "(--force-transforms or a directive): " +
+               Rules.Measured;
+    return D;
+  }
+  D.Applied = true;
+  D.Reason = Head + "; " + Model + "; " + D.Measured + "; applied";
+  return D;
+}
+
+} // namespace warpwise

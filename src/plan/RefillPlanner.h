@@ -1,0 +1,45 @@
+//===- RefillPlanner.h - Deciding the work refill ---------------*- C++ -*-===//
+#ifndef WARPWISE_REFILL_PLANNER_H
+#define WARPWISE_REFILL_PLANNER_H
+
+#include "warpwise/Transform.h"
+
+#include "clang/Tooling/Core/Replacement.h"
+
+namespace clang {
+class FunctionDecl;
+class Stmt;
+} // namespace clang
+
+namespace warpwise {
+
+/// A kernel whose item loop may be refilled, with the edits that do it (the
+/// legality checks have passed).
+struct RefillCandidate {
+  const clang::FunctionDecl *FD = nullptr;
+  const clang::Stmt *Loop = nullptr;
+  std::string Where; ///< "the while loop at line 21 of `dec2zero`".
+  std::string Proof; ///< What the legality checks established.
+  /// Why the trip count is data-dependent ("its condition loads `v[x]`"),
+  /// or "" when the loop's lanes differ only through the item index.
+  std::string DataDependence;
+  /// What the loop's body steps by constants, when that is all it does and
+  /// its condition tests it (`v[x]--` of `while (v[x] > 0)`); "" otherwise.
+  std::string StepsOnly;
+  /// The divergence analysis' verdict on the loop's exit.
+  bool Divergent = false;
+  std::string NewKernel; ///< `<k>_ww_refill`.
+  std::vector<clang::tooling::Replacement> Edits;
+};
+
+/// Profitability: forced, applied after the contraction check alone;
+/// otherwise the loop must be divergent with a data-dependent trip count,
+/// and ptxas's registers for the refill kernel must keep the original's
+/// occupancy (within rules/refill.json's allowance) at every launch block
+/// size. The reason states the warp-utilisation model.
+Decision planRefill(TransformContext &TC, const RefillCandidate &C,
+                    const char *Transform);
+
+} // namespace warpwise
+
+#endif
