@@ -70,27 +70,29 @@ struct RefillRules {
 
 } // namespace
 
-Decision planRefill(TransformContext &TC, const RefillCandidate &C,
+Decision planRefill(const PlanContext &PC,
+                    const std::vector<clang::tooling::Replacement> &Applied,
+                    const RefillCandidate &C,
                     const char *Transform) {
   static const RefillRules Rules = RefillRules::load();
   Decision D;
   D.Transform = Transform;
   D.Kernel = C.FD->getNameAsString();
-  D.Line = TC.Ctx.getSourceManager().getExpansionLineNumber(
+  D.Line = PC.Ctx.getSourceManager().getExpansionLineNumber(
       C.Loop->getBeginLoc());
   D.Form = "counter";
   std::string Kernel = D.Kernel;
   std::string Head = C.Where + ": " + C.Proof;
   const std::vector<std::vector<std::string>> Together = {{C.NewKernel}};
 
-  if (TC.Force) {
+  if (PC.Force) {
     // Forced or not, the results must stay bit-identical.
-    if (auto Why = TC.splitContractionChange(C.Edits, Kernel, Together)) {
+    if (auto Why = PC.splitContractionChange(C.Edits, Kernel, Together)) {
       D.Reason = Head + "; but " + *Why;
       return D;
     }
     D.Applied = true;
-    D.Reason = Head + "; applied because of " + TC.ForcedBy +
+    D.Reason = Head + "; applied because of " + PC.ForcedBy +
                " (profitability was not checked)";
     return D;
   }
@@ -114,24 +116,24 @@ Decision planRefill(TransformContext &TC, const RefillCandidate &C,
   std::string Model = "the trip count is data-dependent (" +
                       C.DataDependence + "); " + Rules.model();
   const KernelInfo *Own = nullptr;
-  for (const KernelInfo &KI : TC.Analysis.Kernels)
+  for (const KernelInfo &KI : PC.Analysis.Kernels)
     if (KI.Name == Kernel)
       Own = &KI;
   if (!Own) {
     D.Reason = Head + ": the kernel was not analysed; declined";
     return D;
   }
-  if (!TC.Feedback || !TC.Feedback->available()) {
+  if (!PC.Feedback || !PC.Feedback->available()) {
     D.Reason = Head + "; " + Model +
                "; declined because the register guard needs ptxas and "
                "cuobjdump, and " +
-               feedbackUnavailable(TC.Feedback);
+               feedbackUnavailable(PC.Feedback);
     return D;
   }
-  std::vector<clang::tooling::Replacement> After = TC.Applied;
+  std::vector<clang::tooling::Replacement> After = Applied;
   After.insert(After.end(), C.Edits.begin(), C.Edits.end());
-  TransformContext::MeasuredPair Pair =
-      TC.measureBoth(TC.Applied, After, PtxasRunner::nvccArchFor(TC.Arch));
+  PlanContext::MeasuredPair Pair =
+      PC.measureBoth(Applied, After, PtxasRunner::nvccArchFor(PC.Arch));
   if (!Pair.Before || !Pair.After || !Pair.Before->count(Kernel) ||
       !Pair.After->count(C.NewKernel)) {
     D.Reason = Head + "; nvcc could not compile " +
@@ -150,15 +152,15 @@ Decision planRefill(TransformContext &TC, const RefillCandidate &C,
   std::string Occ;
   for (unsigned Threads : Sizes) {
     OccupancyResult OB =
-        computeOccupancy(TC.Arch, {B.Registers, Threads, Own->StaticShared});
+        computeOccupancy(PC.Arch, {B.Registers, Threads, Own->StaticShared});
     OccupancyResult OA =
-        computeOccupancy(TC.Arch, {A.Registers, Threads, Own->StaticShared});
+        computeOccupancy(PC.Arch, {A.Registers, Threads, Own->StaticShared});
     std::string Here = "registers " + std::to_string(B.Registers) + " -> " +
                        std::to_string(A.Registers) + ", occupancy " +
                        formatPercent(OB.Percent) + " -> " +
                        formatPercent(OA.Percent) + " at " +
                        std::to_string(Threads) + " threads on " +
-                       TC.Arch.smName();
+                       PC.Arch.smName();
     if (OA.BlocksPerSM + Rules.MaxBlocksLost < OB.BlocksPerSM) {
       D.Reason = Head + "; " + Model + "; but " + Here +
                  " (more than " + std::to_string(Rules.MaxBlocksLost) +
@@ -174,7 +176,7 @@ Decision planRefill(TransformContext &TC, const RefillCandidate &C,
                std::to_string(A.SpillBytes) + " bytes); declined";
     return D;
   }
-  if (auto Why = TC.splitContractionChange(C.Edits, Kernel, Together)) {
+  if (auto Why = PC.splitContractionChange(C.Edits, Kernel, Together)) {
     D.Reason = Head + "; " + Model + "; but " + *Why;
     return D;
   }

@@ -2,7 +2,7 @@
 #ifndef WARPWISE_REFILL_PLANNER_H
 #define WARPWISE_REFILL_PLANNER_H
 
-#include "warpwise/Transform.h"
+#include "warpwise/Plan.h"
 
 #include "clang/Tooling/Core/Replacement.h"
 
@@ -37,7 +37,9 @@ struct RefillCandidate {
 /// and ptxas's registers for the refill kernel must keep the original's
 /// occupancy (within rules/refill.json's allowance) at every launch block
 /// size. The reason states the warp-utilisation model.
-Decision planRefill(TransformContext &TC, const RefillCandidate &C,
+Decision planRefill(const PlanContext &PC,
+                    const std::vector<clang::tooling::Replacement> &Applied,
+                    const RefillCandidate &C,
                     const char *Transform);
 
 } // namespace warpwise

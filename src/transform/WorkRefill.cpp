@@ -961,7 +961,7 @@ void RefillRun::kernel(const FunctionDecl *FD) {
   C.Divergent = true;
   C.DataDependence = dataDependence(TC, S);
   C.StepsOnly = stepsOnly(TC, S);
-  D = planRefill(TC, C, Name);
+  D = planRefill(TC, TC.Applied, C, Name);
   D.File = TC.decisionFileOf(Loc);
   if (D.Applied) {
     TC.takeDecisionId(D, "WW4005", TC.Contents);
