@@ -183,6 +183,9 @@ public:
 
 /// Names of the transformations this build provides.
 std::vector<std::string> availableTransforms();
+/// The transformations a session runs when neither --transforms nor the
+/// configuration names them: all but those applied only on request.
+std::vector<std::string> defaultTransforms();
 /// Instantiates the transformation called \p Name, or nullptr.
 std::unique_ptr<Transform> createTransform(const std::string &Name);
 

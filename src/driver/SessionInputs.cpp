@@ -300,7 +300,7 @@ std::optional<int> chooseSettings(Session &Run) {
   std::map<std::string, ProjectConfig> &Configs = Run.Configs;
   const std::vector<std::string> &ConfigOf = Run.ConfigOf;
   std::vector<std::string> &Transforms = Run.Transforms;
-  Transforms = availableTransforms();
+  Transforms = defaultTransforms();
   if (Opts.TransformsGiven) {
     std::vector<std::string> Chosen;
     for (const std::string &T : Opts.Transforms) {
