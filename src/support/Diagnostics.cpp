@@ -1,7 +1,6 @@
 //===- Diagnostics.cpp - Printing and serialising diagnostics -------------===//
 #include "warpwise/Diagnostics.h"
 
-
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
