@@ -122,21 +122,26 @@ void run(int *iters, int *v, float *out, int w, int h, int n,
 // CHECK-NEXT: }
 // CHECK-NEXT: ww_active = false;
 // The launch: the runtime's choice between the refill kernel over its grid
-// and the original; the other kernels' launches are as written.
+// and the original.
 // CHECK: { // warpwise WW4005 refill.escape_time.{{[0-9]+}}: work refill launch
-// CHECK-NEXT: dim3 const ww_grid_59_0((w * h + 255) / 256);
-// CHECK-NEXT: dim3 const ww_block_59_0(256);
-// CHECK-NEXT: static ww_refill_site ww_site_59_0;
-// CHECK-NEXT: ww_refill_plan ww_plan_59_0 =
-// CHECK-NEXT: ww_refill_begin(ww_site_59_0, (const void *)escape_time_ww_refill,
-// CHECK-NEXT: ww_grid_59_0, ww_block_59_0, 0, stream);
-// CHECK-NEXT: if (ww_plan_59_0.counter)
-// CHECK-NEXT: escape_time_ww_refill<<<ww_plan_59_0.grid, ww_block_59_0, 0, stream>>>(
+// CHECK-NEXT: dim3 const ww_grid_[[L:[0-9]+_[0-9]+]]((w * h + 255) / 256);
+// CHECK-NEXT: dim3 const ww_block_[[L]](256);
+// CHECK-NEXT: static ww_refill_site ww_site_[[L]];
+// CHECK-NEXT: ww_refill_plan ww_plan_[[L]] =
+// CHECK-NEXT: ww_refill_begin(ww_site_[[L]], (const void *)escape_time_ww_refill,
+// CHECK-NEXT: ww_grid_[[L]], ww_block_[[L]], 0, stream);
+// CHECK-NEXT: if (ww_plan_[[L]].counter)
+// CHECK-NEXT: escape_time_ww_refill<<<ww_plan_[[L]].grid, ww_block_[[L]], 0, stream>>>(
 // CHECK-NEXT: iters, w, h, -2.0f, -1.5f, 3.0f / w, 3.0f / h, 1000,
-// CHECK-NEXT: ww_plan_59_0.counter, ww_plan_59_0.items);
+// CHECK-NEXT: ww_plan_[[L]].counter, ww_plan_[[L]].items);
 // CHECK-NEXT: else
-// CHECK-NEXT: escape_time<<<ww_grid_59_0, ww_block_59_0, 0, stream>>>(
+// CHECK-NEXT: escape_time<<<ww_grid_[[L]], ww_block_[[L]], 0, stream>>>(
 // CHECK-NEXT: iters, w, h, -2.0f, -1.5f, 3.0f / w, 3.0f / h, 1000);
 // CHECK-NEXT: }
-// CHECK-NEXT: dec2zero<<<(n + 255) / 256, 256>>>(v, n);
-// CHECK-NEXT: triangle<<<(n + 127) / 128, 128>>>(out, n);
+// Forced, the other two loops (declined by default) get the same launch.
+// CHECK-NEXT: { // warpwise WW4005 refill.dec2zero.{{[0-9]+}}: work refill launch
+// CHECK: dec2zero_ww_refill<<<
+// CHECK: dec2zero<<<
+// CHECK: { // warpwise WW4005 refill.triangle.{{[0-9]+}}: work refill launch
+// CHECK: triangle_ww_refill<<<
+// CHECK: triangle<<<
