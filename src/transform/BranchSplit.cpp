@@ -36,16 +36,10 @@ public:
   SplitRun(TransformContext &TC, std::vector<Decision> &Decisions,
            std::vector<Change> &Changes, const char *Name)
       : TC(TC), Decisions(Decisions), Changes(Changes), Name(Name),
-        Facts(collectAliasFacts(TC.Ctx)) {
-    // A file rewritten before includes the runtime already (or, from an
-    // older warpwise, has its parts pasted in).
-    HasListPool = defines("ww_list_pool");
-    HasAdaptive = defines("ww_adaptive_begin");
-  }
+        Facts(collectAliasFacts(TC.Ctx)) {}
   void kernel(const FunctionDecl *FD);
 
 private:
-  bool defines(llvm::StringRef Function) const;
   void report(const SplitBranch &B, const Decision &D, const char *Code);
   void decline(const SplitBranch &B, Decision D, const std::string &Why);
   SplitCandidate candidate(const SplitBranch &B,
@@ -58,19 +52,11 @@ private:
   std::vector<Change> &Changes;
   const char *Name;
   AliasFacts Facts;
-  bool HasListPool = false, HasAdaptive = false;
-  /// The runtime's include line is still to be written into this file: it
-  /// goes in once, with the first kernels that use it (launches follow
-  /// their kernel, so every later one sees it).
-  bool NeedRuntime = true;
+  /// Where an applied split of this run wrote the runtime's include (-1:
+  /// none yet): a later kernel below it sees it (launches follow their
+  /// kernel), one above it gets its own.
+  unsigned RuntimeAddedAt = -1u;
 };
-
-bool SplitRun::defines(llvm::StringRef Function) const {
-  return llvm::any_of(TC.Ctx.getTranslationUnitDecl()->decls(), [&](Decl *D) {
-    auto *F = dyn_cast<FunctionDecl>(D);
-    return F && F->getIdentifier() && F->getName() == Function;
-  });
-}
 
 void SplitRun::report(const SplitBranch &B, const Decision &D,
                       const char *Code) {
@@ -106,13 +92,17 @@ SplitRun::candidate(const SplitBranch &B,
                                               literalLaunch(B, L)));
   // The runtime's include goes at file scope, before the declaration that
   // holds the kernel (and its comment), so that launches outside the
-  // kernel's namespace see it.
+  // kernel's namespace see it; none where the file (as written, or with an
+  // earlier rewrite, or from an older warpwise's pasted parts) has it above.
   C.PreludeAt = aboveLineComments(
       B.Text, SM.getFileOffset(
                   SM.getExpansionLoc(fileScopeDeclOf(B.Kernel)->getBeginLoc())));
   C.CompactProblem = compactProblem(TC, B, Calls);
   if (C.CompactProblem.empty()) {
-    C.CompactPrelude = HasListPool ? "" : runtimeIncludeLine();
+    C.CompactPrelude = runtimeVisibleAt(TC, B.Kernel->getLocation(), B.File, C.PreludeAt,
+                                        "ww_list_pool")
+                           ? ""
+                           : runtimeIncludeLine();
     C.CompactKernels = compactKernels(TC, B);
     for (const LaunchSite &L : Sites)
       C.CompactLaunches.push_back(tooling::Replacement(
@@ -121,7 +111,10 @@ SplitRun::candidate(const SplitBranch &B,
   std::set<const Stmt *> Returns;
   C.AdaptiveProblem = adaptiveProblem(TC, B, Returns);
   if (C.AdaptiveProblem.empty()) {
-    C.AdaptivePrelude = HasAdaptive ? "" : runtimeIncludeLine();
+    C.AdaptivePrelude = runtimeVisibleAt(TC, B.Kernel->getLocation(), B.File,
+                                         C.PreludeAt, "ww_adaptive_begin")
+                            ? ""
+                            : runtimeIncludeLine();
     C.AdaptiveKernels = adaptiveKernels(TC, B, Returns);
     llvm::StringRef MainText = SM.getBufferData(SM.getMainFileID());
     for (const LaunchSite &L : Sites)
@@ -150,9 +143,9 @@ void SplitRun::apply(const SplitBranch &B, const SplitCandidate &C,
   const std::string &Prelude = Compact    ? C.CompactPrelude
                                : Adaptive ? C.AdaptivePrelude
                                           : std::string();
-  if (NeedRuntime && !Prelude.empty()) {
+  if (!Prelude.empty() && RuntimeAddedAt > C.PreludeAt) {
     Ch.Edits.push_back(tooling::Replacement(B.File, C.PreludeAt, 0, Prelude));
-    NeedRuntime = false;
+    RuntimeAddedAt = C.PreludeAt;
   }
   Ch.Edits.push_back(tooling::Replacement(
       B.File, C.InsertAt, 0,

@@ -1,6 +1,9 @@
 //===- Candidates.cpp - Where the transformations look --------------------===//
 #include "Candidates.h"
 
+#include "warpwise/Embedded.h"
+#include "warpwise/Transform.h"
+
 #include "clang/AST/Attr.h"
 #include "clang/Basic/SourceManager.h"
 
@@ -43,6 +46,30 @@ const Decl *fileScopeDeclOf(const FunctionDecl *FD) {
     D = Outer;
   }
   return D;
+}
+
+bool runtimeVisibleAt(const TransformContext &TC, SourceLocation InFile,
+                      llvm::StringRef File, unsigned Offset,
+                      llvm::StringRef PastedFunction) {
+  if (includesRuntimeHeader(TC.textOf(InFile).take_front(Offset)))
+    return true;
+  for (const tooling::Replacement &R : TC.Applied)
+    if (R.getFilePath() == File && R.getOffset() <= Offset &&
+        includesRuntimeHeader(R.getReplacementText()))
+      return true;
+  if (PastedFunction.empty())
+    return false;
+  const SourceManager &SM = TC.Ctx.getSourceManager();
+  FileID Holder = SM.getFileID(SM.getExpansionLoc(InFile));
+  for (const Decl *D : TC.Ctx.getTranslationUnitDecl()->decls()) {
+    const auto *F = dyn_cast<FunctionDecl>(D);
+    if (!F || !F->getIdentifier() || F->getName() != PastedFunction)
+      continue;
+    SourceLocation Loc = SM.getExpansionLoc(F->getBeginLoc());
+    if (SM.getFileID(Loc) == Holder && SM.getFileOffset(Loc) < Offset)
+      return true;
+  }
+  return false;
 }
 
 } // namespace warpwise

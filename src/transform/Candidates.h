@@ -19,6 +19,8 @@
 
 namespace warpwise {
 
+struct TransformContext;
+
 /// The kernels (and with \p WithDeviceFunctions, the __device__ functions)
 /// defined in the main file and the project headers \p Scope accepts (the
 /// main file only when null), in the order the translation unit has them.
@@ -29,6 +31,16 @@ deviceCodeDefinitions(clang::ASTContext &Ctx, bool WithDeviceFunctions,
 /// The file-scope declaration that holds \p FD: FD itself, its function
 /// template, or the outermost namespace around it.
 const clang::Decl *fileScopeDeclOf(const clang::FunctionDecl *FD);
+
+/// Whether warpwise's runtime is visible at \p Offset of \p File, the file
+/// that holds \p InFile: its text or an earlier rewrite of it includes the
+/// runtime above that point, or (a runtime part an older warpwise pasted in)
+/// a function named \p PastedFunction is defined in it above that point. An
+/// include below the point does not count: code inserted there would not
+/// see it.
+bool runtimeVisibleAt(const TransformContext &TC, clang::SourceLocation InFile,
+                      llvm::StringRef File, unsigned Offset,
+                      llvm::StringRef PastedFunction = "");
 
 /// The statements of type \p T in \p Body, outer before inner, in source
 /// order.

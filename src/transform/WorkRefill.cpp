@@ -806,12 +806,7 @@ public:
   RefillRun(TransformContext &TC, std::vector<Decision> &Decisions,
             std::vector<Change> &Changes, const char *Name)
       : TC(TC), Decisions(Decisions), Changes(Changes), Name(Name),
-        Facts(collectAliasFacts(TC.Ctx)) {
-    NeedRuntime = !includesRuntimeHeader(TC.Contents);
-    for (const tooling::Replacement &R : TC.Applied)
-      if (includesRuntimeHeader(R.getReplacementText()))
-        NeedRuntime = false;
-  }
+        Facts(collectAliasFacts(TC.Ctx)) {}
   void kernel(const FunctionDecl *FD);
 
 private:
@@ -824,9 +819,9 @@ private:
   std::vector<Change> &Changes;
   const char *Name;
   AliasFacts Facts;
-  /// The file includes warpwise's runtime neither as written nor through an
-  /// earlier rewrite; RuntimeAdded: a refill of this run has added it.
-  bool NeedRuntime = true, RuntimeAdded = false;
+  /// Where an applied refill of this run wrote the runtime's include (-1:
+  /// none yet): a later kernel below it sees it, one above it gets its own.
+  unsigned RuntimeAddedAt = -1u;
 };
 
 bool RefillRun::defines(const std::string &Function) const {
@@ -903,7 +898,7 @@ void RefillRun::kernel(const FunctionDecl *FD) {
   std::vector<LaunchSite> Sites;
   if (Why.empty())
     Why = launches(S, Sites);
-  unsigned KBegin = 0, KEnd = 0;
+  unsigned KBegin = 0, KEnd = 0, IncludeAt = -1u;
   CharSourceRange KR = Lexer::makeFileCharRange(
       CharSourceRange::getTokenRange(FD->getSourceRange()), SM,
       TC.Ctx.getLangOpts());
@@ -926,14 +921,16 @@ void RefillRun::kernel(const FunctionDecl *FD) {
     if (Why.empty()) {
       std::string Text = std::string("\n\n") + DecisionMark + "\n" + T.Kernel;
       // Measured with the include even when an earlier candidate of this
-      // run adds it (its edits are not among the earlier rewrites yet).
-      if (NeedRuntime) {
-        unsigned At = aboveLineComments(
-            TC.Contents,
-            SM.getFileOffset(SM.getExpansionLoc(
-                fileScopeDeclOf(FD)->getBeginLoc())));
-        C.Edits.emplace_back(TC.File, At, 0, runtimeIncludeLine());
-      }
+      // run adds it (its edits are not among the earlier rewrites yet); none
+      // where the file or an earlier rewrite includes the runtime above the
+      // kernel (one below it, of a later kernel, would not be seen).
+      IncludeAt = aboveLineComments(
+          TC.Contents, SM.getFileOffset(SM.getExpansionLoc(
+                           fileScopeDeclOf(FD)->getBeginLoc())));
+      if (!runtimeVisibleAt(TC, FD->getLocation(), TC.File, IncludeAt))
+        C.Edits.emplace_back(TC.File, IncludeAt, 0, runtimeIncludeLine());
+      else
+        IncludeAt = -1u;
       C.Edits.emplace_back(TC.File, KEnd, 0, Text);
       std::string Tag = "WW4005 " + TC.nextDecisionId(Name, Kernel, TC.Contents);
       llvm::StringRef Main = SM.getBufferData(SM.getMainFileID());
@@ -974,9 +971,10 @@ void RefillRun::kernel(const FunctionDecl *FD) {
       R = tooling::Replacement(R.getFilePath(), R.getOffset(), R.getLength(),
                                Text);
     }
-    if (RuntimeAdded && NeedRuntime)
+    if (IncludeAt != -1u && RuntimeAddedAt <= IncludeAt)
       C.Edits.erase(C.Edits.begin()); // The include, which an earlier added.
-    RuntimeAdded = true;
+    else if (IncludeAt != -1u)
+      RuntimeAddedAt = IncludeAt;
     Changes.push_back({"work refill of `" + Kernel + "` at line " +
                            std::to_string(D.Line),
                        C.Edits});
