@@ -25,6 +25,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+
 namespace warpwise {
 
 namespace {
@@ -37,6 +39,7 @@ struct RefillRules {
   std::string Measured;
   double ChunkWork = 1024, CallCost = 4;
   unsigned ChunkMin = 16, ChunkMax = 1024;
+  unsigned MinIdleLanes = 8;
 
   static RefillRules load() {
     RefillRules R;
@@ -55,6 +58,8 @@ struct RefillRules {
     R.CallCost = J.value("call_cost", R.CallCost);
     R.ChunkMin = std::max(1u, J.value("chunk_min", R.ChunkMin));
     R.ChunkMax = std::max(R.ChunkMin, J.value("chunk_max", R.ChunkMax));
+    R.MinIdleLanes = std::clamp(J.value("min_idle_lanes", R.MinIdleLanes),
+                                1u, 32u);
     return R;
   }
 
@@ -118,6 +123,8 @@ unsigned refillChunk(const clang::Stmt *Loop) {
     Chunk *= 2;
   return Chunk;
 }
+
+unsigned refillMinIdleLanes() { return rules().MinIdleLanes; }
 
 Decision planRefill(const PlanContext &PC,
                     const std::vector<clang::tooling::Replacement> &Applied,

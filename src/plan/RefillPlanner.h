@@ -40,6 +40,12 @@ struct RefillCandidate {
 /// chunks, which leave a lane whose item ends inside one idle for less.
 unsigned refillChunk(const clang::Stmt *Loop);
 
+/// The fewest idle lanes (done with their item, more items left) for which a
+/// warp takes items from the counter while others are still busy
+/// (rules/refill.json min_idle_lanes): fewer wait a chunk more, so that the
+/// counter's atomicAdd and the new items' prologues serve several lanes.
+unsigned refillMinIdleLanes();
+
 /// Profitability: forced, applied after the contraction check alone;
 /// otherwise the loop must be divergent with a data-dependent trip count,
 /// and ptxas's registers for the refill kernel must keep the original's

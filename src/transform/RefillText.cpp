@@ -11,6 +11,7 @@
 //     if (active) { up to a chunk of iterations; at the loop's end:
 //                   epilogue; active = 0; }
 //     if every lane is active: next round (the common case, one vote);
+//     fewer than min_idle_lanes lanes idle and some busy: next round;
 //     lanes without an item take the next ones (one atomicAdd per warp);
 //       a lane with a new item: more = guard; active = more; prologue;
 //     if no lane is active: done;
@@ -234,6 +235,12 @@ std::string KernelWriter::kernel(const std::string &NewName) {
       "warp.\n"
       "const unsigned int ww_want =\n"
       "__ballot_sync(0xffffffffu, ww_more && !ww_active);\n"
+      "// Few idle lanes while others are busy wait for more: one "
+      "atomicAdd\n// and one round of prologues serve them together.\n"
+      "if (__popc(ww_want) < " +
+      std::to_string(refillMinIdleLanes()) +
+      " && __any_sync(0xffffffffu, ww_active))\n"
+      "continue;\n"
       "if (ww_want != 0u) {\n"
       "const unsigned int ww_lane = threadIdx.x % 32u;\n"
       "const int ww_leader = __ffs((int)ww_want) - 1;\n"

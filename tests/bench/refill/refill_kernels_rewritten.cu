@@ -54,6 +54,10 @@ __global__ void dec2zero_ww_refill(int *v, int n, unsigned int *ww_next,
     // Lanes done with their item take the next ones: one atomicAdd per warp.
     const unsigned int ww_want =
         __ballot_sync(0xffffffffu, ww_more && !ww_active);
+    // Few idle lanes while others are busy wait for more: one atomicAdd
+    // and one round of prologues serve them together.
+    if (__popc(ww_want) < 8 && __any_sync(0xffffffffu, ww_active))
+      continue;
     if (ww_want != 0u) {
       const unsigned int ww_lane = threadIdx.x % 32u;
       const int ww_leader = __ffs((int)ww_want) - 1;
@@ -147,6 +151,10 @@ __global__ void escape_time_ww_refill(int *iters, int width, int height,
     // Lanes done with their item take the next ones: one atomicAdd per warp.
     const unsigned int ww_want =
         __ballot_sync(0xffffffffu, ww_more && !ww_active);
+    // Few idle lanes while others are busy wait for more: one atomicAdd
+    // and one round of prologues serve them together.
+    if (__popc(ww_want) < 8 && __any_sync(0xffffffffu, ww_active))
+      continue;
     if (ww_want != 0u) {
       const unsigned int ww_lane = threadIdx.x % 32u;
       const int ww_leader = __ffs((int)ww_want) - 1;
@@ -259,6 +267,10 @@ __global__ void ray_march_ww_refill(const float *__restrict__ dir,
     // Lanes done with their item take the next ones: one atomicAdd per warp.
     const unsigned int ww_want =
         __ballot_sync(0xffffffffu, ww_more && !ww_active);
+    // Few idle lanes while others are busy wait for more: one atomicAdd
+    // and one round of prologues serve them together.
+    if (__popc(ww_want) < 8 && __any_sync(0xffffffffu, ww_active))
+      continue;
     if (ww_want != 0u) {
       const unsigned int ww_lane = threadIdx.x % 32u;
       const int ww_leader = __ffs((int)ww_want) - 1;

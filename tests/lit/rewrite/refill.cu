@@ -117,6 +117,9 @@ void run(int *iters, int *v, float *out, int w, int h, int n,
 // CHECK-NEXT: if (__all_sync(0xffffffffu, ww_active))
 // CHECK-NEXT: continue;
 // CHECK: __ballot_sync(0xffffffffu, ww_more && !ww_active);
+// Fewer than rules/refill.json's min_idle_lanes idle: another chunk first.
+// CHECK: if (__popc(ww_want) < 8 && __any_sync(0xffffffffu, ww_active))
+// CHECK-NEXT: continue;
 // CHECK: ww_base = atomicAdd(ww_next, (unsigned int)__popc(ww_want));
 // CHECK-NEXT: ww_base = __shfl_sync(0xffffffffu, ww_base, ww_leader);
 // CHECK: ww_more = ww_item < ww_items;
