@@ -19,10 +19,13 @@
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"
+#include "clang/AST/Expr.h"
 #include "clang/AST/Stmt.h"
 #include "clang/Basic/SourceManager.h"
 
 #include <nlohmann/json.hpp>
+
+#include <algorithm>
 
 namespace warpwise {
 
@@ -34,6 +37,9 @@ struct RefillRules {
   double RefillUtilisation = 0.9;
   bool ApplyAutomatically = false;
   std::string Measured;
+  double ChunkWork = 1024, CallCost = 4;
+  unsigned ChunkMin = 16, ChunkMax = 1024;
+  unsigned MinIdleLanes = 8;
 
   static RefillRules load() {
     RefillRules R;
@@ -48,6 +54,12 @@ struct RefillRules {
     R.ApplyAutomatically =
         J.value("apply_automatically", R.ApplyAutomatically);
     R.Measured = J.value("measured", R.Measured);
+    R.ChunkWork = J.value("chunk_work", R.ChunkWork);
+    R.CallCost = J.value("call_cost", R.CallCost);
+    R.ChunkMin = std::max(1u, J.value("chunk_min", R.ChunkMin));
+    R.ChunkMax = std::max(R.ChunkMin, J.value("chunk_max", R.ChunkMax));
+    R.MinIdleLanes = std::clamp(J.value("min_idle_lanes", R.MinIdleLanes),
+                                1u, 32u);
     return R;
   }
 
@@ -68,13 +80,57 @@ struct RefillRules {
   }
 };
 
+/// The loop's operators and calls (a call as \p CallCost), the body's,
+/// condition's and step's: a rough cost of one iteration.
+double iterationCost(const clang::Stmt *S, double CallCost) {
+  if (!S)
+    return 0;
+  double Cost = 0;
+  if (llvm::isa<clang::CallExpr>(S))
+    Cost += CallCost;
+  else if (llvm::isa<clang::BinaryOperator>(S) ||
+           llvm::isa<clang::UnaryOperator>(S) ||
+           llvm::isa<clang::ArraySubscriptExpr>(S))
+    Cost += 1;
+  for (const clang::Stmt *Child : S->children())
+    Cost += iterationCost(Child, CallCost);
+  return Cost;
+}
+
+const RefillRules &rules() {
+  static const RefillRules Rules = RefillRules::load();
+  return Rules;
+}
+
 } // namespace
+
+unsigned refillChunk(const clang::Stmt *Loop) {
+  const RefillRules &R = rules();
+  double Cost = 0;
+  if (auto *W = llvm::dyn_cast<clang::WhileStmt>(Loop))
+    Cost = iterationCost(W->getCond(), R.CallCost) +
+           iterationCost(W->getBody(), R.CallCost);
+  else if (auto *F = llvm::dyn_cast<clang::ForStmt>(Loop))
+    Cost = iterationCost(F->getCond(), R.CallCost) +
+           iterationCost(F->getInc(), R.CallCost) +
+           iterationCost(F->getBody(), R.CallCost);
+  else
+    Cost = iterationCost(Loop, R.CallCost);
+  double Want = R.ChunkWork / std::max(1.0, Cost);
+  unsigned Chunk = R.ChunkMin;
+  // The power of two nearest Want (in ratio), within the bounds.
+  while (Chunk < R.ChunkMax && Chunk * 1.41421356 < Want)
+    Chunk *= 2;
+  return Chunk;
+}
+
+unsigned refillMinIdleLanes() { return rules().MinIdleLanes; }
 
 Decision planRefill(const PlanContext &PC,
                     const std::vector<clang::tooling::Replacement> &Applied,
                     const RefillCandidate &C,
                     const char *Transform) {
-  static const RefillRules Rules = RefillRules::load();
+  const RefillRules &Rules = rules();
   Decision D;
   D.Transform = Transform;
   D.Kernel = C.FD->getNameAsString();
@@ -108,9 +164,11 @@ Decision planRefill(const PlanContext &PC,
     D.Reason = Head + "; declined: the loop only steps `" + C.StepsOnly +
                "`, which its condition tests, so its trip count is known "
                "before it runs and nvcc runs it unrolled, at a fraction of "
-               "an instruction per iteration, which the refill's chunks of "
-               "single iterations cannot match (--force-transforms applies "
-               "it)";
+               "an instruction per iteration; the refill's chunk loop, which "
+               "tests the condition before the step, makes nvcc store the "
+               "stepped value to memory every iteration (dec2zero on an "
+               "H100: 600x slower), and even kept in a register it ran "
+               "0.56x (--force-transforms applies it)";
     return D;
   }
   std::string Model = "the trip count is data-dependent (" +

@@ -32,6 +32,20 @@ struct RefillCandidate {
   std::vector<clang::tooling::Replacement> Edits;
 };
 
+/// The iterations an active lane of \p Loop's refill kernel runs between
+/// two rounds of the warp's bookkeeping: rules/refill.json's chunk_work over
+/// the loop's cost per iteration (its operators, calls counted as call_cost),
+/// rounded to a power of two within [chunk_min, chunk_max]. Cheap bodies get
+/// long chunks, which spread the bookkeeping's cost; costly ones short
+/// chunks, which leave a lane whose item ends inside one idle for less.
+unsigned refillChunk(const clang::Stmt *Loop);
+
+/// The fewest idle lanes (done with their item, more items left) for which a
+/// warp takes items from the counter while others are still busy
+/// (rules/refill.json min_idle_lanes): fewer wait a chunk more, so that the
+/// counter's atomicAdd and the new items' prologues serve several lanes.
+unsigned refillMinIdleLanes();
+
 /// Profitability: forced, applied after the contraction check alone;
 /// otherwise the loop must be divergent with a data-dependent trip count,
 /// and ptxas's registers for the refill kernel must keep the original's

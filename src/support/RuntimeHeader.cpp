@@ -77,8 +77,6 @@ std::string buildRuntimeHeader() {
   if (Refill.is_object()) {
     setDefault(Text, "WARPWISE_REFILL_WAVES",
                std::to_string(Refill.value("waves", 1u)) + "u");
-    setDefault(Text, "WARPWISE_REFILL_CHUNK",
-               std::to_string(Refill.value("chunk_iterations", 32u)) + "u");
   }
   return Text;
 }

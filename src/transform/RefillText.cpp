@@ -3,24 +3,33 @@
 // The refill kernel is the original's code rearranged, never rewritten: the
 // statements before the item as they are, the item's declaration, the
 // prologue's declarations hoisted (each then assigned per item), and the loop
-// taken one iteration per round of a warp-wide loop, so that a lane whose item
-// is done can start the next one while the others iterate:
+// taken a chunk of iterations per round of a warp-wide loop, so that a lane
+// whose item is done can start the next one while the others iterate:
 //
+//   active = guard; more = active; if (active) prologue;
 //   for (;;) {
+//     if (active) { up to a chunk of iterations; at the loop's end:
+//                   epilogue; active = 0; }
+//     if every lane is active: next round (the common case, one vote);
+//     fewer than min_idle_lanes lanes idle and some busy: next round;
 //     lanes without an item take the next ones (one atomicAdd per warp);
-//     a lane with a new item: more = guard; active = more; prologue;
+//       a lane with a new item: more = guard; active = more; prologue;
 //     if no lane is active: done;
-//     if (active) { up to a chunk of iterations; at the loop's end: epilogue;
-//                   active = 0; }
 //   }
 //
-// An active lane runs up to WARPWISE_REFILL_CHUNK iterations between two
-// rounds of bookkeeping (warpwise's runtime defines it, rules/refill.json),
-// in a loop that holds the original's body as written: its break and
-// continue keep their meaning.
+// An active lane runs up to ww_chunk iterations between two rounds of
+// bookkeeping, in a loop that holds the original's body as written (its
+// break and continue keep their meaning) and tests the original's condition
+// at the top of each iteration, as the original does: nvcc then contracts
+// its floating point as in the original (a chunk loop that tested it at the
+// bottom gave the escape-time fractal other FMAs, and other results). The
+// chunk is the planner's (refillChunk: long for cheap bodies, short for
+// costly ones); -DWARPWISE_REFILL_CHUNK=N sets every kernel's.
 //
 //===----------------------------------------------------------------------===//
 #include "RefillShape.h"
+
+#include "../plan/RefillPlanner.h"
 
 #include "Comments.h"
 #include "SourceText.h"
@@ -120,11 +129,11 @@ std::string KernelWriter::guard() {
   return S.GuardReturns ? "!(" + C + ")" : "(" + C + ")";
 }
 
-/// Up to WARPWISE_REFILL_CHUNK iterations of the loop for an active lane,
-/// so that the warp's bookkeeping is paid once per chunk. Any exit other
-/// than the chunk's end (the condition failing, a break) ends the item: its
-/// epilogue runs and the lane is done. A continue goes to the chunk loop's
-/// step, which holds the for loop's step (or the do loop's condition).
+/// Up to ww_chunk iterations of the loop for an active lane, so that the
+/// warp's bookkeeping is paid once per chunk. Any exit other than the chunk's
+/// end (the condition failing, a break) ends the item: its epilogue runs and
+/// the lane is done. A continue goes to the chunk loop's step, which holds
+/// the for loop's step (or the do loop's condition).
 std::string KernelWriter::step() {
   const Stmt *BodyStmt = nullptr;
   const Expr *Cond = nullptr, *Inc = nullptr;
@@ -146,10 +155,10 @@ std::string KernelWriter::step() {
   std::string Out = "unsigned int ww_k = 0u;\n";
   if (Do) {
     // The condition after each trip: false leaves past the chunk's end.
-    Out += "for (; ww_k < WARPWISE_REFILL_CHUNK;\nww_k = (" + exprText(Cond) +
-           ") ? ww_k + 1u : WARPWISE_REFILL_CHUNK + 1u)\n" + Body + "\n";
+    Out += "for (; ww_k < ww_chunk;\nww_k = (" + exprText(Cond) +
+           ") ? ww_k + 1u : ww_chunk + 1u)\n" + Body + "\n";
   } else {
-    Out += "for (; ww_k < WARPWISE_REFILL_CHUNK; ++ww_k" +
+    Out += "for (; ww_k < ww_chunk; ++ww_k" +
            (Inc ? ", " + exprText(Inc) : std::string()) + ") {\n";
     if (Cond)
       Out += "if (!(" + exprText(Cond) + "))\nbreak;\n";
@@ -158,7 +167,7 @@ std::string KernelWriter::step() {
   std::string Epilogue;
   for (const Stmt *St : S.Epilogue)
     Epilogue += text(St) + "\n";
-  Out += "if (ww_k != WARPWISE_REFILL_CHUNK) {\n";
+  Out += "if (ww_k != ww_chunk) {\n";
   if (!Epilogue.empty())
     Out += "{\n" + Epilogue + "}\n";
   Out += "ww_active = false;\n}\n";
@@ -205,13 +214,33 @@ std::string KernelWriter::kernel(const std::string &NewName) {
     return "";
   std::string Body =
       "{\n" + Pre + Item + Hoisted +
+      "// Iterations between two rounds of the warp's bookkeeping.\n"
+      "const unsigned int ww_chunk = WARPWISE_REFILL_CHUNK_OR(" +
+      std::to_string(refillChunk(S.Loop)) +
+      "u);\n"
       "// The thread's own item first, then those the counter hands out.\n"
-      "bool ww_own = true, ww_more = true, ww_active = false;\n"
+      "bool ww_active = " +
+      Guard +
+      ", ww_more = ww_active;\n"
+      "if (ww_active) {\n" +
+      Assigns +
+      "}\n"
       "for (;;) {\n"
+      "if (ww_active) {\n" +
+      Step +
+      "}\n"
+      "if (__all_sync(0xffffffffu, ww_active))\n"
+      "continue;\n"
       "// Lanes done with their item take the next ones: one atomicAdd per "
       "warp.\n"
       "const unsigned int ww_want =\n"
-      "__ballot_sync(0xffffffffu, ww_more && !ww_active && !ww_own);\n"
+      "__ballot_sync(0xffffffffu, ww_more && !ww_active);\n"
+      "// Few idle lanes while others are busy wait for more: one "
+      "atomicAdd\n// and one round of prologues serve them together.\n"
+      "if (__popc(ww_want) < " +
+      std::to_string(refillMinIdleLanes()) +
+      " && __any_sync(0xffffffffu, ww_active))\n"
+      "continue;\n"
       "if (ww_want != 0u) {\n"
       "const unsigned int ww_lane = threadIdx.x % 32u;\n"
       "const int ww_leader = __ffs((int)ww_want) - 1;\n"
@@ -223,15 +252,10 @@ std::string KernelWriter::kernel(const std::string &NewName) {
       "const unsigned long long ww_item =\n"
       "(unsigned long long)gridDim.x * blockDim.x + ww_base +\n"
       "(unsigned int)__popc(ww_want & ((1u << ww_lane) - 1u));\n"
-      "if (ww_item < ww_items)\n" +
+      "ww_more = ww_item < ww_items;\n"
+      "if (ww_more) {\n" +
       ItemName + " = (" + ItemType +
       ")ww_item;\n"
-      "else\n"
-      "ww_more = false;\n"
-      "}\n"
-      "}\n"
-      "if (ww_more && !ww_active) {\n"
-      "ww_own = false;\n"
       "ww_more = " +
       Guard +
       ";\n"
@@ -240,10 +264,12 @@ std::string KernelWriter::kernel(const std::string &NewName) {
       Assigns +
       "}\n"
       "}\n"
+      "}\n"
+      "}\n"
       "if (!__any_sync(0xffffffffu, ww_active))\n"
       "break;\n"
-      "if (ww_active) {\n" +
-      Step + "}\n}\n}";
+      "}\n"
+      "}";
   return Header + " " + Body;
 }
 

@@ -29,12 +29,35 @@ __global__ void dec2zero(int *v, int n) {
 __global__ void dec2zero_ww_refill(int *v, int n, unsigned int *ww_next,
                                    unsigned int ww_items) {
   int x = blockIdx.x * blockDim.x + threadIdx.x;
+  // Iterations between two rounds of the warp's bookkeeping.
+  const unsigned int ww_chunk = WARPWISE_REFILL_CHUNK_OR(256u);
   // The thread's own item first, then those the counter hands out.
-  bool ww_own = true, ww_more = true, ww_active = false;
+  bool ww_active = (x < n), ww_more = ww_active;
+  if (ww_active) {
+  }
   for (;;) {
+    if (ww_active) {
+      unsigned int ww_k = 0u;
+      for (; ww_k < ww_chunk; ++ww_k) {
+        if (!(v[x] > 0))
+          break;
+        {
+          v[x]--;
+        }
+      }
+      if (ww_k != ww_chunk) {
+        ww_active = false;
+      }
+    }
+    if (__all_sync(0xffffffffu, ww_active))
+      continue;
     // Lanes done with their item take the next ones: one atomicAdd per warp.
     const unsigned int ww_want =
-        __ballot_sync(0xffffffffu, ww_more && !ww_active && !ww_own);
+        __ballot_sync(0xffffffffu, ww_more && !ww_active);
+    // Few idle lanes while others are busy wait for more: one atomicAdd
+    // and one round of prologues serve them together.
+    if (__popc(ww_want) < 8 && __any_sync(0xffffffffu, ww_active))
+      continue;
     if (ww_want != 0u) {
       const unsigned int ww_lane = threadIdx.x % 32u;
       const int ww_leader = __ffs((int)ww_want) - 1;
@@ -46,34 +69,18 @@ __global__ void dec2zero_ww_refill(int *v, int n, unsigned int *ww_next,
         const unsigned long long ww_item =
             (unsigned long long)gridDim.x * blockDim.x + ww_base +
             (unsigned int)__popc(ww_want & ((1u << ww_lane) - 1u));
-        if (ww_item < ww_items)
+        ww_more = ww_item < ww_items;
+        if (ww_more) {
           x = (int)ww_item;
-        else
-          ww_more = false;
-      }
-    }
-    if (ww_more && !ww_active) {
-      ww_own = false;
-      ww_more = (x < n);
-      ww_active = ww_more;
-      if (ww_active) {
+          ww_more = (x < n);
+          ww_active = ww_more;
+          if (ww_active) {
+          }
+        }
       }
     }
     if (!__any_sync(0xffffffffu, ww_active))
       break;
-    if (ww_active) {
-      unsigned int ww_k = 0u;
-      for (; ww_k < WARPWISE_REFILL_CHUNK; ++ww_k) {
-        if (!(v[x] > 0))
-          break;
-        {
-          v[x]--;
-        }
-      }
-      if (ww_k != WARPWISE_REFILL_CHUNK) {
-        ww_active = false;
-      }
-    }
   }
 }
 
@@ -108,12 +115,46 @@ __global__ void escape_time_ww_refill(int *iters, int width, int height,
   float zx{};
   float zy{};
   int it{};
+  // Iterations between two rounds of the warp's bookkeeping.
+  const unsigned int ww_chunk = WARPWISE_REFILL_CHUNK_OR(64u);
   // The thread's own item first, then those the counter hands out.
-  bool ww_own = true, ww_more = true, ww_active = false;
+  bool ww_active = !(p >= width * height), ww_more = ww_active;
+  if (ww_active) {
+    cx = x0 + (float)(p % width) * dx;
+    cy = y0 + (float)(p / width) * dy;
+    zx = 0.0f;
+    zy = 0.0f;
+    it = 0;
+  }
   for (;;) {
+    if (ww_active) {
+      unsigned int ww_k = 0u;
+      for (; ww_k < ww_chunk; ++ww_k) {
+        if (!(zx * zx + zy * zy <= 4.0f && it < max_iter))
+          break;
+        {
+          float t = zx * zx - zy * zy + cx;
+          zy = 2.0f * zx * zy + cy;
+          zx = t;
+          ++it;
+        }
+      }
+      if (ww_k != ww_chunk) {
+        {
+          iters[p] = it;
+        }
+        ww_active = false;
+      }
+    }
+    if (__all_sync(0xffffffffu, ww_active))
+      continue;
     // Lanes done with their item take the next ones: one atomicAdd per warp.
     const unsigned int ww_want =
-        __ballot_sync(0xffffffffu, ww_more && !ww_active && !ww_own);
+        __ballot_sync(0xffffffffu, ww_more && !ww_active);
+    // Few idle lanes while others are busy wait for more: one atomicAdd
+    // and one round of prologues serve them together.
+    if (__popc(ww_want) < 8 && __any_sync(0xffffffffu, ww_active))
+      continue;
     if (ww_want != 0u) {
       const unsigned int ww_lane = threadIdx.x % 32u;
       const int ww_leader = __ffs((int)ww_want) - 1;
@@ -125,45 +166,23 @@ __global__ void escape_time_ww_refill(int *iters, int width, int height,
         const unsigned long long ww_item =
             (unsigned long long)gridDim.x * blockDim.x + ww_base +
             (unsigned int)__popc(ww_want & ((1u << ww_lane) - 1u));
-        if (ww_item < ww_items)
+        ww_more = ww_item < ww_items;
+        if (ww_more) {
           p = (int)ww_item;
-        else
-          ww_more = false;
-      }
-    }
-    if (ww_more && !ww_active) {
-      ww_own = false;
-      ww_more = !(p >= width * height);
-      ww_active = ww_more;
-      if (ww_active) {
-        cx = x0 + (float)(p % width) * dx;
-        cy = y0 + (float)(p / width) * dy;
-        zx = 0.0f;
-        zy = 0.0f;
-        it = 0;
+          ww_more = !(p >= width * height);
+          ww_active = ww_more;
+          if (ww_active) {
+            cx = x0 + (float)(p % width) * dx;
+            cy = y0 + (float)(p / width) * dy;
+            zx = 0.0f;
+            zy = 0.0f;
+            it = 0;
+          }
+        }
       }
     }
     if (!__any_sync(0xffffffffu, ww_active))
       break;
-    if (ww_active) {
-      unsigned int ww_k = 0u;
-      for (; ww_k < WARPWISE_REFILL_CHUNK; ++ww_k) {
-        if (!(zx * zx + zy * zy <= 4.0f && it < max_iter))
-          break;
-        {
-          float t = zx * zx - zy * zy + cx;
-          zy = 2.0f * zx * zy + cy;
-          zx = t;
-          ++it;
-        }
-      }
-      if (ww_k != WARPWISE_REFILL_CHUNK) {
-        {
-          iters[p] = it;
-        }
-        ww_active = false;
-      }
-    }
   }
 }
 
@@ -206,46 +225,21 @@ __global__ void ray_march_ww_refill(const float *__restrict__ dir,
   float rz{};
   float t{};
   int steps{};
+  // Iterations between two rounds of the warp's bookkeeping.
+  const unsigned int ww_chunk = WARPWISE_REFILL_CHUNK_OR(32u);
   // The thread's own item first, then those the counter hands out.
-  bool ww_own = true, ww_more = true, ww_active = false;
+  bool ww_active = (i < n), ww_more = ww_active;
+  if (ww_active) {
+    rx = dir[3 * i];
+    ry = dir[3 * i + 1];
+    rz = dir[3 * i + 2];
+    t = 0.0f;
+    steps = 0;
+  }
   for (;;) {
-    // Lanes done with their item take the next ones: one atomicAdd per warp.
-    const unsigned int ww_want =
-        __ballot_sync(0xffffffffu, ww_more && !ww_active && !ww_own);
-    if (ww_want != 0u) {
-      const unsigned int ww_lane = threadIdx.x % 32u;
-      const int ww_leader = __ffs((int)ww_want) - 1;
-      unsigned int ww_base = 0u;
-      if ((int)ww_lane == ww_leader)
-        ww_base = atomicAdd(ww_next, (unsigned int)__popc(ww_want));
-      ww_base = __shfl_sync(0xffffffffu, ww_base, ww_leader);
-      if ((ww_want >> ww_lane) & 1u) {
-        const unsigned long long ww_item =
-            (unsigned long long)gridDim.x * blockDim.x + ww_base +
-            (unsigned int)__popc(ww_want & ((1u << ww_lane) - 1u));
-        if (ww_item < ww_items)
-          i = (int)ww_item;
-        else
-          ww_more = false;
-      }
-    }
-    if (ww_more && !ww_active) {
-      ww_own = false;
-      ww_more = (i < n);
-      ww_active = ww_more;
-      if (ww_active) {
-        rx = dir[3 * i];
-        ry = dir[3 * i + 1];
-        rz = dir[3 * i + 2];
-        t = 0.0f;
-        steps = 0;
-      }
-    }
-    if (!__any_sync(0xffffffffu, ww_active))
-      break;
     if (ww_active) {
       unsigned int ww_k = 0u;
-      for (; ww_k < WARPWISE_REFILL_CHUNK; ++ww_k, ++steps) {
+      for (; ww_k < ww_chunk; ++ww_k, ++steps) {
         if (!(steps < max_steps))
           break;
         {
@@ -260,7 +254,7 @@ __global__ void ray_march_ww_refill(const float *__restrict__ dir,
             break;
         }
       }
-      if (ww_k != WARPWISE_REFILL_CHUNK) {
+      if (ww_k != ww_chunk) {
         {
           depth[i] = t;
           steps_out[i] = steps;
@@ -268,6 +262,43 @@ __global__ void ray_march_ww_refill(const float *__restrict__ dir,
         ww_active = false;
       }
     }
+    if (__all_sync(0xffffffffu, ww_active))
+      continue;
+    // Lanes done with their item take the next ones: one atomicAdd per warp.
+    const unsigned int ww_want =
+        __ballot_sync(0xffffffffu, ww_more && !ww_active);
+    // Few idle lanes while others are busy wait for more: one atomicAdd
+    // and one round of prologues serve them together.
+    if (__popc(ww_want) < 8 && __any_sync(0xffffffffu, ww_active))
+      continue;
+    if (ww_want != 0u) {
+      const unsigned int ww_lane = threadIdx.x % 32u;
+      const int ww_leader = __ffs((int)ww_want) - 1;
+      unsigned int ww_base = 0u;
+      if ((int)ww_lane == ww_leader)
+        ww_base = atomicAdd(ww_next, (unsigned int)__popc(ww_want));
+      ww_base = __shfl_sync(0xffffffffu, ww_base, ww_leader);
+      if ((ww_want >> ww_lane) & 1u) {
+        const unsigned long long ww_item =
+            (unsigned long long)gridDim.x * blockDim.x + ww_base +
+            (unsigned int)__popc(ww_want & ((1u << ww_lane) - 1u));
+        ww_more = ww_item < ww_items;
+        if (ww_more) {
+          i = (int)ww_item;
+          ww_more = (i < n);
+          ww_active = ww_more;
+          if (ww_active) {
+            rx = dir[3 * i];
+            ry = dir[3 * i + 1];
+            rz = dir[3 * i + 2];
+            t = 0.0f;
+            steps = 0;
+          }
+        }
+      }
+    }
+    if (!__any_sync(0xffffffffu, ww_active))
+      break;
   }
 }
 

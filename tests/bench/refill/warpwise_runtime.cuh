@@ -359,8 +359,13 @@ static inline void adaptive_end(adaptive_plan &plan) {
 // Iterations an active lane runs between two rounds of the refill kernel's
 // bookkeeping (its votes and the counter): the bookkeeping's cost is spread
 // over them, and a lane whose item ends within a chunk idles for the rest.
-#ifndef WARPWISE_REFILL_CHUNK
-#define WARPWISE_REFILL_CHUNK 32u
+// Each refill kernel has its own (warpwise's planner sets it from the loop's
+// cost per iteration, rules/refill.json); -DWARPWISE_REFILL_CHUNK=N sets
+// every kernel's.
+#ifdef WARPWISE_REFILL_CHUNK
+#define WARPWISE_REFILL_CHUNK_OR(chunk) (WARPWISE_REFILL_CHUNK)
+#else
+#define WARPWISE_REFILL_CHUNK_OR(chunk) (chunk)
 #endif
 
 namespace ww_v1 {

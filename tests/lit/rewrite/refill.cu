@@ -88,17 +88,43 @@ void run(int *iters, int *v, float *out, int w, int h, int n,
 // CHECK-NEXT: float zx{};
 // CHECK-NEXT: float zy{};
 // CHECK-NEXT: int it{};
-// CHECK: bool ww_own = true, ww_more = true, ww_active = false;
+// The chunk: the planner's for this loop (16 operators per iteration).
+// CHECK: const unsigned int ww_chunk = WARPWISE_REFILL_CHUNK_OR(64u);
+// The thread's own item: range check and prologue before the warp's loop.
+// CHECK: bool ww_active = !(p >= width * height), ww_more = ww_active;
+// CHECK-NEXT: if (ww_active) {
+// CHECK-NEXT: cx = x0 + (float)(p % width) * dx;
+// CHECK: it = 0;
+// CHECK-NEXT: }
 // CHECK-NEXT: for (;;) {
-// CHECK: __ballot_sync(0xffffffffu, ww_more && !ww_active && !ww_own);
+// A chunk of the loop as written, the condition at its top; the epilogue.
+// CHECK-NEXT: if (ww_active) {
+// CHECK-NEXT: unsigned int ww_k = 0u;
+// CHECK-NEXT: for (; ww_k < ww_chunk; ++ww_k) {
+// CHECK-NEXT: if (!(zx * zx + zy * zy <= 4.0f && it < max_iter))
+// CHECK-NEXT: break;
+// CHECK-NEXT: {
+// CHECK-NEXT: float t = zx * zx - zy * zy + cx;
+// CHECK: if (ww_k != ww_chunk) {
+// CHECK-NEXT: {
+// CHECK-NEXT: iters[p] = it;
+// CHECK-NEXT: }
+// CHECK-NEXT: ww_active = false;
+// CHECK-NEXT: }
+// CHECK-NEXT: }
+// Every lane busy: one vote. Else the counter, the range check and prologue
+// per new item.
+// CHECK-NEXT: if (__all_sync(0xffffffffu, ww_active))
+// CHECK-NEXT: continue;
+// CHECK: __ballot_sync(0xffffffffu, ww_more && !ww_active);
+// Fewer than rules/refill.json's min_idle_lanes idle: another chunk first.
+// CHECK: if (__popc(ww_want) < 8 && __any_sync(0xffffffffu, ww_active))
+// CHECK-NEXT: continue;
 // CHECK: ww_base = atomicAdd(ww_next, (unsigned int)__popc(ww_want));
 // CHECK-NEXT: ww_base = __shfl_sync(0xffffffffu, ww_base, ww_leader);
-// CHECK: if (ww_item < ww_items)
+// CHECK: ww_more = ww_item < ww_items;
+// CHECK-NEXT: if (ww_more) {
 // CHECK-NEXT: p = (int)ww_item;
-// CHECK-NEXT: else
-// CHECK-NEXT: ww_more = false;
-// CHECK: if (ww_more && !ww_active) {
-// CHECK-NEXT: ww_own = false;
 // CHECK-NEXT: ww_more = !(p >= width * height);
 // CHECK-NEXT: ww_active = ww_more;
 // CHECK-NEXT: if (ww_active) {
@@ -109,18 +135,6 @@ void run(int *iters, int *v, float *out, int w, int h, int n,
 // CHECK-NEXT: it = 0;
 // CHECK: if (!__any_sync(0xffffffffu, ww_active))
 // CHECK-NEXT: break;
-// CHECK-NEXT: if (ww_active) {
-// CHECK-NEXT: unsigned int ww_k = 0u;
-// CHECK-NEXT: for (; ww_k < WARPWISE_REFILL_CHUNK; ++ww_k) {
-// CHECK-NEXT: if (!(zx * zx + zy * zy <= 4.0f && it < max_iter))
-// CHECK-NEXT: break;
-// CHECK-NEXT: {
-// CHECK-NEXT: float t = zx * zx - zy * zy + cx;
-// CHECK: if (ww_k != WARPWISE_REFILL_CHUNK) {
-// CHECK-NEXT: {
-// CHECK-NEXT: iters[p] = it;
-// CHECK-NEXT: }
-// CHECK-NEXT: ww_active = false;
 // The launch: the runtime's choice between the refill kernel over its grid
 // and the original.
 // CHECK: { // warpwise WW4005 refill.escape_time.{{[0-9]+}}: work refill launch
