@@ -16,6 +16,7 @@
 #include "warpwise/Emitter.h"
 #include "warpwise/Frontend.h"
 #include "warpwise/Options.h"
+#include "warpwise/Report.h"
 #include "warpwise/SourceScope.h"
 
 #include "clang/AST/ASTContext.h"
@@ -150,7 +151,9 @@ int runOffloadCommand(const Options &Opts,
   bool Rewrite = Written && !Opts.NoRewrite && R.Offloaded > 0;
   if (!Opts.Report.empty()) {
     nlohmann::json J;
+    J["schema_version"] = ReportSchemaVersion;
     J["tool"] = "warpwise";
+    J["version"] = WARPWISE_VERSION;
     J["command"] = "offload";
     J["input"] = Input;
     J["output"] = Opts.OutputFile;

@@ -23,7 +23,7 @@ def main():
         # top-level oneOf would only say that no branch matched.
         kind = report.get("command") if isinstance(report, dict) else None
         own = dict(schema)
-        if kind in ("rewrite", "analyze", "occupancy"):
+        if kind in ("rewrite", "analyze", "occupancy", "offload"):
             own.pop("oneOf")
             own["$ref"] = f"#/$defs/{kind}_report"
         validator = jsonschema.Draft202012Validator(own)
