@@ -32,9 +32,8 @@ std::vector<std::string> availableTransforms() {
 
 // The work refill runs only where the user names it (--transforms, the
 // configuration's transforms): it lost on most shapes measured on an H100
-// (docs/benchmarks.md), and forced together with the others it can make a
-// file whose rewrite clang rejects (fuse first, then refill, on
-// samples/div_fusion.cu: WW1012).
+// (docs/benchmarks.md, rules/refill.json), so a forced run of the default
+// set (--force-transforms) leaves it out.
 std::vector<std::string> defaultTransforms() {
   std::vector<std::string> Names;
   for (const std::string &Name : availableTransforms())
