@@ -99,8 +99,8 @@ SplitRun::candidate(const SplitBranch &B,
                   SM.getExpansionLoc(fileScopeDeclOf(B.Kernel)->getBeginLoc())));
   C.CompactProblem = compactProblem(TC, B, Calls);
   if (C.CompactProblem.empty()) {
-    C.CompactPrelude = runtimeVisibleAt(TC, B.Kernel->getLocation(), B.File, C.PreludeAt,
-                                        "ww_list_pool")
+    C.CompactPrelude = runtimeVisibleAt(TC, B.Kernel->getLocation(), B.File,
+                                        C.PreludeAt, "ww_list_pool")
                            ? ""
                            : runtimeIncludeLine();
     C.CompactKernels = compactKernels(TC, B);
