@@ -46,6 +46,13 @@ struct OffloadOptions {
   /// The input's absolute path and the clang-format style of the inserted
   /// code (--style; "" : the nearest .clang-format, else LLVM).
   std::string Path, Style;
+  /// A parallel region whose loops are not all offloadable is split into
+  /// one region per loop, and the split input translated instead
+  /// (OffloadResult::SplitInput); off for that second translation.
+  bool SplitRegions = true;
+  /// For the split input: the input's lines after which the split added
+  /// three lines each, so that decisions give the input's line numbers.
+  std::vector<unsigned> SplitAfterLines;
 };
 
 /// One decision of the translation, located in the input.
@@ -67,6 +74,11 @@ struct OffloadResult {
   std::string InternalError;
   /// clang-format refused the style: the output is written unformatted.
   std::string FormatProblem;
+  /// Set (and nothing else) when a parallel region must be split first:
+  /// the input with those regions split, and the input's lines after which
+  /// each split added its three lines. Translate SplitInput instead.
+  std::string SplitInput;
+  std::vector<unsigned> SplitAfterLines;
 };
 
 /// Translates the main file of \p Ctx (parsed with -fopenmp), whose bytes are

@@ -112,7 +112,21 @@ int runOffloadCommand(const Options &Opts,
   OffloadHandler Handler(Contents, Ext == ".c", OO);
   if (!FE.parse(Abs.str().str(), Input, Contents, Handler, Log))
     return ExitInputProblem; // Reported (WW1004); nothing is written.
-  const OffloadResult &R = Handler.Result;
+  // A parallel region with a loop that stays on the host is split into one
+  // region per loop, and that input translated: each loop decided alone.
+  std::string Split = std::move(Handler.Result.SplitInput);
+  OffloadHandler SplitHandler(Split, Ext == ".c", OO);
+  if (!Split.empty()) {
+    SplitHandler.Opts.SplitRegions = false;
+    SplitHandler.Opts.SplitAfterLines = Handler.Result.SplitAfterLines;
+    if (!FE.parse(Abs.str().str(), Input, Split, SplitHandler, Log)) {
+      Log.report(diag::InternalError, Severity::Error, Input, 0, 0,
+                 "offload could not parse its input with a parallel region "
+                 "split into one region per loop; nothing is written");
+      return ExitInternalError;
+    }
+  }
+  const OffloadResult &R = Split.empty() ? Handler.Result : SplitHandler.Result;
   if (!R.InternalError.empty()) {
     Log.report(diag::InternalError, Severity::Error, Input, 0, 0,
                "offload produced inconsistent edits (" + R.InternalError +

@@ -182,7 +182,7 @@ bool readDirectiveHead(const OffloadSource &Src, KernelPlan &P) {
   const OMPExecutableDirective *D = P.Directive;
   const SourceManager &SM = Src.SM;
   llvm::StringRef Contents = Src.Contents;
-  P.Line = SM.getExpansionLineNumber(D->getBeginLoc());
+  P.Line = Src.lineNumber(D->getBeginLoc());
   P.Column = SM.getExpansionColumnNumber(D->getBeginLoc());
   unsigned PB = Src.offset(D->getBeginLoc());
   unsigned PE = PB;

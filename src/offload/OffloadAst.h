@@ -145,11 +145,32 @@ public:
   pragmaLines(const clang::OMPExecutableDirective *D) const;
   /// The line of \p S's last character, as text.
   std::string lastLineOf(const clang::Stmt *S) const {
-    return std::to_string(SM.getLineNumber(SM.getMainFileID(), endOf(S)));
+    return std::to_string(
+        inputLine(SM.getLineNumber(SM.getMainFileID(), endOf(S))));
   }
   std::string lineOf(clang::SourceLocation L) const {
-    return std::to_string(SM.getExpansionLineNumber(L));
+    return std::to_string(lineNumber(L));
   }
+  /// The input's line of \p L (the user's, also when a split input is
+  /// translated).
+  unsigned lineNumber(clang::SourceLocation L) const {
+    return inputLine(SM.getExpansionLineNumber(L));
+  }
+  /// The input's line of line \p Line of the text parsed: a split input
+  /// (OffloadOptions::SplitAfterLines) has three lines more after each
+  /// split line; those count as the line after it.
+  unsigned inputLine(unsigned Line) const {
+    unsigned Shift = 0;
+    for (unsigned After : SplitAfterLines) {
+      if (Line <= After + Shift)
+        break;
+      if (Line <= After + Shift + 3)
+        return After + 1;
+      Shift += 3;
+    }
+    return Line - Shift;
+  }
+  std::vector<unsigned> SplitAfterLines; ///< Sorted, the input's lines.
 };
 
 } // namespace offload

@@ -71,7 +71,9 @@ public:
   Offloader(ASTContext &Ctx, llvm::StringRef Contents, bool IsC,
             const OffloadOptions &Opts)
       : Src(Ctx, Contents), Ctx(Ctx), IsC(IsC), Opts(Opts),
-        Emitter(Src, Opts.BlockSize), Device(Ctx), Extents(Src, Fn) {}
+        Emitter(Src, Opts.BlockSize), Device(Ctx), Extents(Src, Fn) {
+    Src.SplitAfterLines = Opts.SplitAfterLines;
+  }
 
   OffloadResult run();
 
@@ -80,6 +82,9 @@ private:
   KernelPlan &plan(const OMPExecutableDirective *D);
   void analyseDirective(KernelPlan &P);
   void planGroup(KernelPlan &P);
+  /// The input with each parallel region of MixedGroups split into one
+  /// region per loop (Result.SplitInput); false when none can be.
+  bool splitMixedGroups();
   void nameKernel(KernelPlan &P);
   void planFunction(const FunctionDecl *F);
   /// The functions with a body in the main file, in order.
@@ -126,6 +131,8 @@ private:
   std::set<std::string> KernelNames;
   std::vector<Edit> Edits;
   std::vector<std::pair<unsigned, unsigned>> Replaced;
+  /// Parallel regions of several loops, some offloadable and some not.
+  std::vector<const KernelPlan *> MixedGroups;
   OffloadResult Result;
 };
 
@@ -232,6 +239,10 @@ void Offloader::planGroup(KernelPlan &P) {
       P.Refusal = "its loop at line " + std::to_string(M.Line) +
                   " cannot be offloaded: " + M.Refusal;
   }
+  bool SomeOffloadable = llvm::any_of(
+      P.Members, [](const KernelPlan *M) { return M->Refusal.empty(); });
+  if (!P.Refusal.empty() && SomeOffloadable)
+    MixedGroups.push_back(&P);
   if (P.Refusal.empty())
     if (const VarDecl *V = extentConflict(P.Members))
       P.Refusal =
@@ -245,6 +256,91 @@ void Offloader::planGroup(KernelPlan &P) {
       nameKernel(*M);
     }
   }
+}
+
+namespace {
+
+/// The one-line pragma that opens \p D again, as written (continuation
+/// lines joined), when its clauses mean the same for each loop on its own:
+/// private, shared, default, num_threads, proc_bind. Else "" (firstprivate
+/// copies, say, may carry values from one loop to the next in one thread).
+std::string reopeningPragma(const OffloadSource &Src,
+                            const OMPExecutableDirective *D) {
+  for (const OMPClause *Cl : D->clauses()) {
+    if (Cl->isImplicit())
+      continue;
+    switch (Cl->getClauseKind()) {
+    case llvm::omp::OMPC_private:
+    case llvm::omp::OMPC_shared:
+    case llvm::omp::OMPC_default:
+    case llvm::omp::OMPC_num_threads:
+    case llvm::omp::OMPC_proc_bind:
+      break;
+    default:
+      return "";
+    }
+  }
+  auto [B, E] = Src.pragmaLines(D);
+  std::string Text;
+  llvm::StringRef Lines = Src.Contents.slice(B, E);
+  for (size_t I = 0; I < Lines.size(); ++I) {
+    if (Lines[I] == '\\' && I + 1 < Lines.size() && Lines[I + 1] == '\n') {
+      ++I;
+      continue;
+    }
+    if (Lines[I] != '\n')
+      Text += Lines[I];
+  }
+  llvm::StringRef T = llvm::StringRef(Text).trim();
+  if (!T.starts_with("#") || D->getBeginLoc().isMacroID())
+    return "";
+  return T.str();
+}
+
+} // namespace
+
+/// A refused loop of a parallel region keeps only itself on the host: the
+/// region becomes one region per loop, each with the region's pragma, and
+/// that input is translated instead (each loop is then a `parallel` + one
+/// `for` of its own, decided alone, and the data regions end and start
+/// again around the host loop as around any host code). Each loop's end
+/// closes the region and opens the next on three new lines, which the second
+/// translation maps back to the input's lines. A worksharing loop ends in a
+/// barrier, so nothing that ran in one region needs to see the next; only
+/// clauses whose meaning does not carry from one loop to the next are
+/// repeated (reopeningPragma).
+bool Offloader::splitMixedGroups() {
+  std::vector<std::pair<unsigned, std::string>> Inserts;
+  for (const KernelPlan *G : MixedGroups) {
+    std::string Pragma = reopeningPragma(Src, G->Directive);
+    if (Pragma.empty())
+      continue;
+    std::vector<std::pair<unsigned, std::string>> Mine;
+    std::set<unsigned> Lines;
+    bool OK = true;
+    for (size_t I = 0; I + 1 < G->Members.size(); ++I) {
+      unsigned At = Src.endOf(G->Members[I]->Directive);
+      unsigned Line = Src.SM.getLineNumber(Src.SM.getMainFileID(), At);
+      OK &= Lines.insert(Line).second;
+      Mine.push_back({At, "\n}\n" + Pragma + "\n{"});
+    }
+    if (OK)
+      Inserts.insert(Inserts.end(), Mine.begin(), Mine.end());
+  }
+  if (Inserts.empty())
+    return false;
+  llvm::sort(Inserts);
+  std::string Out;
+  unsigned Last = 0;
+  for (auto &[At, Text] : Inserts) {
+    Out += Src.Contents.slice(Last, At).str() + Text;
+    Last = At;
+    Result.SplitAfterLines.push_back(
+        Src.SM.getLineNumber(Src.SM.getMainFileID(), At));
+  }
+  Out += Src.Contents.substr(Last).str();
+  Result.SplitInput = std::move(Out);
+  return true;
 }
 
 namespace {
@@ -646,6 +742,8 @@ void Offloader::applyEdits() {
 OffloadResult Offloader::run() {
   std::vector<const FunctionDecl *> Functions = mainFileFunctions();
   planFunctions(Functions);
+  if (Opts.SplitRegions && splitMixedGroups())
+    return Result;
   std::set<const OMPExecutableDirective *> InRegion, Groups;
   captureExtents();
   for (const Region &R : Regions) {

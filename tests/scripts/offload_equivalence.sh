@@ -6,7 +6,8 @@
 # sample (the OpenMP one with OMP_NUM_THREADS=4) and compares their stdout
 # (compare_offload_output.py): `checksum` lines must be identical,
 # `reduction` lines within a relative 1e-12, and both must name the same
-# results. With NVCC set, the CUDA output must also compile for sm_75 and
+# results; a `// ci-offloaded: N` line: N loops must be offloaded. With
+# NVCC set, the CUDA output must also compile for sm_75 and
 # sm_90 (and for sm_90 with -DWARPWISE_OFFLOAD_TIMING, as scripts/bench-offload
 # builds it).
 set -euo pipefail
@@ -25,6 +26,14 @@ if ! "$warpwise" offload "$sample" -o "$cuda" --report "$outdir/$name.report.jso
   exit 1
 fi
 [ -s "$cuda" ] || { echo "offload wrote no $cuda"; exit 1; }
+# `// ci-offloaded: N`: the loops the sample expects offloaded.
+expected=$(sed -n 's|^// ci-offloaded: *||p' "$sample")
+if [ -n "$expected" ]; then
+  got=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["offloaded"])' \
+          "$outdir/$name.report.json")
+  [ "$got" = "$expected" ] ||
+    { echo "offloaded $got loops of $name, expected $expected (// ci-offloaded:)"; exit 1; }
+fi
 gcc -std=c99 -O2 -fopenmp "$sample" -o "$outdir/$name.omp" -lm
 python3 "$here/equiv/cpu_build.py" "$cuda" "$outdir/$name.cpu"
 mapfile -t runs < <(sed -n 's|^// ci-args: *||p' "$sample")
