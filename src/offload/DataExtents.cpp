@@ -167,6 +167,90 @@ bool countOfAllocation(const ASTContext &Ctx, const FunctionDecl *F,
   return true;
 }
 
+/// How many elements of the pointer \p V the loop nest at \p P touches,
+/// as a map clause's length, when every access says the same: `V[v]` with
+/// `v` running over `[0, U)` gives U; `V[v1 * W + v2]` with v1 over
+/// `[0, U)` and v2 over `[0, W)` gives `(U) * (W)`. "" otherwise (a
+/// bound the loop does not give, or accesses that disagree).
+std::string touchedLength(const OffloadSource &Src, const KernelPlan &P,
+                          const VarDecl *V) {
+  const ASTContext &Ctx = Src.Ctx;
+  if (P.Levels.empty())
+    return "";
+  // The loops of the nest, parallel and inner, by their variables: the
+  // bound of each that runs up from 0 by 1 (`< U`).
+  std::map<const VarDecl *, std::string> Upper;
+  std::vector<const Expr *> Subscripts;
+  bool Other = false;
+  std::function<void(const Stmt *)> Walk = [&](const Stmt *S) {
+    if (!S)
+      return;
+    if (auto *F = dyn_cast<ForStmt>(S)) {
+      LoopLevel L;
+      std::string Why;
+      if (readCanonicalLoop(Src, F, L, Why) && L.UnitStep && !L.Decreasing &&
+          L.Cmp == BO_LT && normalised(Ctx, L.Lb) == "0")
+        Upper[L.Var] = normalised(Ctx, L.Ub);
+    }
+    if (auto *AS = dyn_cast<ArraySubscriptExpr>(S)) {
+      auto *Base = dyn_cast<DeclRefExpr>(AS->getBase()->IgnoreParenImpCasts());
+      if (Base && Base->getDecl() == V) {
+        Subscripts.push_back(AS->getIdx());
+        Walk(AS->getIdx());
+        return;
+      }
+    }
+    if (auto *DR = dyn_cast<DeclRefExpr>(S); DR && DR->getDecl() == V)
+      Other = true; // Not as `V[...]`: passed on, or its address.
+    for (const Stmt *C : childrenOf(S))
+      Walk(C);
+  };
+  Walk(P.Levels.front().For);
+  if (Other || Subscripts.empty())
+    return "";
+  auto VarOf = [](const Expr *E) -> const VarDecl * {
+    auto *DR = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
+    return DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
+  };
+  auto BoundOf = [&](const Expr *E) -> std::string {
+    const VarDecl *X = VarOf(E);
+    auto It = X ? Upper.find(X) : Upper.end();
+    return It == Upper.end() ? "" : It->second;
+  };
+  auto LengthOf = [&](const Expr *E) -> std::string {
+    E = E->IgnoreParenImpCasts();
+    if (std::string U = BoundOf(E); !U.empty())
+      return U;
+    auto *Add = dyn_cast<BinaryOperator>(E);
+    if (!Add || Add->getOpcode() != BO_Add)
+      return "";
+    for (int Side = 0; Side < 2; ++Side) {
+      const Expr *Row = Side ? Add->getRHS() : Add->getLHS();
+      const Expr *Col = Side ? Add->getLHS() : Add->getRHS();
+      auto *Mul = dyn_cast<BinaryOperator>(Row->IgnoreParenImpCasts());
+      if (!Mul || Mul->getOpcode() != BO_Mul)
+        continue;
+      std::string W = BoundOf(Col);
+      for (int M = 0; M < 2; ++M) {
+        const Expr *I = M ? Mul->getRHS() : Mul->getLHS();
+        const Expr *Width = M ? Mul->getLHS() : Mul->getRHS();
+        std::string U = BoundOf(I);
+        if (!U.empty() && !W.empty() && normalised(Ctx, Width) == W)
+          return "(" + U + ") * (" + W + ")";
+      }
+    }
+    return "";
+  };
+  std::string Length;
+  for (const Expr *E : Subscripts) {
+    std::string L = LengthOf(E);
+    if (L.empty() || (!Length.empty() && L != Length))
+      return "";
+    Length = L;
+  }
+  return Length;
+}
+
 } // namespace
 
 std::string ExtentPlanner::mallocText(const VarDecl *V) {
@@ -205,11 +289,17 @@ bool ExtentPlanner::extentFromMalloc(KernelPlan &P, const VarDecl *V,
       }
     }
   auto Why = [&](std::string W) {
-    P.Refusal =
-        "the extent of '" + V->getNameAsString() + "' is unknown: " + W +
-        "; give it with a map clause: '#pragma omp target teams distribute "
-        "parallel for map(tofrom: " +
-        V->getNameAsString() + "[0:n])'";
+    // The advice gives the length only where the accesses say it; a bound
+    // of one loop is not the length of `V[i*n + j]`.
+    std::string Name = V->getNameAsString();
+    std::string Length = touchedLength(Src, P, V);
+    P.Refusal = "the extent of '" + Name + "' is unknown: " + W +
+                "; give it with a map clause: '#pragma omp target teams "
+                "distribute parallel for map(tofrom: " +
+                Name + "[0:" + (Length.empty() ? "COUNT" : Length) + "])'";
+    if (Length.empty())
+      P.Refusal += ", COUNT being the number of elements '" + Name +
+                   "' points to (the loop's accesses do not say it)";
     return false;
   };
   if (!Alloc)
