@@ -51,6 +51,34 @@ bool isOpenMPSource(llvm::StringRef Ext) {
          Ext == ".C";
 }
 
+/// Parses \p Contents and translates it into \p R; 0, or the exit code
+/// (reported). A parallel region with a loop that stays on the host is
+/// split into one region per loop by the first translation, and that input
+/// parsed and translated instead: each loop is decided alone.
+int translate(Frontend &FE, const std::string &Abs, const std::string &Input,
+              const std::string &Contents, bool IsC, const OffloadOptions &OO,
+              DiagnosticLog &Log, OffloadResult &R) {
+  OffloadHandler Handler(Contents, IsC, OO);
+  if (!FE.parse(Abs, Input, Contents, Handler, Log))
+    return ExitInputProblem; // Reported (WW1004); nothing is written.
+  if (Handler.Result.SplitInput.empty()) {
+    R = std::move(Handler.Result);
+    return 0;
+  }
+  std::string Split = std::move(Handler.Result.SplitInput);
+  OffloadHandler SplitHandler(Split, IsC, OO);
+  SplitHandler.Opts.SplitRegions = false;
+  SplitHandler.Opts.SplitAfterLines = Handler.Result.SplitAfterLines;
+  if (!FE.parse(Abs, Input, Split, SplitHandler, Log)) {
+    Log.report(diag::InternalError, Severity::Error, Input, 0, 0,
+               "offload could not parse its input with a parallel region "
+               "split into one region per loop; nothing is written");
+    return ExitInternalError;
+  }
+  R = std::move(SplitHandler.Result);
+  return 0;
+}
+
 } // namespace
 
 /// Runs `offload`; on success with a rewrite to follow, \p ThenRewrite gets
@@ -109,24 +137,10 @@ int runOffloadCommand(const Options &Opts,
   llvm::sys::fs::make_absolute(Abs);
   OO.Path = Abs.str().str();
   OO.Style = Opts.Style;
-  OffloadHandler Handler(Contents, Ext == ".c", OO);
-  if (!FE.parse(Abs.str().str(), Input, Contents, Handler, Log))
-    return ExitInputProblem; // Reported (WW1004); nothing is written.
-  // A parallel region with a loop that stays on the host is split into one
-  // region per loop, and that input translated: each loop decided alone.
-  std::string Split = std::move(Handler.Result.SplitInput);
-  OffloadHandler SplitHandler(Split, Ext == ".c", OO);
-  if (!Split.empty()) {
-    SplitHandler.Opts.SplitRegions = false;
-    SplitHandler.Opts.SplitAfterLines = Handler.Result.SplitAfterLines;
-    if (!FE.parse(Abs.str().str(), Input, Split, SplitHandler, Log)) {
-      Log.report(diag::InternalError, Severity::Error, Input, 0, 0,
-                 "offload could not parse its input with a parallel region "
-                 "split into one region per loop; nothing is written");
-      return ExitInternalError;
-    }
-  }
-  const OffloadResult &R = Split.empty() ? Handler.Result : SplitHandler.Result;
+  OffloadResult R;
+  if (int Exit = translate(FE, Abs.str().str(), Input, Contents, Ext == ".c",
+                           OO, Log, R))
+    return Exit;
   if (!R.InternalError.empty()) {
     Log.report(diag::InternalError, Severity::Error, Input, 0, 0,
                "offload produced inconsistent edits (" + R.InternalError +
