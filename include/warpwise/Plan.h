@@ -95,9 +95,11 @@ struct PlanContext {
     return ForcedBy;
   }
 
-  /// Compiles the translation unit with \p Edits applied, each to the file
-  /// it names (the main file's text, and headers in their place), and
-  /// reports nvcc's statistics per kernel; no edits measure the original.
+  /// Compiles the translation unit with the earlier rewrites of this pass
+  /// and \p Edits on top of them, each edit in the file it names (the main
+  /// file's text, and headers in their place), and reports nvcc's
+  /// statistics per kernel. Every measurement a planner makes starts from
+  /// the earlier rewrites: what it decides is written on top of them.
   virtual std::optional<std::map<std::string, KernelStats>>
   measure(const std::vector<clang::tooling::Replacement> &Edits,
           const std::string &NvArch, std::string &Error) const = 0;
@@ -112,6 +114,13 @@ struct PlanContext {
   measureBoth(const std::vector<clang::tooling::Replacement> &BeforeEdits,
               const std::vector<clang::tooling::Replacement> &AfterEdits,
               const std::string &NvArch) const = 0;
+  /// The earlier rewrites of this pass without \p Edits (Before) and
+  /// with them (After), compiled side by side: a candidate's register and
+  /// instruction guards compare what the file is now with what it would
+  /// be. The same pair as contractionChange's, so each is compiled once.
+  virtual MeasuredPair
+  measureOnEarlier(const std::vector<clang::tooling::Replacement> &Edits,
+                   const std::string &NvArch) const = 0;
 
   /// \p Kernel's statistics compiled for the target with the earlier
   /// rewrites, and with \p Edits on top of them. std::nullopt with

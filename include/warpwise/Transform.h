@@ -144,6 +144,9 @@ struct TransformContext : PlanContext {
   measureBoth(const std::vector<clang::tooling::Replacement> &BeforeEdits,
               const std::vector<clang::tooling::Replacement> &AfterEdits,
               const std::string &NvArch) const override;
+  MeasuredPair
+  measureOnEarlier(const std::vector<clang::tooling::Replacement> &Edits,
+                   const std::string &NvArch) const override;
   /// The texts \p Edits make of the main file (\p Main) and of the headers
   /// they edit (\p Headers); false with \p Error when they do not apply.
   bool textsWith(const std::vector<clang::tooling::Replacement> &Edits,

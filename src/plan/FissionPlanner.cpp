@@ -50,7 +50,7 @@ Decision planFission(const PlanContext &PC, const FissionCandidate &C,
   }
   // Side by side; the original's error first, as when compiled in turn.
   PlanContext::MeasuredPair Measured =
-      PC.measureBoth({}, Edits, PtxasRunner::nvccArchFor(PC.Arch));
+      PC.measureOnEarlier(Edits, PtxasRunner::nvccArchFor(PC.Arch));
   auto &Before = Measured.Before, &After = Measured.After;
   std::string Error = Before ? Measured.AfterError : Measured.BeforeError;
   if (!Before || !After || !Before->count(D.Kernel) ||

@@ -483,7 +483,7 @@ bool MergePlan::compiledGuards() {
   std::string NvArch = PtxasRunner::nvccArchFor(PC.Arch);
   // Side by side; the original's error first, as when compiled in turn.
   PlanContext::MeasuredPair Measured =
-      PC.measureBoth({}, {edit(*Candidate)}, NvArch);
+      PC.measureOnEarlier({edit(*Candidate)}, NvArch);
   auto &Before = Measured.Before, &After = Measured.After;
   std::string Error = Before ? Measured.AfterError : Measured.BeforeError;
   if (!Before || !After) {

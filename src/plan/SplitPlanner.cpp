@@ -205,8 +205,8 @@ void SplitPlan::measureOriginal() {
   // The literal form, which measureLiteral measures next, is compiled
   // beside the original: its answer waits in CompileFeedback's memory.
   PlanContext::MeasuredPair Measured =
-      PC.measureBoth({}, formEdits(C, D.Kernel, "literal").first,
-                     PtxasRunner::nvccArchFor(PC.Arch));
+      PC.measureOnEarlier(formEdits(C, D.Kernel, "literal").first,
+                          PtxasRunner::nvccArchFor(PC.Arch));
   auto &Before = Measured.Before;
   OriginalError = Measured.BeforeError;
   if (Before && Before->count(D.Kernel))

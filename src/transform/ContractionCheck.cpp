@@ -103,9 +103,7 @@ compareContraction(const TransformContext &TC,
            " (--fmad=false says the program is built without "
            "contraction); declined";
   std::string NvArch = PtxasRunner::nvccArchFor(TC.Arch);
-  std::vector<tooling::Replacement> With = TC.Applied;
-  With.insert(With.end(), Edits.begin(), Edits.end());
-  TransformContext::MeasuredPair Measured = TC.measureBoth(TC.Applied, With, NvArch);
+  TransformContext::MeasuredPair Measured = TC.measureOnEarlier(Edits, NvArch);
   auto &Before = Measured.Before, &After = Measured.After;
   if (!Before || !After)
     return "nvcc failed on the " +

@@ -10,6 +10,7 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
 #include "clang/AST/ParentMapContext.h"
+#include "clang/Basic/CharInfo.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
 
@@ -546,14 +547,93 @@ std::vector<std::string> pragmasAbove(llvm::StringRef Buffer, unsigned Begin,
   return Pragmas;
 }
 
+/// True when \p Text names \p Name as an identifier.
+bool namesIdentifier(llvm::StringRef Text, llvm::StringRef Name) {
+  auto IsIdent = [](char Ch) { return isAlphanumeric(Ch) || Ch == '_'; };
+  for (size_t P = Text.find(Name); P != llvm::StringRef::npos;
+       P = Text.find(Name, P + 1)) {
+    size_t E = P + Name.size();
+    if ((P == 0 || !IsIdent(Text[P - 1])) &&
+        (E == Text.size() || !IsIdent(Text[E])))
+      return true;
+  }
+  return false;
+}
+
+/// True when moving the declaration \p S up, above \p Texts and the
+/// statements of \p Eff, could change what one of their names means: one
+/// of its variables' names is written in them or names another variable
+/// there (an outer declaration the moved one would hide, spelled through a
+/// macro included).
+bool wouldHide(const Stmt *S, const std::vector<llvm::StringRef> &Texts,
+               const std::vector<const Effects *> &Eff) {
+  const auto *DS = dyn_cast<DeclStmt>(S);
+  if (!DS)
+    return false;
+  for (const Decl *D : DS->decls()) {
+    const auto *ND = dyn_cast<NamedDecl>(D);
+    if (!ND || !ND->getIdentifier())
+      return true;
+    llvm::StringRef Name = ND->getName();
+    for (llvm::StringRef T : Texts)
+      if (namesIdentifier(T, Name))
+        return true;
+    for (const Effects *E : Eff)
+      for (const auto *Set : {&E->Uses, &E->Defs})
+        for (const VarDecl *V : *Set)
+          if (V != ND && V->getName() == Name)
+            return true;
+  }
+  return false;
+}
+
+/// Whether the statement \p A after the loop may move up, above the later
+/// copies (\p Later, their texts \p LaterTexts and effects \p LaterEff)
+/// and above the statements after the loop it would jump over. A statement
+/// before it that it depends on blocks it, unless that one is a declaration
+/// that may move up with it (\p Carried, in order): `float ra = 0, rb = 0;`
+/// above the loop over `ra`'s terms.
+bool movesUp(const Candidate &C, size_t A, const std::vector<bool> &Moved,
+             const Effects &Later, AliasFacts &Facts,
+             const std::vector<llvm::StringRef> &LaterTexts,
+             const std::vector<const Effects *> &LaterEff,
+             std::vector<size_t> &Carried) {
+  // The texts and effects of the statements a moved one jumps over (the
+  // unmoved ones before it), which then follow it.
+  auto Hides = [&](size_t M) {
+    std::vector<llvm::StringRef> Texts = LaterTexts;
+    std::vector<const Effects *> Eff = LaterEff;
+    for (size_t K = 0; K < M; ++K)
+      if (!Moved[K] && !llvm::is_contained(Carried, K)) {
+        Texts.push_back(C.Behind.Stmts[K].Text);
+        Eff.push_back(&C.AfterEff[K]);
+      }
+    return wouldHide(C.After[M], Texts, Eff);
+  };
+  for (size_t J = 0; J < A; ++J) {
+    if (Moved[J] || !conflict(C.AfterEff[A], C.AfterEff[J], Facts))
+      continue;
+    if (!isa<DeclStmt>(C.After[J]) || conflict(C.AfterEff[J], Later, Facts))
+      return false;
+    for (size_t K = 0; K < J; ++K)
+      if (!Moved[K] && !llvm::is_contained(Carried, K) &&
+          conflict(C.AfterEff[J], C.AfterEff[K], Facts))
+        return false;
+    if (Hides(J))
+      return false;
+    Carried.push_back(J);
+  }
+  return !Hides(A);
+}
+
 /// The split loops' text: the decision's mark, then one copy of the loop
 /// per group (\p Head its text up to the `{`, \p Indent its indentation)
 /// with the statements of the group and the replicated declarations they
 /// use, each copy followed by the statements after the loop that consume
 /// only its group's results and touch nothing (variables or possibly
 /// aliasing memory) that a later copy or a statement they jump over
-/// touches: its values die before the next copy starts, which is what
-/// lowers the pressure. \p LastMoved becomes one past the last of C.After
+/// touches (declarations included, see movesUp): its values die before the
+/// next copy starts, which is what lowers the pressure. \p LastMoved becomes one past the last of C.After
 /// moved; those jumped over follow the last copy.
 std::string writeLoops(const Candidate &C, AliasFacts &Facts,
                        const std::vector<std::string> &Pragmas,
@@ -629,6 +709,15 @@ std::string writeLoops(const Candidate &C, AliasFacts &Facts,
         Later.MemReads.insert(E.MemReads.begin(), E.MemReads.end());
         Later.MemWrites.insert(E.MemWrites.begin(), E.MemWrites.end());
       }
+    // What the later copies name: a declaration moved above them must not
+    // hide a variable of the same name they mean.
+    std::vector<llvm::StringRef> LaterTexts = {Head};
+    std::vector<const Effects *> LaterEff = {&C.Header};
+    for (size_t GJ = GI + 1; GJ < G.Order.size(); ++GJ)
+      for (unsigned I : LoopMembers[GJ]) {
+        LaterTexts.push_back(C.Inside.Stmts[I].Text);
+        LaterEff.push_back(&C.Eff[I]);
+      }
     for (size_t A = 0; A < C.After.size(); ++A) {
       if (Moved[A])
         continue;
@@ -637,15 +726,18 @@ std::string writeLoops(const Candidate &C, AliasFacts &Facts,
         Consumer |= Mine.Defs.count(V) > 0;
       if (!Consumer || conflict(C.AfterEff[A], Later, Facts))
         continue;
-      bool Blocked = false;
-      for (size_t J = 0; J < A; ++J)
-        if (!Moved[J] && conflict(C.AfterEff[A], C.AfterEff[J], Facts))
-          Blocked = true;
-      if (Blocked || isa<DeclStmt>(C.After[A]))
+      std::vector<size_t> Carried;
+      if (!movesUp(C, A, Moved, Later, Facts, LaterTexts, LaterEff, Carried))
         continue;
-      Moved[A] = true;
-      LastMoved = std::max<unsigned>(LastMoved, A + 1);
-      Out += C.Behind.Stmts[A].Indent + C.Behind.Stmts[A].Text + "\n";
+      Carried.push_back(A);
+      for (size_t M : Carried) {
+        Moved[M] = true;
+        LastMoved = std::max<unsigned>(LastMoved, M + 1);
+        Out += C.Behind.Stmts[M].Indent + C.Behind.Stmts[M].Text + "\n";
+        // What a moved statement defines dies early too if its own
+        // consumers follow it (`float r = s0 + s1; out[t] = r;`).
+        Mine.Defs.insert(C.AfterEff[M].Defs.begin(), C.AfterEff[M].Defs.end());
+      }
     }
   }
   // The statements jumped over keep their order after the last loop.

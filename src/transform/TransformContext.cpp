@@ -203,9 +203,11 @@ TransformContext::measure(const std::vector<tooling::Replacement> &Edits,
     Error = "no CUDA toolkit";
     return std::nullopt;
   }
+  std::vector<tooling::Replacement> With = Applied;
+  With.insert(With.end(), Edits.begin(), Edits.end());
   std::string Main;
   std::map<std::string, std::string> Headers;
-  if (!textsWith(Edits, Main, Headers, Error))
+  if (!textsWith(With, Main, Headers, Error))
     return std::nullopt;
   return Feedback->measure(Main, File, NvArch, Error, Headers);
 }
@@ -242,14 +244,20 @@ TransformContext::MeasuredPair TransformContext::measureBoth(
   return P;
 }
 
+TransformContext::MeasuredPair TransformContext::measureOnEarlier(
+    const std::vector<tooling::Replacement> &Edits,
+    const std::string &NvArch) const {
+  std::vector<tooling::Replacement> With = Applied;
+  With.insert(With.end(), Edits.begin(), Edits.end());
+  return measureBoth(Applied, With, NvArch);
+}
+
 std::optional<std::pair<KernelStats, KernelStats>>
 TransformContext::measureCandidate(
     const std::vector<tooling::Replacement> &Edits, const std::string &Kernel,
     std::string &Failure) const {
-  std::string NvArch = PtxasRunner::nvccArchFor(Arch);
-  std::vector<tooling::Replacement> With = Applied;
-  With.insert(With.end(), Edits.begin(), Edits.end());
-  MeasuredPair Measured = measureBoth(Applied, With, NvArch);
+  MeasuredPair Measured =
+      measureOnEarlier(Edits, PtxasRunner::nvccArchFor(Arch));
   if (!Measured.Before || !Measured.After) {
     Failure = "nvcc failed on the " +
               std::string(Measured.Before ? "candidate" : "original") + " (" +
