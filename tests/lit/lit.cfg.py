@@ -15,8 +15,10 @@ config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "I
 config.substitutions.append(("%nvcc", config.nvcc or "false"))
 config.environment["PATH"] = os.pathsep.join(
     [config.llvm_bin_dir, config.warpwise_bin_dir, config.environment.get("PATH", "")])
-# A private ptxas cache per run keeps results independent of earlier runs.
-config.environment["XDG_CACHE_HOME"] = os.path.join(config.test_exec_root, "cache")
+# The test suite's compile cache (tests/CMakeLists.txt): shared with the
+# suite's other entries and emptied at the start of each CTest run, so that
+# results do not depend on earlier runs.
+config.environment["XDG_CACHE_HOME"] = config.suite_cache
 for var in ["CUDA_PATH", "HOME"]:
     if var in os.environ:
         config.environment[var] = os.environ[var]
