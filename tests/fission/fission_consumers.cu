@@ -3,11 +3,15 @@
 // equivalence test. Rewritten with fission (forced, and by default), the
 // program must print what the original prints (tests/scripts/equivalence.sh).
 //
-// Usage: fission_consumers [n] [len]
+// Usage: fission_consumers [n] [len] [reps]
+// With reps, `two_sums` is launched reps + 1 times and the median time of
+// the last reps is printed (the benchmark of docs/benchmarks.md: build the
+// original and warpwise's rewrite with nvcc, run both on a GPU).
 // ci-args: 300 7
 // ci-args: 1000 3
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -166,7 +170,26 @@ int main(int argc, char **argv) {
   std::vector<float> r1(2 * n), r2(n);
   bool ok = true;
 
-  two_sums<<<blocks, 256>>>(da, db, d1, d2, n, len);
+  int reps = argc > 3 ? std::atoi(argv[3]) : 0;
+  std::vector<float> ms;
+  cudaEvent_t start, stop;
+  cudaEventCreate(&start);
+  cudaEventCreate(&stop);
+  for (int r = 0; r <= reps; ++r) {
+    cudaEventRecord(start);
+    two_sums<<<blocks, 256>>>(da, db, d1, d2, n, len);
+    cudaEventRecord(stop);
+    cudaEventSynchronize(stop);
+    float t = 0.f;
+    cudaEventElapsedTime(&t, start, stop);
+    if (r > 0) // The first launch warms up.
+      ms.push_back(t);
+  }
+  if (reps > 0) {
+    std::sort(ms.begin(), ms.end());
+    printf("two_sums n %d len %d: median %.4f ms, min %.4f ms\n", n, len,
+           ms[ms.size() / 2], ms[0]);
+  }
   cudaMemcpy(r1.data(), d1, n * sizeof(float), cudaMemcpyDeviceToHost);
   cudaMemcpy(r2.data(), d2, n * sizeof(float), cudaMemcpyDeviceToHost);
   std::vector<float> sums(r1.begin(), r1.begin() + n);
