@@ -159,14 +159,17 @@ public:
   /// The input's line of line \p Line of the text parsed: a split input
   /// (OffloadOptions::SplitAfterLines) has three lines more after each
   /// split line; those count as the line after it.
+  /// The lines a region split adds after a loop: `}`, the region's pragma
+  /// and `{` (Offloader::splitMixedGroups writes them).
+  static constexpr unsigned SplitLinesAdded = 3;
   unsigned inputLine(unsigned Line) const {
     unsigned Shift = 0;
     for (unsigned After : SplitAfterLines) {
       if (Line <= After + Shift)
         break;
-      if (Line <= After + Shift + 3)
+      if (Line <= After + Shift + SplitLinesAdded)
         return After + 1;
-      Shift += 3;
+      Shift += SplitLinesAdded;
     }
     return Line - Shift;
   }

@@ -322,7 +322,9 @@ bool Offloader::splitMixedGroups() {
       unsigned At = Src.endOf(G->Members[I]->Directive);
       unsigned Line = Src.SM.getLineNumber(Src.SM.getMainFileID(), At);
       OK &= Lines.insert(Line).second;
-      Mine.push_back({At, "\n}\n" + Pragma + "\n{"});
+      std::string Reopen = "\n}\n" + Pragma + "\n{";
+      assert(llvm::count(Reopen, '\n') == OffloadSource::SplitLinesAdded);
+      Mine.push_back({At, Reopen});
     }
     if (OK)
       Inserts.insert(Inserts.end(), Mine.begin(), Mine.end());
