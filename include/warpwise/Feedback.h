@@ -88,6 +88,13 @@ public:
   /// it, so that the edited copy is the one compiled.
   void setIncluders(const std::string &OriginalPath, IncludeGraph Includers);
 
+  /// The project headers \p OriginalPath's translation unit reads (their
+  /// normalised absolute paths). Their bytes, read here, go into every
+  /// measurement key of that file: a header edited between runs must not
+  /// be answered from the persistent cache with the old header's counts.
+  void setHeadersRead(const std::string &OriginalPath,
+                      const std::vector<std::string> &Headers);
+
   /// Results are also kept in \p Dir (sass-<key>.json), for later runs;
   /// empty: in memory only.
   void setCacheDir(std::string Dir);
@@ -109,6 +116,8 @@ private:
   std::vector<std::string> Flags;
   std::map<std::string, std::vector<std::string>> FileFlags;
   std::map<std::string, IncludeGraph> FileIncluders;
+  /// Per main file: a digest of its project headers' paths and bytes.
+  std::map<std::string, std::string> HeadersReadDigest;
   std::string Cuobjdump, Nvdisasm;
   bool Available = false;
   std::string Missing;

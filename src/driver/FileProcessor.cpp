@@ -182,8 +182,10 @@ void FileProcessor::handleTranslationUnit(clang::ASTContext &Ctx,
   F.FilesRead = projectFilesRead(Ctx.getSourceManager());
   F.Includers = projectIncluders(Ctx.getSourceManager());
   // nvcc's measurements mirror the headers that include an edited one.
-  if (Feedback)
+  if (Feedback) {
     Feedback->setIncluders(File, F.Includers);
+    Feedback->setHeadersRead(File, F.FilesRead);
+  }
   // Transformations decide with the block sizes occupancy is computed at.
   computeKernelOccupancy(F.Analysis, Arch, BlockSize, Log, F.Given);
   std::vector<ClaimedRange> Claimed = producedRegions(Ctx, Scope);

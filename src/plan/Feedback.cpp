@@ -113,6 +113,49 @@ void CompileFeedback::setIncluders(const std::string &OriginalPath,
   FileIncluders[OriginalPath] = std::move(Includers);
 }
 
+/// What stands for the main file's directory in measurement keys and in
+/// the persistent cache's listings: the same sources in two directories (a
+/// project and its copy, two test directories) share their entries. The
+/// bytes of every project header the file reads are in the key too
+/// (setHeadersRead), so two directories share an entry only where what
+/// nvcc reads is the same.
+constexpr llvm::StringLiteral MainDirMark = "<main-dir>";
+
+/// \p Text with \p Dir, where it begins a path ("Dir/...", or \p Text
+/// ending in "Dir", as in -IDir), written as MainDirMark.
+static std::string withMainDirMarked(llvm::StringRef Text,
+                                     llvm::StringRef Dir) {
+  if (Dir.empty())
+    return Text.str();
+  std::string Prefix = (Dir + "/").str();
+  std::string Out;
+  size_t Pos = 0;
+  for (size_t At; (At = Text.find(Prefix, Pos)) != llvm::StringRef::npos;
+       Pos = At + Prefix.size())
+    Out += (Text.slice(Pos, At) + MainDirMark + "/").str();
+  llvm::StringRef Rest = Text.drop_front(Pos);
+  if (Rest.ends_with(Dir))
+    return Out + Rest.drop_back(Dir.size()).str() + MainDirMark.str();
+  return Out + Rest.str();
+}
+
+void CompileFeedback::setHeadersRead(const std::string &OriginalPath,
+                                     const std::vector<std::string> &Headers) {
+  llvm::StringRef MainDir = llvm::sys::path::parent_path(OriginalPath);
+  llvm::SHA256 Hash;
+  for (const std::string &Path : Headers) {
+    Hash.update(withMainDirMarked(Path, MainDir));
+    if (auto Buf = llvm::MemoryBuffer::getFile(Path, /*IsText=*/false,
+                                               /*RequiresNullTerminator=*/false))
+      Hash.update((*Buf)->getBuffer());
+    else
+      Hash.update("<unreadable>");
+  }
+  std::string Digest = llvm::toHex(Hash.final(), /*LowerCase=*/true);
+  std::lock_guard<std::mutex> Lock(Mutex);
+  HeadersReadDigest[OriginalPath] = std::move(Digest);
+}
+
 std::vector<std::string>
 headersIncludingEdited(const IncludeGraph &Includers, const std::string &Main,
                        const std::set<std::string> &Edited) {
@@ -308,6 +351,32 @@ originalFileNames(llvm::StringRef Listing,
   return Out;
 }
 
+/// \p Listing's file names under \p Dir written with MainDirMark (\p Mark)
+/// or, the other way, MainDirMark's expanded to \p Dir.
+static std::string listingWithMainDir(llvm::StringRef Listing,
+                                      llvm::StringRef Dir, bool Mark) {
+  std::string From = Mark ? (Dir + "/").str() : (MainDirMark + "/").str();
+  std::string To = Mark ? (MainDirMark + "/").str() : (Dir + "/").str();
+  std::string Out;
+  Out.reserve(Listing.size());
+  constexpr llvm::StringLiteral FileName = "//## File \"";
+  while (!Listing.empty()) {
+    auto [Line, Rest] = Listing.split('\n');
+    Listing = Rest;
+    size_t At = Line.find(FileName);
+    if (At != llvm::StringRef::npos &&
+        Line.drop_front(At + FileName.size()).starts_with(From)) {
+      size_t Start = At + FileName.size();
+      Out += (Line.take_front(Start) + To +
+              Line.drop_front(Start + From.size()) + "\n")
+                 .str();
+      continue;
+    }
+    Out += (Line + "\n").str();
+  }
+  return Out;
+}
+
 static nlohmann::json statsToJson(const KernelStats &S) {
   nlohmann::json J = {{"mangled", S.Mangled},
                       {"registers", S.Registers},
@@ -346,13 +415,14 @@ static KernelStats statsFromJson(const nlohmann::json &J) {
 /// listing of another; it names its format and key, so that an entry
 /// written by another version of warpwise sharing the directory, or copied
 /// under another name, answers nothing.
-constexpr llvm::StringLiteral CacheFormat = "warpwise-sass-v5";
+constexpr llvm::StringLiteral CacheFormat = "warpwise-sass-v6";
 
 /// The entry \p File holds for \p Key; std::nullopt when it is missing,
 /// unreadable, cut short, of another format or key, or malformed: then
 /// the tools run again and the entry is rewritten.
 static std::optional<std::map<std::string, KernelStats>>
-readCacheEntry(const std::string &File, const std::string &Key) {
+readCacheEntry(const std::string &File, const std::string &Key,
+               llvm::StringRef MainDir) {
   auto Buf = llvm::MemoryBuffer::getFile(File, /*IsText=*/false,
                                          /*RequiresNullTerminator=*/false);
   if (!Buf)
@@ -365,7 +435,8 @@ readCacheEntry(const std::string &File, const std::string &Key) {
     if (J.value("format", "") != CacheFormat || J.value("key", "") != Key)
       return std::nullopt;
     const nlohmann::json &Kernels = J.at("kernels");
-    std::string Listing = J.at("listing").get<std::string>();
+    std::string Listing = listingWithMainDir(
+        J.at("listing").get<std::string>(), MainDir, /*Mark=*/false);
     if (!Kernels.is_object())
       return std::nullopt;
     std::map<std::string, KernelStats> Out;
@@ -415,10 +486,14 @@ CompileFeedback::measure(const std::string &Source,
     return std::nullopt;
   }
   std::vector<std::string> UseFlags;
+  std::string HeadersRead;
   {
     std::lock_guard<std::mutex> Lock(Mutex);
     auto It = FileFlags.find(OriginalPath);
     UseFlags = It != FileFlags.end() ? It->second : Flags;
+    auto Read = HeadersReadDigest.find(OriginalPath);
+    if (Read != HeadersReadDigest.end())
+      HeadersRead = Read->second;
   }
   llvm::SHA256 Hash;
   // The entry's format: entries written before stack and shared bytes or
@@ -427,17 +502,23 @@ CompileFeedback::measure(const std::string &Source,
   // v4: one file holds both, with its format and key (readCacheEntry).
   // v5: decision comments and their marks are blanked before compiling
   // (withDecisionCommentsBlank).
+  // v6: the main file's directory is written as MainDirMark, in the key
+  // and in the listing.
   Hash.update(CacheFormat);
   Hash.update(Compiled);
   Hash.update(Arch);
-  Hash.update(OriginalPath);
+  llvm::StringRef MainDir = llvm::sys::path::parent_path(OriginalPath);
+  Hash.update(llvm::sys::path::filename(OriginalPath));
   Hash.update(Toolkit.Path);
   Hash.update(Toolkit.Version);
   Hash.update(Cuobjdump);
   for (const std::string &F : UseFlags)
-    Hash.update(F);
+    Hash.update(withMainDirMarked(F, MainDir));
+  // The project headers as they are on disk (setHeadersRead); the edited
+  // ones' candidate texts follow.
+  Hash.update("headers-read:" + HeadersRead);
   for (const auto &[Path, Text] : Headers) {
-    Hash.update(Path);
+    Hash.update(withMainDirMarked(Path, MainDir));
     Hash.update(Text);
   }
   // The unedited headers through which the main file includes an edited
@@ -454,8 +535,10 @@ CompileFeedback::measure(const std::string &Source,
       Between = headersIncludingEdited(It->second, OriginalPath, Edited);
   }
   for (const std::string &Path : Between)
-    Hash.update("between:" + Path);
+    Hash.update("between:" + withMainDirMarked(Path, MainDir));
   std::string Key = llvm::toHex(Hash.final(), true);
+  // In memory the directory counts: the stats' code names the files.
+  std::string MemoryKey = Key + "\n" + MainDir.str();
   // One compile per key at a time: a request for a key already being
   // compiled (a candidate and its original measured side by side, files
   // processed in parallel) waits for that compile's answer.
@@ -463,16 +546,16 @@ CompileFeedback::measure(const std::string &Source,
   std::shared_future<Answer> Pending;
   {
     std::lock_guard<std::mutex> Lock(Mutex);
-    auto Hit = Cache.find(Key);
+    auto Hit = Cache.find(MemoryKey);
     if (Hit != Cache.end()) {
       logMeasurement("memory " + Key.substr(0, 12) + " " + OriginalPath);
       return Hit->second;
     }
-    auto Running = InFlight.find(Key);
+    auto Running = InFlight.find(MemoryKey);
     if (Running != InFlight.end())
       Pending = Running->second;
     else
-      InFlight[Key] = Promise.get_future().share();
+      InFlight[MemoryKey] = Promise.get_future().share();
   }
   if (Pending.valid()) {
     const Answer &A = Pending.get();
@@ -486,8 +569,8 @@ CompileFeedback::measure(const std::string &Source,
   {
     std::lock_guard<std::mutex> Lock(Mutex);
     if (Out)
-      Cache[Key] = *Out;
-    InFlight.erase(Key);
+      Cache[MemoryKey] = *Out;
+    InFlight.erase(MemoryKey);
   }
   Promise.set_value({Out, Out ? std::string() : Error});
   return Out;
@@ -557,7 +640,8 @@ CompileFeedback::measureUncached(
   std::string CacheFile =
       CacheDir.empty() ? "" : CacheDir + "/sass-" + Key + ".json";
   if (!CacheFile.empty())
-    if (auto Entry = readCacheEntry(CacheFile, Key)) {
+    if (auto Entry = readCacheEntry(
+            CacheFile, Key, llvm::sys::path::parent_path(OriginalPath))) {
       logMeasurement("disk " + Key.substr(0, 12) + " " + OriginalPath);
       return Entry;
     }
@@ -665,7 +749,8 @@ CompileFeedback::measureUncached(
   std::string Listing = originalFileNames(SassOut, Originals);
   std::map<std::string, KernelStats> Out = statsOfCompile(PtxasOut, Listing);
   if (!CacheFile.empty())
-    writeCacheEntry(CacheDir, CacheFile, Key, Out, Listing);
+    writeCacheEntry(CacheDir, CacheFile, Key, Out,
+                    listingWithMainDir(Listing, MainDir, /*Mark=*/true));
   return Out;
 }
 

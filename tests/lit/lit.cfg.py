@@ -19,7 +19,9 @@ config.environment["PATH"] = os.pathsep.join(
 # suite's other entries and emptied at the start of each CTest run, so that
 # results do not depend on earlier runs.
 config.environment["XDG_CACHE_HOME"] = config.suite_cache
-for var in ["CUDA_PATH", "HOME"]:
+# WARPWISE_TOOL_LOG: the suite's nvcc measurements, logged to one file
+# when the caller asks (counting them per test; Feedback.cpp).
+for var in ["CUDA_PATH", "HOME", "WARPWISE_TOOL_LOG"]:
     if var in os.environ:
         config.environment[var] = os.environ[var]
 if config.nvcc:
