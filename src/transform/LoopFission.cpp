@@ -626,23 +626,11 @@ bool movesUp(const Candidate &C, size_t A, const std::vector<bool> &Moved,
   return !Hides(A);
 }
 
-/// The split loops' text: the decision's mark, then one copy of the loop
-/// per group (\p Head its text up to the `{`, \p Indent its indentation)
-/// with the statements of the group and the replicated declarations they
-/// use, each copy followed by the statements after the loop that consume
-/// only its group's results and touch nothing (variables or possibly
-/// aliasing memory) that a later copy or a statement they jump over
-/// touches (declarations included, see movesUp): its values die before the
-/// next copy starts, which is what lowers the pressure. \p LastMoved becomes one past the last of C.After
-/// moved; those jumped over follow the last copy.
-std::string writeLoops(const Candidate &C, AliasFacts &Facts,
-                       const std::vector<std::string> &Pragmas,
-                       const std::string &Indent, const std::string &Head,
-                       unsigned &LastMoved) {
+/// Each copy's statements (indices into C.Stmts): its group's, with the
+/// replicated declarations they use (and those use). A declaration no copy
+/// uses stays in the first, with its comments.
+std::vector<std::set<unsigned>> loopMembers(const Candidate &C) {
   const Grouping &G = C.G;
-  // Each loop's statements: its group's, with the replicated declarations
-  // they use (and those use). A declaration no loop uses stays in the
-  // first, with its comments.
   std::vector<std::set<unsigned>> LoopMembers;
   std::set<unsigned> Written;
   for (unsigned R : G.Order) {
@@ -661,6 +649,24 @@ std::string writeLoops(const Candidate &C, AliasFacts &Facts,
   for (unsigned I = 0; I < C.Stmts.size(); ++I)
     if (!Written.count(I))
       LoopMembers[0].insert(I);
+  return LoopMembers;
+}
+
+/// The split loops' text: the decision's mark, then one copy of the loop
+/// per group (\p Head its text up to the `{`, \p Indent its indentation)
+/// with the statements of the group and the replicated declarations they
+/// use, each copy followed by the statements after the loop that consume
+/// only its group's results and touch nothing (variables or possibly
+/// aliasing memory) that a later copy or a statement they jump over
+/// touches (declarations included, see movesUp): its values die before the
+/// next copy starts, which is what lowers the pressure. \p LastMoved becomes one past the last of C.After
+/// moved; those jumped over follow the last copy.
+std::string writeLoops(const Candidate &C, AliasFacts &Facts,
+                       const std::vector<std::string> &Pragmas,
+                       const std::string &Indent, const std::string &Head,
+                       unsigned &LastMoved) {
+  const Grouping &G = C.G;
+  std::vector<std::set<unsigned>> LoopMembers = loopMembers(C);
   // The decision's comment goes first, filled in once it is applied.
   std::string Out = std::string(DecisionMark) + "\n";
   std::vector<bool> Moved(C.After.size(), false);
@@ -796,6 +802,181 @@ std::string misplaced(const PlacedBlock &Inside, FileID File,
          " between statements, which the split loops could not keep in place";
 }
 
+/// An inner loop of a nest that fission splits together with the outer
+/// loop: a candidate of its own (statements, effects, groups; nothing after
+/// it moves, the outer split places what follows it), and the outer body's
+/// statement it is (the loop, or its `#pragma`).
+struct InnerSplit {
+  Candidate C;
+  const Stmt *AsWritten = nullptr;
+  unsigned Line = 0;
+};
+
+/// Whether \p S, a statement of an outer loop's body, is a loop that fission
+/// may split on its own, checked as run() checks a loop: into \p In.
+bool innerSplit(const Stmt *S, const FunctionDecl *FD, AliasFacts &Facts,
+                const SourceManager &SM, const LangOptions &LO,
+                InnerSplit &In) {
+  const Stmt *Inner = S;
+  if (auto *A = dyn_cast<AttributedStmt>(Inner))
+    Inner = A->getSubStmt();
+  auto *Loop = dyn_cast<ForStmt>(Inner);
+  auto *Body = Loop ? dyn_cast<CompoundStmt>(Loop->getBody()) : nullptr;
+  if (!Body || Body->size() < 2 || Loop->getBeginLoc().isMacroID())
+    return false;
+  CharSourceRange Range = Lexer::makeFileCharRange(
+      CharSourceRange::getTokenRange(Loop->getSourceRange()), SM, LO);
+  if (!Range.isValid())
+    return false;
+  Candidate &C = In.C;
+  C.Loop = Loop;
+  C.FD = FD;
+  C.File = SM.getFileID(Range.getBegin());
+  C.Begin = SM.getFileOffset(Range.getBegin());
+  C.End = SM.getFileOffset(Range.getEnd());
+  C.Header = headerEffects(Loop, FD, SM);
+  C.Stmts.assign(Body->body_begin(), Body->body_end());
+  if (!bodyEffects(C.Stmts, C.Header, FD, Facts, SM, LO, C.Eff).empty())
+    return false;
+  C.Inside = placeStatements(
+      C.Stmts, SM.getFileOffset(SM.getExpansionLoc(Body->getLBracLoc())) + 1,
+      SM.getFileOffset(SM.getExpansionLoc(Body->getRBracLoc())), C.File, SM,
+      LO);
+  if (C.Inside.Stop <= C.Stmts.size())
+    return false;
+  C.G = groupStatements(C.Stmts, C.Eff, Facts, SM);
+  In.AsWritten = S;
+  In.Line = SM.getExpansionLineNumber(Loop->getBeginLoc());
+  return C.G.Groups.size() >= 2;
+}
+
+/// The text of copy \p GI of the inner loop \p In (its statements
+/// \p Members), placed in the outer copy as the loop was (\p P: with its
+/// comments and `#pragma` lines). The first copy keeps the comments around
+/// the loop and those of its body that belong to no statement; every copy
+/// keeps the `#pragma` lines above the loop.
+Placed innerCopy(const InnerSplit &In, const Placed &P,
+                 const std::set<unsigned> &Members, bool First,
+                 const SourceManager &SM) {
+  const Candidate &C = In.C;
+  llvm::StringRef Buf = SM.getBufferData(C.File);
+  unsigned LBrace = SM.getFileOffset(SM.getExpansionLoc(
+      cast<CompoundStmt>(C.Loop->getBody())->getLBracLoc()));
+  std::string Indent = indentAt(Buf, C.Begin);
+  std::string Head = Buf.slice(C.Begin, LBrace).str();
+  std::string Body = "{";
+  if (First)
+    for (const Placed &Q : C.Inside.OnOpenLine)
+      Body += " " + Q.Text;
+  Body += "\n";
+  for (unsigned I : Members)
+    Body += C.Inside.Stmts[I].Indent + C.Inside.Stmts[I].Text + "\n";
+  if (First)
+    for (const Placed &Q : C.Inside.Loose)
+      Body += Q.Indent + Q.Text + "\n";
+  Body += Indent + "}";
+  Placed Copy = P;
+  if (First) {
+    Copy.Text = Buf.slice(P.Begin, C.Begin).str() + Head + Body +
+                Buf.slice(C.End, P.End).str();
+    return Copy;
+  }
+  unsigned Ignored;
+  Copy.Indent = Indent;
+  Copy.Text.clear();
+  for (const std::string &Pragma : pragmasAbove(Buf, C.Begin, Ignored))
+    Copy.Text += Pragma + "\n" + Indent;
+  Copy.Text += Head + Body;
+  return Copy;
+}
+
+/// Replaces each inner loop of \p Inner in the outer loop \p C's body by
+/// its copies, as statements of their own, and groups the body again. A
+/// copy's effects are the inner header's and its statements', less the
+/// variables declared inside the inner loop (every copy declares its own):
+/// what fission of the outer loop would find in the text the inner split
+/// writes.
+void expandNest(Candidate &C, const std::vector<InnerSplit> &Inner,
+                AliasFacts &Facts, const SourceManager &SM) {
+  std::vector<const Stmt *> Stmts;
+  std::vector<Effects> Eff;
+  std::vector<Placed> Texts;
+  for (unsigned I = 0; I < C.Stmts.size(); ++I) {
+    const InnerSplit *In = nullptr;
+    for (const InnerSplit &S : Inner)
+      if (S.AsWritten == C.Stmts[I])
+        In = &S;
+    if (!In) {
+      Stmts.push_back(C.Stmts[I]);
+      Eff.push_back(C.Eff[I]);
+      Texts.push_back(C.Inside.Stmts[I]);
+      continue;
+    }
+    auto Local = [&](const VarDecl *V) {
+      SourceLocation L = SM.getExpansionLoc(V->getLocation());
+      unsigned Off = SM.getFileOffset(L);
+      return SM.getFileID(L) == In->C.File && Off >= In->C.Begin &&
+             Off < In->C.End;
+    };
+    std::vector<std::set<unsigned>> Members = loopMembers(In->C);
+    for (unsigned GI = 0; GI < Members.size(); ++GI) {
+      Effects E = In->C.Header;
+      for (unsigned M : Members[GI])
+        E.merge(In->C.Eff[M]);
+      for (auto *Set : {&E.Defs, &E.Uses})
+        for (auto It = Set->begin(); It != Set->end();)
+          It = Local(*It) ? Set->erase(It) : std::next(It);
+      Stmts.push_back(C.Stmts[I]);
+      Eff.push_back(E);
+      Texts.push_back(
+          innerCopy(*In, C.Inside.Stmts[I], Members[GI], GI == 0, SM));
+    }
+  }
+  C.Stmts = Stmts;
+  C.Eff = Eff;
+  C.Inside.Stmts = Texts;
+  C.G = groupStatements(C.Stmts, C.Eff, Facts, SM);
+}
+
+/// The inner loops of \p Inner by line, in words.
+std::string innerLines(const std::vector<InnerSplit> &Inner) {
+  std::string Lines;
+  for (size_t I = 0; I < Inner.size(); ++I)
+    Lines += (I == 0 ? "" : I + 1 == Inner.size() ? " and " : ", ") +
+             std::to_string(Inner[I].Line);
+  return (Inner.size() > 1 ? "inner loops at lines " : "inner loop at line ") +
+         Lines;
+}
+
+/// The outer loop \p C, whose body is one dependence group, as a nest:
+/// when inner loops of its body split on their own and, with them split,
+/// the outer body falls into groups with no dependence between them, \p C
+/// becomes the nest's candidate (its body's statements the inner copies)
+/// and \p Inner those loops. Returns why the nest does not split, after
+/// "; " ("" when no inner loop splits or the nest does).
+std::string nestCandidate(Candidate &C, AliasFacts &Facts,
+                          const SourceManager &SM, const LangOptions &LO,
+                          std::vector<InnerSplit> &Inner) {
+  for (const Stmt *S : C.Stmts) {
+    InnerSplit In;
+    if (innerSplit(S, C.FD, Facts, SM, LO, In))
+      Inner.push_back(std::move(In));
+  }
+  if (Inner.empty())
+    return "";
+  Candidate Nest = C;
+  expandNest(Nest, Inner, Facts, SM);
+  if (Nest.G.Groups.size() < 2) {
+    std::string Why = "; with its " + innerLines(Inner) +
+                      " split too, it is still one dependence group (" +
+                      Nest.G.Tie + "), so the nest does not split either";
+    Inner.clear();
+    return Why;
+  }
+  C = std::move(Nest);
+  return "";
+}
+
 } // namespace
 
 void LoopFission::run(TransformContext &TC, std::vector<Decision> &Decisions,
@@ -873,11 +1054,21 @@ void LoopFission::run(TransformContext &TC, std::vector<Decision> &Decisions,
       continue;
     }
     C.G = groupStatements(C.Stmts, C.Eff, Facts, SM);
+    // A body that is one group may still split as a nest, its inner loops
+    // split too, in one decision measured as a whole: the inner split alone
+    // may save no register where the whole nest's does. Forced, the inner
+    // loop splits in one pass and the outer one in the next.
+    std::vector<InnerSplit> Inner;
     if (C.G.Groups.size() < 2) {
-      Decline("its body is one dependence group (" +
-              (C.G.Tie.empty() ? std::string("nothing to separate") : C.G.Tie) +
-              "); not split");
-      continue;
+      std::string Tie =
+          C.G.Tie.empty() ? std::string("nothing to separate") : C.G.Tie;
+      std::string NestWhy =
+          TC.Force ? "" : nestCandidate(C, Facts, SM, LO, Inner);
+      if (Inner.empty()) {
+        Decline("its body is one dependence group (" + Tie + ")" + NestWhy +
+                "; not split");
+        continue;
+      }
     }
     statementsAfter(C, TC);
     std::string Indent(Col > 0 ? Col - 1 : 0, ' ');
@@ -896,7 +1087,9 @@ void LoopFission::run(TransformContext &TC, std::vector<Decision> &Decisions,
     unsigned Begin = ReplaceBegin,
              End = LastMoved > 0 ? C.Behind.Stmts[LastMoved - 1].End : C.End;
     unsigned Groups = C.G.Groups.size();
-    FissionCandidate FC{FD, Line, InFile, Begin, End, Groups, ""};
+    FissionCandidate FC{FD, Line, InFile, Begin, End, Groups, "", ""};
+    if (!Inner.empty())
+      FC.Nest = innerLines(Inner);
     if (Facts.Used.count(FD) && Facts.Why.count(FD))
       FC.HostFacts = Facts.Why.at(FD);
     D = planFission(TC, FC, Replacement, name());
@@ -905,10 +1098,16 @@ void LoopFission::run(TransformContext &TC, std::vector<Decision> &Decisions,
       TC.takeDecisionId(D, "WW4002", TC.textOf(Loop->getBeginLoc()));
       fillDecisionMark(
           Replacement,
-          TC.decisionComment(D, "a loop split into " + std::to_string(Groups) +
-                                    " loops with no dependence between them"));
+          TC.decisionComment(
+              D, (Inner.empty() ? "a loop" : "a loop nest") +
+                     std::string(" split into ") + std::to_string(Groups) +
+                     " loops with no dependence between them" +
+                     (Inner.empty() ? ""
+                                    : ", each with its part of the " +
+                                          FC.Nest)));
       Changes.push_back(
-          {"fission of the loop at line " + std::to_string(Line) +
+          {"fission of the loop " + std::string(Inner.empty() ? "" : "nest ") +
+               "at line " + std::to_string(Line) +
                (D.File.empty() ? "" : " of " + D.File),
            {tooling::Replacement(InFile, Begin, End - Begin, Replacement)}});
       TC.Claimed.push_back({InFile, Begin, End});
