@@ -343,6 +343,12 @@ struct Grouping {
   std::map<unsigned, std::vector<unsigned>> Groups; ///< root -> members
   std::vector<unsigned> Order;                      ///< Roots, in order.
   std::string Tie; ///< Why the last two groups united were.
+  /// Each union of two groups: the statements and what ties them.
+  struct Edge {
+    unsigned A, B;
+    std::string Why;
+  };
+  std::vector<Edge> Edges;
 };
 
 /// What \p W writes that \p O reads or writes through possibly aliasing
@@ -411,6 +417,7 @@ Grouping groupStatements(const std::vector<const Stmt *> &Stmts,
         Why = memoryConflict(Eff[J], Eff[I], Facts);
       if (!Why.empty() && UF.find(I) != UF.find(J)) {
         UF.unite(I, J);
+        G.Edges.push_back({I, J, "share " + Why});
         G.Tie =
             "statements at lines " +
             std::to_string(SM.getExpansionLineNumber(Stmts[I]->getBeginLoc())) +
@@ -425,8 +432,12 @@ Grouping groupStatements(const std::vector<const Stmt *> &Stmts,
     for (unsigned J = I + 1; J < Stmts.size(); ++J)
       if (!G.Replicable[I] && !G.Replicable[J])
         for (const VarDecl *V : Eff[I].MemReads)
-          if (Eff[J].MemReads.count(V))
+          if (Eff[J].MemReads.count(V) && UF.find(I) != UF.find(J)) {
             UF.unite(I, J);
+            G.Edges.push_back({I, J,
+                               "both read `" + V->getNameAsString() +
+                                   "` (kept together to load it once)"});
+          }
   for (unsigned I = 0; I < Stmts.size(); ++I) {
     if (G.Replicable[I])
       continue;
@@ -897,7 +908,8 @@ Placed innerCopy(const InnerSplit &In, const Placed &P,
 /// what fission of the outer loop would find in the text the inner split
 /// writes.
 void expandNest(Candidate &C, const std::vector<InnerSplit> &Inner,
-                AliasFacts &Facts, const SourceManager &SM) {
+                AliasFacts &Facts, const SourceManager &SM,
+                std::vector<std::string> &Names) {
   std::vector<const Stmt *> Stmts;
   std::vector<Effects> Eff;
   std::vector<Placed> Texts;
@@ -907,6 +919,9 @@ void expandNest(Candidate &C, const std::vector<InnerSplit> &Inner,
       if (S.AsWritten == C.Stmts[I])
         In = &S;
     if (!In) {
+      Names.push_back(
+          "the statement at line " +
+          std::to_string(SM.getExpansionLineNumber(C.Stmts[I]->getBeginLoc())));
       Stmts.push_back(C.Stmts[I]);
       Eff.push_back(C.Eff[I]);
       Texts.push_back(C.Inside.Stmts[I]);
@@ -926,6 +941,8 @@ void expandNest(Candidate &C, const std::vector<InnerSplit> &Inner,
       for (auto *Set : {&E.Defs, &E.Uses})
         for (auto It = Set->begin(); It != Set->end();)
           It = Local(*It) ? Set->erase(It) : std::next(It);
+      Names.push_back("copy " + std::to_string(GI + 1) +
+                      " of the inner loop at line " + std::to_string(In->Line));
       Stmts.push_back(C.Stmts[I]);
       Eff.push_back(E);
       Texts.push_back(
@@ -936,6 +953,32 @@ void expandNest(Candidate &C, const std::vector<InnerSplit> &Inner,
   C.Eff = Eff;
   C.Inside.Stmts = Texts;
   C.G = groupStatements(C.Stmts, C.Eff, Facts, SM);
+}
+
+/// Why two copies of an inner loop, statements \p From and \p To of the
+/// expanded body grouped as \p G (named \p Names), are in one group: the
+/// ties on the path between them, in words.
+std::string tiePath(const Grouping &G, const std::vector<std::string> &Names,
+                    unsigned From, unsigned To) {
+  // The edges form a forest: search it breadth first from From.
+  std::map<unsigned, const Grouping::Edge *> Via;
+  std::vector<unsigned> Queue = {From};
+  Via[From] = nullptr;
+  for (size_t Q = 0; Q < Queue.size() && !Via.count(To); ++Q)
+    for (const Grouping::Edge &E : G.Edges)
+      for (auto [X, Y] : {std::pair(E.A, E.B), std::pair(E.B, E.A)})
+        if (X == Queue[Q] && !Via.count(Y)) {
+          Via[Y] = &E;
+          Queue.push_back(Y);
+        }
+  std::string Path;
+  for (unsigned At = To; Via.count(At) && Via.at(At);) {
+    const Grouping::Edge *E = Via.at(At);
+    Path = Names[E->A] + " and " + Names[E->B] + " " + E->Why +
+           (Path.empty() ? "" : "; " + Path);
+    At = E->A == At ? E->B : E->A;
+  }
+  return Path;
 }
 
 /// The inner loops of \p Inner by line, in words.
@@ -965,11 +1008,20 @@ std::string nestCandidate(Candidate &C, AliasFacts &Facts,
   if (Inner.empty())
     return "";
   Candidate Nest = C;
-  expandNest(Nest, Inner, Facts, SM);
+  std::vector<std::string> Names;
+  expandNest(Nest, Inner, Facts, SM, Names);
   if (Nest.G.Groups.size() < 2) {
+    // Two copies of an inner loop, tied through the outer body.
+    unsigned First = 0, Second = 0;
+    while (!llvm::StringRef(Names[First]).starts_with("copy"))
+      ++First;
+    for (Second = First + 1;
+         !llvm::StringRef(Names[Second]).starts_with("copy");)
+      ++Second;
     std::string Why = "; with its " + innerLines(Inner) +
                       " split too, it is still one dependence group (" +
-                      Nest.G.Tie + "), so the nest does not split either";
+                      tiePath(Nest.G, Names, First, Second) +
+                      "), so the nest does not split either";
     Inner.clear();
     return Why;
   }
