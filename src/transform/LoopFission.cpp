@@ -997,12 +997,15 @@ std::string innerLines(const std::vector<InnerSplit> &Inner) {
 /// becomes the nest's candidate (its body's statements the inner copies)
 /// and \p Inner those loops. Returns why the nest does not split, after
 /// "; " ("" when no inner loop splits or the nest does).
-std::string nestCandidate(Candidate &C, AliasFacts &Facts,
-                          const SourceManager &SM, const LangOptions &LO,
-                          std::vector<InnerSplit> &Inner) {
+std::string nestCandidate(Candidate &C, const TransformContext &TC,
+                          AliasFacts &Facts, std::vector<InnerSplit> &Inner) {
+  const SourceManager &SM = TC.Ctx.getSourceManager();
   for (const Stmt *S : C.Stmts) {
     InnerSplit In;
-    if (innerSplit(S, C.FD, Facts, SM, LO, In))
+    // An inner loop whose fission is disabled (a pragma, the configuration)
+    // stays whole.
+    if (innerSplit(S, C.FD, Facts, SM, TC.Ctx.getLangOpts(), In) &&
+        !TC.steer("fission", C.FD, In.C.Loop->getBeginLoc()).disabled())
       Inner.push_back(std::move(In));
   }
   if (Inner.empty())
@@ -1115,7 +1118,7 @@ void LoopFission::run(TransformContext &TC, std::vector<Decision> &Decisions,
       std::string Tie =
           C.G.Tie.empty() ? std::string("nothing to separate") : C.G.Tie;
       std::string NestWhy =
-          TC.Force ? "" : nestCandidate(C, Facts, SM, LO, Inner);
+          TC.Force ? "" : nestCandidate(C, TC, Facts, Inner);
       if (Inner.empty()) {
         Decline("its body is one dependence group (" + Tie + ")" + NestWhy +
                 "; not split");

@@ -79,3 +79,24 @@ __global__ void aliased_tables(const float *__restrict__ a,
   }
   out[t] = sb[0] + sb[TERMS - 1];
 }
+
+// Fission disabled on the inner loop: the nest does not split it either.
+__global__ void disabled_inner(const float *__restrict__ a,
+                               const float *__restrict__ b,
+                               float *__restrict__ out, int n, int len) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= n)
+    return;
+  float sa[TERMS] = {};
+  float sb[TERMS] = {};
+  for (int i = 0; i < len; ++i) {
+    float x = a[i * n + t];
+    float y = b[i * n + t];
+    // warpwise-disable-next-line(fission)
+    for (int k = 0; k < TERMS; ++k) {
+      sa[k] = sa[k] * x + 1.f;
+      sb[k] = sb[k] * y + 2.f;
+    }
+  }
+  out[t] = sa[0] + sb[TERMS - 1];
+}
