@@ -79,6 +79,35 @@ __global__ void tied_tables(const float *__restrict__ a,
   out[t] = r;
 }
 
+// Each step's first terms are stored after the inner loop: each store goes
+// with its array's copy of the outer loop.
+__global__ void stepped_tables(const float *__restrict__ a,
+                               const float *__restrict__ b,
+                               float *__restrict__ steps_a,
+                               float *__restrict__ steps_b, int n, int len) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= n)
+    return;
+  float sa[TERMS] = {};
+  float sb[TERMS] = {};
+  for (int i = 0; i < len; ++i) {
+    float x = a[i * n + t];
+    float y = b[i * n + t];
+    for (int k = 0; k < TERMS; ++k) {
+      sa[k] = sa[k] * x + (float)(k + 1) / 16.f;
+      sb[k] = sb[k] * y + (float)(k + 2) / 16.f;
+    }
+    float ea = 0.f;
+    for (int k = 0; k < TERMS; ++k)
+      ea += sa[k] * (float)(k & 3);
+    steps_a[i * n + t] = ea;
+    float eb = 0.f;
+    for (int k = 0; k < TERMS; ++k)
+      eb += sb[k] * (float)(k & 3);
+    steps_b[i * n + t] = eb;
+  }
+}
+
 static unsigned long long bits_of(const std::vector<float> &v) {
   unsigned long long h = 1469598103934665603ull;
   for (float f : v) {
@@ -173,6 +202,29 @@ int main(int argc, char **argv) {
       r += sa[k] * sb[k];
     ok &= std::abs(r1[t] - r) <= 1e-4f * (1.f + std::abs(r));
   }
+  float *ds1, *ds2;
+  cudaMalloc(&ds1, n * len * sizeof(float));
+  cudaMalloc(&ds2, n * len * sizeof(float));
+  stepped_tables<<<blocks, 256>>>(da, db, ds1, ds2, n, len);
+  std::vector<float> s1(n * len), s2(n * len);
+  cudaMemcpy(s1.data(), ds1, n * len * sizeof(float), cudaMemcpyDeviceToHost);
+  cudaMemcpy(s2.data(), ds2, n * len * sizeof(float), cudaMemcpyDeviceToHost);
+  s1.insert(s1.end(), s2.begin(), s2.end());
+  printf("checksum stepped_tables %016llx\n", bits_of(s1));
+  for (int t = 0; t < n; t += 7) {
+    float sa[TERMS], sb[TERMS];
+    reference(a, b, n, len, t, false, sa, sb);
+    float ea = 0.f, eb = 0.f;
+    for (int k = 0; k < TERMS; ++k) {
+      ea += sa[k] * (float)(k & 3);
+      eb += sb[k] * (float)(k & 3);
+    }
+    int i = len - 1;
+    ok &= std::abs(s1[i * n + t] - ea) <= 1e-4f * (1.f + std::abs(ea)) &&
+          std::abs(s2[i * n + t] - eb) <= 1e-4f * (1.f + std::abs(eb));
+  }
+  cudaFree(ds1);
+  cudaFree(ds2);
   cudaFree(da);
   cudaFree(db);
   cudaFree(d1);
