@@ -670,8 +670,8 @@ std::vector<std::set<unsigned>> loopMembers(const Candidate &C) {
 /// only its group's results and touch nothing (variables or possibly
 /// aliasing memory) that a later copy or a statement they jump over
 /// touches (declarations included, see movesUp): its values die before the
-/// next copy starts, which is what lowers the pressure. \p LastMoved becomes one past the last of C.After
-/// moved; those jumped over follow the last copy.
+/// next copy starts, which is what lowers the pressure. \p LastMoved becomes
+/// one past the last of C.After moved; those jumped over follow the last copy.
 std::string writeLoops(const Candidate &C, AliasFacts &Facts,
                        const std::vector<std::string> &Pragmas,
                        const std::string &Indent, const std::string &Head,
@@ -871,8 +871,8 @@ Placed innerCopy(const InnerSplit &In, const Placed &P,
                  const SourceManager &SM) {
   const Candidate &C = In.C;
   llvm::StringRef Buf = SM.getBufferData(C.File);
-  unsigned LBrace = SM.getFileOffset(SM.getExpansionLoc(
-      cast<CompoundStmt>(C.Loop->getBody())->getLBracLoc()));
+  unsigned LBrace = SM.getFileOffset(
+      SM.getExpansionLoc(cast<CompoundStmt>(C.Loop->getBody())->getLBracLoc()));
   std::string Indent = indentAt(Buf, C.Begin);
   std::string Head = Buf.slice(C.Begin, LBrace).str();
   std::string Body = "{";
@@ -985,7 +985,9 @@ std::string tiePath(const Grouping &G, const std::vector<std::string> &Names,
 std::string innerLines(const std::vector<InnerSplit> &Inner) {
   std::string Lines;
   for (size_t I = 0; I < Inner.size(); ++I)
-    Lines += (I == 0 ? "" : I + 1 == Inner.size() ? " and " : ", ") +
+    Lines += (I == 0                  ? ""
+              : I + 1 == Inner.size() ? " and "
+                                      : ", ") +
              std::to_string(Inner[I].Line);
   return (Inner.size() > 1 ? "inner loops at lines " : "inner loop at line ") +
          Lines;
@@ -1117,8 +1119,7 @@ void LoopFission::run(TransformContext &TC, std::vector<Decision> &Decisions,
     if (C.G.Groups.size() < 2) {
       std::string Tie =
           C.G.Tie.empty() ? std::string("nothing to separate") : C.G.Tie;
-      std::string NestWhy =
-          TC.Force ? "" : nestCandidate(C, TC, Facts, Inner);
+      std::string NestWhy = TC.Force ? "" : nestCandidate(C, TC, Facts, Inner);
       if (Inner.empty()) {
         Decline("its body is one dependence group (" + Tie + ")" + NestWhy +
                 "; not split");
@@ -1154,12 +1155,12 @@ void LoopFission::run(TransformContext &TC, std::vector<Decision> &Decisions,
       fillDecisionMark(
           Replacement,
           TC.decisionComment(
-              D, (Inner.empty() ? "a loop" : "a loop nest") +
-                     std::string(" split into ") + std::to_string(Groups) +
-                     " loops with no dependence between them" +
-                     (Inner.empty() ? ""
-                                    : ", each with its part of the " +
-                                          FC.Nest)));
+              D,
+              (Inner.empty() ? "a loop" : "a loop nest") +
+                  std::string(" split into ") + std::to_string(Groups) +
+                  " loops with no dependence between them" +
+                  (Inner.empty() ? ""
+                                 : ", each with its part of the " + FC.Nest)));
       Changes.push_back(
           {"fission of the loop " + std::string(Inner.empty() ? "" : "nest ") +
                "at line " + std::to_string(Line) +
