@@ -17,9 +17,12 @@ Decision planFission(const PlanContext &PC, const FissionCandidate &C,
   D.Kernel = C.Kernel->getNameAsString();
   D.Line = C.Line;
   D.Form = "loops";
-  std::string Where = "loop at line " + std::to_string(C.Line) +
-                      " splits into " + std::to_string(C.Loops) +
-                      " independent loops";
+  std::string Where =
+      (C.Nest.empty() ? "loop at line " : "loop nest at line ") +
+      std::to_string(C.Line) + " splits into " + std::to_string(C.Loops) +
+      " independent loops";
+  if (!C.Nest.empty())
+    Where += ", each with its part of the " + C.Nest;
   if (!C.HostFacts.empty())
     Where += " (" + C.HostFacts + ")";
   const KernelInfo *K = nullptr;

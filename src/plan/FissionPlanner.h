@@ -19,6 +19,9 @@ struct FissionCandidate {
   /// Facts from outside the kernel the legality proof used (alias facts
   /// from the host), quoted in the remark; empty if none.
   std::string HostFacts;
+  /// For a loop nest split as a whole, its inner loops split too ("inner
+  /// loop at line 41"); empty for one loop.
+  std::string Nest;
 };
 
 /// Applies a legal fission only when ptxas shows the kernel reaching a higher

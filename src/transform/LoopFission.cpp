@@ -343,6 +343,12 @@ struct Grouping {
   std::map<unsigned, std::vector<unsigned>> Groups; ///< root -> members
   std::vector<unsigned> Order;                      ///< Roots, in order.
   std::string Tie; ///< Why the last two groups united were.
+  /// Each union of two groups: the statements and what ties them.
+  struct Edge {
+    unsigned A, B;
+    std::string Why;
+  };
+  std::vector<Edge> Edges;
 };
 
 /// What \p W writes that \p O reads or writes through possibly aliasing
@@ -411,6 +417,7 @@ Grouping groupStatements(const std::vector<const Stmt *> &Stmts,
         Why = memoryConflict(Eff[J], Eff[I], Facts);
       if (!Why.empty() && UF.find(I) != UF.find(J)) {
         UF.unite(I, J);
+        G.Edges.push_back({I, J, "share " + Why});
         G.Tie =
             "statements at lines " +
             std::to_string(SM.getExpansionLineNumber(Stmts[I]->getBeginLoc())) +
@@ -425,8 +432,12 @@ Grouping groupStatements(const std::vector<const Stmt *> &Stmts,
     for (unsigned J = I + 1; J < Stmts.size(); ++J)
       if (!G.Replicable[I] && !G.Replicable[J])
         for (const VarDecl *V : Eff[I].MemReads)
-          if (Eff[J].MemReads.count(V))
+          if (Eff[J].MemReads.count(V) && UF.find(I) != UF.find(J)) {
             UF.unite(I, J);
+            G.Edges.push_back({I, J,
+                               "both read `" + V->getNameAsString() +
+                                   "` (kept together to load it once)"});
+          }
   for (unsigned I = 0; I < Stmts.size(); ++I) {
     if (G.Replicable[I])
       continue;
@@ -626,23 +637,11 @@ bool movesUp(const Candidate &C, size_t A, const std::vector<bool> &Moved,
   return !Hides(A);
 }
 
-/// The split loops' text: the decision's mark, then one copy of the loop
-/// per group (\p Head its text up to the `{`, \p Indent its indentation)
-/// with the statements of the group and the replicated declarations they
-/// use, each copy followed by the statements after the loop that consume
-/// only its group's results and touch nothing (variables or possibly
-/// aliasing memory) that a later copy or a statement they jump over
-/// touches (declarations included, see movesUp): its values die before the
-/// next copy starts, which is what lowers the pressure. \p LastMoved becomes one past the last of C.After
-/// moved; those jumped over follow the last copy.
-std::string writeLoops(const Candidate &C, AliasFacts &Facts,
-                       const std::vector<std::string> &Pragmas,
-                       const std::string &Indent, const std::string &Head,
-                       unsigned &LastMoved) {
+/// Each copy's statements (indices into C.Stmts): its group's, with the
+/// replicated declarations they use (and those use). A declaration no copy
+/// uses stays in the first, with its comments.
+std::vector<std::set<unsigned>> loopMembers(const Candidate &C) {
   const Grouping &G = C.G;
-  // Each loop's statements: its group's, with the replicated declarations
-  // they use (and those use). A declaration no loop uses stays in the
-  // first, with its comments.
   std::vector<std::set<unsigned>> LoopMembers;
   std::set<unsigned> Written;
   for (unsigned R : G.Order) {
@@ -661,6 +660,24 @@ std::string writeLoops(const Candidate &C, AliasFacts &Facts,
   for (unsigned I = 0; I < C.Stmts.size(); ++I)
     if (!Written.count(I))
       LoopMembers[0].insert(I);
+  return LoopMembers;
+}
+
+/// The split loops' text: the decision's mark, then one copy of the loop
+/// per group (\p Head its text up to the `{`, \p Indent its indentation)
+/// with the statements of the group and the replicated declarations they
+/// use, each copy followed by the statements after the loop that consume
+/// only its group's results and touch nothing (variables or possibly
+/// aliasing memory) that a later copy or a statement they jump over
+/// touches (declarations included, see movesUp): its values die before the
+/// next copy starts, which is what lowers the pressure. \p LastMoved becomes
+/// one past the last of C.After moved; those jumped over follow the last copy.
+std::string writeLoops(const Candidate &C, AliasFacts &Facts,
+                       const std::vector<std::string> &Pragmas,
+                       const std::string &Indent, const std::string &Head,
+                       unsigned &LastMoved) {
+  const Grouping &G = C.G;
+  std::vector<std::set<unsigned>> LoopMembers = loopMembers(C);
   // The decision's comment goes first, filled in once it is applied.
   std::string Out = std::string(DecisionMark) + "\n";
   std::vector<bool> Moved(C.After.size(), false);
@@ -796,6 +813,227 @@ std::string misplaced(const PlacedBlock &Inside, FileID File,
          " between statements, which the split loops could not keep in place";
 }
 
+/// An inner loop of a nest that fission splits together with the outer
+/// loop: a candidate of its own (statements, effects, groups; nothing after
+/// it moves, the outer split places what follows it), and the outer body's
+/// statement it is (the loop, or its `#pragma`).
+struct InnerSplit {
+  Candidate C;
+  const Stmt *AsWritten = nullptr;
+  unsigned Line = 0;
+};
+
+/// Whether \p S, a statement of an outer loop's body, is a loop that fission
+/// may split on its own, checked as run() checks a loop: into \p In.
+bool innerSplit(const Stmt *S, const FunctionDecl *FD, AliasFacts &Facts,
+                const SourceManager &SM, const LangOptions &LO,
+                InnerSplit &In) {
+  const Stmt *Inner = S;
+  if (auto *A = dyn_cast<AttributedStmt>(Inner))
+    Inner = A->getSubStmt();
+  auto *Loop = dyn_cast<ForStmt>(Inner);
+  auto *Body = Loop ? dyn_cast<CompoundStmt>(Loop->getBody()) : nullptr;
+  if (!Body || Body->size() < 2 || Loop->getBeginLoc().isMacroID())
+    return false;
+  CharSourceRange Range = Lexer::makeFileCharRange(
+      CharSourceRange::getTokenRange(Loop->getSourceRange()), SM, LO);
+  if (!Range.isValid())
+    return false;
+  Candidate &C = In.C;
+  C.Loop = Loop;
+  C.FD = FD;
+  C.File = SM.getFileID(Range.getBegin());
+  C.Begin = SM.getFileOffset(Range.getBegin());
+  C.End = SM.getFileOffset(Range.getEnd());
+  C.Header = headerEffects(Loop, FD, SM);
+  C.Stmts.assign(Body->body_begin(), Body->body_end());
+  if (!bodyEffects(C.Stmts, C.Header, FD, Facts, SM, LO, C.Eff).empty())
+    return false;
+  C.Inside = placeStatements(
+      C.Stmts, SM.getFileOffset(SM.getExpansionLoc(Body->getLBracLoc())) + 1,
+      SM.getFileOffset(SM.getExpansionLoc(Body->getRBracLoc())), C.File, SM,
+      LO);
+  if (C.Inside.Stop <= C.Stmts.size())
+    return false;
+  C.G = groupStatements(C.Stmts, C.Eff, Facts, SM);
+  In.AsWritten = S;
+  In.Line = SM.getExpansionLineNumber(Loop->getBeginLoc());
+  return C.G.Groups.size() >= 2;
+}
+
+/// The text of copy \p GI of the inner loop \p In (its statements
+/// \p Members), placed in the outer copy as the loop was (\p P: with its
+/// comments and `#pragma` lines). The first copy keeps the comments around
+/// the loop and those of its body that belong to no statement; every copy
+/// keeps the `#pragma` lines above the loop.
+Placed innerCopy(const InnerSplit &In, const Placed &P,
+                 const std::set<unsigned> &Members, bool First,
+                 const SourceManager &SM) {
+  const Candidate &C = In.C;
+  llvm::StringRef Buf = SM.getBufferData(C.File);
+  unsigned LBrace = SM.getFileOffset(
+      SM.getExpansionLoc(cast<CompoundStmt>(C.Loop->getBody())->getLBracLoc()));
+  std::string Indent = indentAt(Buf, C.Begin);
+  std::string Head = Buf.slice(C.Begin, LBrace).str();
+  std::string Body = "{";
+  if (First)
+    for (const Placed &Q : C.Inside.OnOpenLine)
+      Body += " " + Q.Text;
+  Body += "\n";
+  for (unsigned I : Members)
+    Body += C.Inside.Stmts[I].Indent + C.Inside.Stmts[I].Text + "\n";
+  if (First)
+    for (const Placed &Q : C.Inside.Loose)
+      Body += Q.Indent + Q.Text + "\n";
+  Body += Indent + "}";
+  Placed Copy = P;
+  if (First) {
+    Copy.Text = Buf.slice(P.Begin, C.Begin).str() + Head + Body +
+                Buf.slice(C.End, P.End).str();
+    return Copy;
+  }
+  unsigned Ignored;
+  Copy.Indent = Indent;
+  Copy.Text.clear();
+  for (const std::string &Pragma : pragmasAbove(Buf, C.Begin, Ignored))
+    Copy.Text += Pragma + "\n" + Indent;
+  Copy.Text += Head + Body;
+  return Copy;
+}
+
+/// Replaces each inner loop of \p Inner in the outer loop \p C's body by
+/// its copies, as statements of their own, and groups the body again. A
+/// copy's effects are the inner header's and its statements', less the
+/// variables declared inside the inner loop (every copy declares its own):
+/// what fission of the outer loop would find in the text the inner split
+/// writes.
+void expandNest(Candidate &C, const std::vector<InnerSplit> &Inner,
+                AliasFacts &Facts, const SourceManager &SM,
+                std::vector<std::string> &Names) {
+  std::vector<const Stmt *> Stmts;
+  std::vector<Effects> Eff;
+  std::vector<Placed> Texts;
+  for (unsigned I = 0; I < C.Stmts.size(); ++I) {
+    const InnerSplit *In = nullptr;
+    for (const InnerSplit &S : Inner)
+      if (S.AsWritten == C.Stmts[I])
+        In = &S;
+    if (!In) {
+      Names.push_back(
+          "the statement at line " +
+          std::to_string(SM.getExpansionLineNumber(C.Stmts[I]->getBeginLoc())));
+      Stmts.push_back(C.Stmts[I]);
+      Eff.push_back(C.Eff[I]);
+      Texts.push_back(C.Inside.Stmts[I]);
+      continue;
+    }
+    auto Local = [&](const VarDecl *V) {
+      SourceLocation L = SM.getExpansionLoc(V->getLocation());
+      unsigned Off = SM.getFileOffset(L);
+      return SM.getFileID(L) == In->C.File && Off >= In->C.Begin &&
+             Off < In->C.End;
+    };
+    std::vector<std::set<unsigned>> Members = loopMembers(In->C);
+    for (unsigned GI = 0; GI < Members.size(); ++GI) {
+      Effects E = In->C.Header;
+      for (unsigned M : Members[GI])
+        E.merge(In->C.Eff[M]);
+      for (auto *Set : {&E.Defs, &E.Uses})
+        for (auto It = Set->begin(); It != Set->end();)
+          It = Local(*It) ? Set->erase(It) : std::next(It);
+      Names.push_back("copy " + std::to_string(GI + 1) +
+                      " of the inner loop at line " + std::to_string(In->Line));
+      Stmts.push_back(C.Stmts[I]);
+      Eff.push_back(E);
+      Texts.push_back(
+          innerCopy(*In, C.Inside.Stmts[I], Members[GI], GI == 0, SM));
+    }
+  }
+  C.Stmts = Stmts;
+  C.Eff = Eff;
+  C.Inside.Stmts = Texts;
+  C.G = groupStatements(C.Stmts, C.Eff, Facts, SM);
+}
+
+/// Why two copies of an inner loop, statements \p From and \p To of the
+/// expanded body grouped as \p G (named \p Names), are in one group: the
+/// ties on the path between them, in words.
+std::string tiePath(const Grouping &G, const std::vector<std::string> &Names,
+                    unsigned From, unsigned To) {
+  // The edges form a forest: search it breadth first from From.
+  std::map<unsigned, const Grouping::Edge *> Via;
+  std::vector<unsigned> Queue = {From};
+  Via[From] = nullptr;
+  for (size_t Q = 0; Q < Queue.size() && !Via.count(To); ++Q)
+    for (const Grouping::Edge &E : G.Edges)
+      for (auto [X, Y] : {std::pair(E.A, E.B), std::pair(E.B, E.A)})
+        if (X == Queue[Q] && !Via.count(Y)) {
+          Via[Y] = &E;
+          Queue.push_back(Y);
+        }
+  std::string Path;
+  for (unsigned At = To; Via.count(At) && Via.at(At);) {
+    const Grouping::Edge *E = Via.at(At);
+    Path = Names[E->A] + " and " + Names[E->B] + " " + E->Why +
+           (Path.empty() ? "" : "; " + Path);
+    At = E->A == At ? E->B : E->A;
+  }
+  return Path;
+}
+
+/// The inner loops of \p Inner by line, in words.
+std::string innerLines(const std::vector<InnerSplit> &Inner) {
+  std::string Lines;
+  for (size_t I = 0; I < Inner.size(); ++I)
+    Lines += (I == 0                  ? ""
+              : I + 1 == Inner.size() ? " and "
+                                      : ", ") +
+             std::to_string(Inner[I].Line);
+  return (Inner.size() > 1 ? "inner loops at lines " : "inner loop at line ") +
+         Lines;
+}
+
+/// The outer loop \p C, whose body is one dependence group, as a nest:
+/// when inner loops of its body split on their own and, with them split,
+/// the outer body falls into groups with no dependence between them, \p C
+/// becomes the nest's candidate (its body's statements the inner copies)
+/// and \p Inner those loops. Returns why the nest does not split, after
+/// "; " ("" when no inner loop splits or the nest does).
+std::string nestCandidate(Candidate &C, const TransformContext &TC,
+                          AliasFacts &Facts, std::vector<InnerSplit> &Inner) {
+  const SourceManager &SM = TC.Ctx.getSourceManager();
+  for (const Stmt *S : C.Stmts) {
+    InnerSplit In;
+    // An inner loop whose fission is disabled (a pragma, the configuration)
+    // stays whole.
+    if (innerSplit(S, C.FD, Facts, SM, TC.Ctx.getLangOpts(), In) &&
+        !TC.steer("fission", C.FD, In.C.Loop->getBeginLoc()).disabled())
+      Inner.push_back(std::move(In));
+  }
+  if (Inner.empty())
+    return "";
+  Candidate Nest = C;
+  std::vector<std::string> Names;
+  expandNest(Nest, Inner, Facts, SM, Names);
+  if (Nest.G.Groups.size() < 2) {
+    // Two copies of an inner loop, tied through the outer body.
+    unsigned First = 0, Second = 0;
+    while (!llvm::StringRef(Names[First]).starts_with("copy"))
+      ++First;
+    for (Second = First + 1;
+         !llvm::StringRef(Names[Second]).starts_with("copy");)
+      ++Second;
+    std::string Why = "; with its " + innerLines(Inner) +
+                      " split too, it is still one dependence group (" +
+                      tiePath(Nest.G, Names, First, Second) +
+                      "), so the nest does not split either";
+    Inner.clear();
+    return Why;
+  }
+  C = std::move(Nest);
+  return "";
+}
+
 } // namespace
 
 void LoopFission::run(TransformContext &TC, std::vector<Decision> &Decisions,
@@ -873,11 +1111,20 @@ void LoopFission::run(TransformContext &TC, std::vector<Decision> &Decisions,
       continue;
     }
     C.G = groupStatements(C.Stmts, C.Eff, Facts, SM);
+    // A body that is one group may still split as a nest, its inner loops
+    // split too, in one decision measured as a whole: the inner split alone
+    // may save no register where the whole nest's does. Forced, the inner
+    // loop splits in one pass and the outer one in the next.
+    std::vector<InnerSplit> Inner;
     if (C.G.Groups.size() < 2) {
-      Decline("its body is one dependence group (" +
-              (C.G.Tie.empty() ? std::string("nothing to separate") : C.G.Tie) +
-              "); not split");
-      continue;
+      std::string Tie =
+          C.G.Tie.empty() ? std::string("nothing to separate") : C.G.Tie;
+      std::string NestWhy = TC.Force ? "" : nestCandidate(C, TC, Facts, Inner);
+      if (Inner.empty()) {
+        Decline("its body is one dependence group (" + Tie + ")" + NestWhy +
+                "; not split");
+        continue;
+      }
     }
     statementsAfter(C, TC);
     std::string Indent(Col > 0 ? Col - 1 : 0, ' ');
@@ -896,7 +1143,9 @@ void LoopFission::run(TransformContext &TC, std::vector<Decision> &Decisions,
     unsigned Begin = ReplaceBegin,
              End = LastMoved > 0 ? C.Behind.Stmts[LastMoved - 1].End : C.End;
     unsigned Groups = C.G.Groups.size();
-    FissionCandidate FC{FD, Line, InFile, Begin, End, Groups, ""};
+    FissionCandidate FC{FD, Line, InFile, Begin, End, Groups, "", ""};
+    if (!Inner.empty())
+      FC.Nest = innerLines(Inner);
     if (Facts.Used.count(FD) && Facts.Why.count(FD))
       FC.HostFacts = Facts.Why.at(FD);
     D = planFission(TC, FC, Replacement, name());
@@ -905,10 +1154,16 @@ void LoopFission::run(TransformContext &TC, std::vector<Decision> &Decisions,
       TC.takeDecisionId(D, "WW4002", TC.textOf(Loop->getBeginLoc()));
       fillDecisionMark(
           Replacement,
-          TC.decisionComment(D, "a loop split into " + std::to_string(Groups) +
-                                    " loops with no dependence between them"));
+          TC.decisionComment(
+              D,
+              (Inner.empty() ? "a loop" : "a loop nest") +
+                  std::string(" split into ") + std::to_string(Groups) +
+                  " loops with no dependence between them" +
+                  (Inner.empty() ? ""
+                                 : ", each with its part of the " + FC.Nest)));
       Changes.push_back(
-          {"fission of the loop at line " + std::to_string(Line) +
+          {"fission of the loop " + std::string(Inner.empty() ? "" : "nest ") +
+               "at line " + std::to_string(Line) +
                (D.File.empty() ? "" : " of " + D.File),
            {tooling::Replacement(InFile, Begin, End - Begin, Replacement)}});
       TC.Claimed.push_back({InFile, Begin, End});
