@@ -111,8 +111,8 @@ Decision planFission(const PlanContext &PC, const FissionCandidate &C,
   D.Applied = true;
   D.Measured = Facts;
   D.Reason = Where + "; " + Facts +
-             " (an occupancy step gained: +8% to +21% "
-             "measured on H100 for such splits); applied";
+             " (an occupancy step gained: measured on H100 from -8% for a "
+             "nest on a grid of 2^18 threads to +21%); applied";
   return D;
 }
 
