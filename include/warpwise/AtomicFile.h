@@ -15,7 +15,9 @@ namespace warpwise {
 
 /// Writes \p Contents to \p Path through a temporary file in the same
 /// directory and a rename, so \p Path is either the old file or the whole new
-/// one. An existing file's permissions are kept.
+/// one. An existing file's permissions are kept. A path that is a device
+/// or a pipe (/dev/null, /dev/stdout, a named pipe) is written to directly,
+/// never replaced.
 llvm::Error writeFileAtomically(llvm::StringRef Path, llvm::StringRef Contents);
 
 } // namespace warpwise

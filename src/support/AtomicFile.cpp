@@ -29,6 +29,25 @@ llvm::Error writeFileAtomically(llvm::StringRef RequestedPath,
   }
   if (fs::is_directory(Path))
     return writeError(Path, "it is a directory");
+  // A device or a pipe (-o /dev/null, /dev/stdout, a process substitution)
+  // is written to, never replaced: the rename below would put a regular
+  // file where the device was (run as root, /dev/null itself).
+  fs::file_status Existing;
+  if (!fs::status(Path, Existing) && fs::exists(Existing) &&
+      Existing.type() != fs::file_type::regular_file) {
+    std::error_code EC;
+    llvm::raw_fd_ostream OS(Path, EC, fs::OF_None);
+    if (EC)
+      return writeError(Path, EC.message());
+    OS << Contents;
+    OS.close();
+    if (OS.has_error()) {
+      std::string Why = OS.error().message();
+      OS.clear_error();
+      return writeError(Path, Why);
+    }
+    return llvm::Error::success();
+  }
   llvm::SmallString<256> Dir = llvm::sys::path::parent_path(Path);
   if (Dir.empty())
     Dir = ".";
