@@ -14,9 +14,13 @@
 #include "warpwise/Diagnostics.h"
 #include "warpwise/Frontend.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/Support/SHA256.h"
+
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace warpwise {
 
@@ -29,6 +33,13 @@ std::string cacheDirectory(const std::string &Given);
 
 /// The plain function name of a mangled kernel ("_Z1tILi3EEvPf" -> "t").
 std::string kernelBaseName(llvm::StringRef Mangled);
+
+/// Adds to \p Hash each of \p Files, spelt by \p Spell, and its bytes
+/// ("<unreadable>" when it cannot be read): what a compile cache keys on
+/// for the project headers a translation unit reads (analyze's ptxas
+/// cache, rewrite's measurements).
+void hashFilesRead(llvm::SHA256 &Hash, const std::vector<std::string> &Files,
+                   llvm::function_ref<std::string(llvm::StringRef)> Spell);
 
 class PtxasRunner {
 public:

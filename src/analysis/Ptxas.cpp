@@ -150,6 +150,18 @@ PtxasRunner::compile(const std::string &AbsPath, const std::string &Arch,
   return Output;
 }
 
+void hashFilesRead(llvm::SHA256 &Hash, const std::vector<std::string> &Files,
+                   llvm::function_ref<std::string(llvm::StringRef)> Spell) {
+  for (const std::string &Path : Files) {
+    Hash.update(Spell(Path));
+    if (auto Buf = llvm::MemoryBuffer::getFile(Path, /*IsText=*/false,
+                                               /*RequiresNullTerminator=*/false))
+      Hash.update((*Buf)->getBuffer());
+    else
+      Hash.update("<unreadable>");
+  }
+}
+
 void PtxasRunner::annotate(const std::string &Display, llvm::StringRef Contents,
                            const std::string &AbsPath,
                            const std::vector<std::string> &Flags,
@@ -168,13 +180,8 @@ void PtxasRunner::annotate(const std::string &Display, llvm::StringRef Contents,
   // A header's __device__ function that grew heavy changes the registers
   // as much as the file itself; the toolkit's headers are covered by its
   // path and version above.
-  for (const std::string &Path : FilesRead) {
-    Hash.update(Path);
-    if (auto Buf = llvm::MemoryBuffer::getFile(Path))
-      Hash.update((*Buf)->getBuffer());
-    else
-      Hash.update("<unreadable>");
-  }
+  hashFilesRead(Hash, FilesRead,
+                [](llvm::StringRef Path) { return Path.str(); });
   std::string Key = llvm::toHex(Hash.final(), /*LowerCase=*/true);
   std::string CacheFile =
       CacheDir.empty() ? "" : CacheDir + "/ptxas-" + Key + ".txt";

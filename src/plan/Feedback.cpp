@@ -143,14 +143,9 @@ void CompileFeedback::setHeadersRead(const std::string &OriginalPath,
                                      const std::vector<std::string> &Headers) {
   llvm::StringRef MainDir = llvm::sys::path::parent_path(OriginalPath);
   llvm::SHA256 Hash;
-  for (const std::string &Path : Headers) {
-    Hash.update(withMainDirMarked(Path, MainDir));
-    if (auto Buf = llvm::MemoryBuffer::getFile(Path, /*IsText=*/false,
-                                               /*RequiresNullTerminator=*/false))
-      Hash.update((*Buf)->getBuffer());
-    else
-      Hash.update("<unreadable>");
-  }
+  hashFilesRead(Hash, Headers, [&](llvm::StringRef Path) {
+    return withMainDirMarked(Path, MainDir);
+  });
   std::string Digest = llvm::toHex(Hash.final(), /*LowerCase=*/true);
   std::lock_guard<std::mutex> Lock(Mutex);
   HeadersReadDigest[OriginalPath] = std::move(Digest);
@@ -323,32 +318,47 @@ static void attachCode(std::map<std::string, KernelStats> &Stats,
     }
 }
 
-/// \p Listing with the temporary copies' paths in its line information
-/// replaced by the files they copy.
-static std::string
-originalFileNames(llvm::StringRef Listing,
-                  const std::map<std::string, std::string> &Originals) {
+/// \p Listing with each file name of its line information
+/// (`//## File "PATH", line N`) given to \p Rename: replaced by what it
+/// returns, kept where it returns std::nullopt.
+static std::string withListingFileNames(
+    llvm::StringRef Listing,
+    llvm::function_ref<std::optional<std::string>(llvm::StringRef)> Rename) {
   std::string Out;
   Out.reserve(Listing.size());
+  constexpr llvm::StringLiteral Prefix = "//## File \"";
   while (!Listing.empty()) {
     auto [Line, Rest] = Listing.split('\n');
     Listing = Rest;
-    constexpr llvm::StringLiteral Prefix = "//## File \"";
     size_t At = Line.find(Prefix);
     if (At != llvm::StringRef::npos) {
       size_t Start = At + Prefix.size();
       llvm::StringRef Path = Line.drop_front(Start).take_until(
           [](char C) { return C == '"'; });
-      auto It = Originals.find(Path.str());
-      if (It != Originals.end()) {
-        Out += Line.take_front(Start).str() + It->second +
-               Line.drop_front(Start + Path.size()).str() + "\n";
+      if (std::optional<std::string> New = Rename(Path)) {
+        Out += (Line.take_front(Start) + *New +
+                Line.drop_front(Start + Path.size()) + "\n")
+                   .str();
         continue;
       }
     }
-    Out += Line.str() + "\n";
+    Out += (Line + "\n").str();
   }
   return Out;
+}
+
+/// \p Listing with the temporary copies' paths in its line information
+/// replaced by the files they copy.
+static std::string
+originalFileNames(llvm::StringRef Listing,
+                  const std::map<std::string, std::string> &Originals) {
+  return withListingFileNames(
+      Listing, [&](llvm::StringRef Path) -> std::optional<std::string> {
+        auto It = Originals.find(Path.str());
+        if (It == Originals.end())
+          return std::nullopt;
+        return It->second;
+      });
 }
 
 /// \p Listing's file names under \p Dir written with MainDirMark (\p Mark)
@@ -357,24 +367,12 @@ static std::string listingWithMainDir(llvm::StringRef Listing,
                                       llvm::StringRef Dir, bool Mark) {
   std::string From = Mark ? (Dir + "/").str() : (MainDirMark + "/").str();
   std::string To = Mark ? (MainDirMark + "/").str() : (Dir + "/").str();
-  std::string Out;
-  Out.reserve(Listing.size());
-  constexpr llvm::StringLiteral FileName = "//## File \"";
-  while (!Listing.empty()) {
-    auto [Line, Rest] = Listing.split('\n');
-    Listing = Rest;
-    size_t At = Line.find(FileName);
-    if (At != llvm::StringRef::npos &&
-        Line.drop_front(At + FileName.size()).starts_with(From)) {
-      size_t Start = At + FileName.size();
-      Out += (Line.take_front(Start) + To +
-              Line.drop_front(Start + From.size()) + "\n")
-                 .str();
-      continue;
-    }
-    Out += (Line + "\n").str();
-  }
-  return Out;
+  return withListingFileNames(
+      Listing, [&](llvm::StringRef Path) -> std::optional<std::string> {
+        if (!Path.starts_with(From))
+          return std::nullopt;
+        return To + Path.drop_front(From.size()).str();
+      });
 }
 
 static nlohmann::json statsToJson(const KernelStats &S) {
