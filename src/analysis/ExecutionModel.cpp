@@ -2,6 +2,8 @@
 #include "warpwise/ExecutionModel.h"
 #include "warpwise/AstQueries.h"
 
+#include "LaneEval.h"
+
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
 #include "clang/AST/Decl.h"
@@ -23,16 +25,6 @@ namespace {
 
 unsigned lineOf(ASTContext &Ctx, const Stmt *S) {
   return Ctx.getSourceManager().getExpansionLineNumber(S->getBeginLoc());
-}
-
-std::optional<int64_t> constantValue(ASTContext &Ctx, const Expr *E) {
-  if (!E || E->isValueDependent() || E->isTypeDependent() ||
-      !E->getType()->isIntegralOrEnumerationType())
-    return std::nullopt;
-  Expr::EvalResult R;
-  if (E->EvaluateAsInt(R, Ctx))
-    return R.Val.getInt().getExtValue();
-  return std::nullopt;
 }
 
 /// A `for` loop of the form `for (v = a; v OP b; v STEP c)`.
@@ -188,203 +180,6 @@ std::optional<std::vector<int64_t>> iterate(const LoopShape &L, int64_t Init,
   return Out;
 }
 
-/// Lane-by-lane evaluation of integer expressions.
-class LaneEval {
-public:
-  LaneEval(ASTContext &Ctx, const FunctionDecl *FD,
-           const FunctionDecl *Instance, unsigned Threads)
-      : Ctx(Ctx), Instance(Instance), Threads(Threads) {
-    Written = writtenVariables(FD->getBody());
-  }
-  std::map<const VarDecl *, int64_t> Env;
-  int64_t Lane = -1;   ///< threadIdx.x; -1 while evaluating uniform values.
-  int64_t Block = 0;   ///< blockIdx.x.
-  std::string Missing; ///< What stopped the last evaluation.
-
-  std::optional<int64_t> eval(const Expr *E, unsigned Depth = 0) {
-    if (Depth > 32)
-      return fail("nested too deeply");
-    std::optional<int64_t> V = evalRaw(E, Depth);
-    if (!V)
-      return V;
-    // Wrap to the expression's type, as the program computes it.
-    QualType T = E->getType();
-    if (T->isBooleanType())
-      return *V != 0;
-    if (T->isIntegerType() && !T->isDependentType()) {
-      unsigned Bits = Ctx.getTypeSize(T);
-      if (Bits < 64) {
-        uint64_t Mask = (uint64_t(1) << Bits) - 1;
-        uint64_t U = uint64_t(*V) & Mask;
-        if (T->isSignedIntegerType() && (U >> (Bits - 1)))
-          return int64_t(U | ~Mask);
-        return int64_t(U);
-      }
-    }
-    return V;
-  }
-
-private:
-  std::optional<int64_t> fail(const std::string &Why) {
-    if (Missing.empty())
-      Missing = Why;
-    return std::nullopt;
-  }
-  std::optional<int64_t> evalRaw(const Expr *E, unsigned Depth) {
-    E = E->IgnoreParens();
-    std::string Obj, Comp;
-    if (builtinVariable(E, Obj, Comp)) {
-      if (Obj == "threadIdx" && Comp == "x") {
-        if (Lane < 0)
-          return fail("`threadIdx.x`");
-        return Lane;
-      }
-      if (Obj == "threadIdx")
-        return 0; // One-dimensional blocks.
-      if (Obj == "blockDim" && Comp == "x")
-        return Threads;
-      if (Obj == "blockDim")
-        return 1;
-      if (Obj == "blockIdx" && Comp == "x")
-        return Block;
-      if (Obj == "blockIdx")
-        return 0;
-      return fail("`" + Obj + "." + Comp + "`");
-    }
-    if (auto *C = dyn_cast<CastExpr>(E))
-      return eval(C->getSubExpr(), Depth + 1);
-    if (auto *IL = dyn_cast<IntegerLiteral>(E))
-      return IL->getValue().getSExtValue();
-    if (auto *BL = dyn_cast<CXXBoolLiteralExpr>(E))
-      return BL->getValue() ? 1 : 0;
-    if (auto *S = dyn_cast<SubstNonTypeTemplateParmExpr>(E))
-      return eval(S->getReplacement(), Depth + 1);
-    if (auto *R = dyn_cast<DeclRefExpr>(E)) {
-      if (auto *P = dyn_cast<NonTypeTemplateParmDecl>(R->getDecl())) {
-        const TemplateArgumentList *Args =
-            Instance ? Instance->getTemplateSpecializationArgs() : nullptr;
-        if (Args && P->getDepth() == 0 && P->getIndex() < Args->size() &&
-            (*Args)[P->getIndex()].getKind() == TemplateArgument::Integral)
-          return (*Args)[P->getIndex()].getAsIntegral().getExtValue();
-        return fail("template parameter `" + P->getNameAsString() + "`");
-      }
-      if (auto *EC = dyn_cast<EnumConstantDecl>(R->getDecl()))
-        return EC->getInitVal().getExtValue();
-      auto *V = dyn_cast<VarDecl>(R->getDecl());
-      if (!V)
-        return fail("`" + R->getNameInfo().getAsString() + "`");
-      auto It = Env.find(V);
-      if (It != Env.end())
-        return It->second;
-      if (!isa<ParmVarDecl>(V) && V->getInit() && !Written.count(V) &&
-          !V->getType()->isReferenceType() &&
-          !V->getType().isVolatileQualified())
-        return eval(V->getInit(), Depth + 1);
-      if (auto K = constantValue(Ctx, E))
-        return K;
-      return fail("`" + V->getNameAsString() + "`");
-    }
-    if (auto *U = dyn_cast<UnaryOperator>(E)) {
-      auto A = eval(U->getSubExpr(), Depth + 1);
-      if (!A)
-        return A;
-      switch (U->getOpcode()) {
-      case UO_Minus:
-        return -*A;
-      case UO_Plus:
-        return *A;
-      case UO_Not:
-        return ~*A;
-      case UO_LNot:
-        return *A == 0;
-      default:
-        return fail("an operator");
-      }
-    }
-    if (auto *CO = dyn_cast<ConditionalOperator>(E)) {
-      auto Cnd = eval(CO->getCond(), Depth + 1);
-      if (!Cnd)
-        return Cnd;
-      return eval(*Cnd ? CO->getTrueExpr() : CO->getFalseExpr(), Depth + 1);
-    }
-    if (auto *B = dyn_cast<BinaryOperator>(E)) {
-      if (B->isAssignmentOp() || B->getOpcode() == BO_Comma)
-        return fail("an assignment");
-      auto A = eval(B->getLHS(), Depth + 1);
-      if (!A)
-        return A;
-      if (B->getOpcode() == BO_LAnd && !*A)
-        return 0;
-      if (B->getOpcode() == BO_LOr && *A)
-        return 1;
-      auto C = eval(B->getRHS(), Depth + 1);
-      if (!C)
-        return C;
-      bool Unsigned = B->getLHS()->getType()->isUnsignedIntegerType() ||
-                      B->getRHS()->getType()->isUnsignedIntegerType();
-      int64_t X = *A, Y = *C;
-      switch (B->getOpcode()) {
-      case BO_Add:
-        return X + Y;
-      case BO_Sub:
-        return X - Y;
-      case BO_Mul:
-        return X * Y;
-      case BO_Div:
-        if (!Y)
-          return fail("a division by zero");
-        return Unsigned ? int64_t(uint64_t(X) / uint64_t(Y)) : X / Y;
-      case BO_Rem:
-        if (!Y)
-          return fail("a division by zero");
-        return Unsigned ? int64_t(uint64_t(X) % uint64_t(Y)) : X % Y;
-      case BO_And:
-        return X & Y;
-      case BO_Or:
-        return X | Y;
-      case BO_Xor:
-        return X ^ Y;
-      case BO_Shl:
-        return Y >= 0 && Y < 63 ? X << Y : 0;
-      case BO_Shr:
-        return Y >= 0 && Y < 63 ? X >> Y : 0;
-      case BO_LT:
-        return Unsigned ? uint64_t(X) < uint64_t(Y) : X < Y;
-      case BO_GT:
-        return Unsigned ? uint64_t(X) > uint64_t(Y) : X > Y;
-      case BO_LE:
-        return Unsigned ? uint64_t(X) <= uint64_t(Y) : X <= Y;
-      case BO_GE:
-        return Unsigned ? uint64_t(X) >= uint64_t(Y) : X >= Y;
-      case BO_EQ:
-        return X == Y;
-      case BO_NE:
-        return X != Y;
-      case BO_LAnd:
-        return X && Y;
-      case BO_LOr:
-        return X || Y;
-      default:
-        return fail("an operator");
-      }
-    }
-    if (auto K = constantValue(Ctx, E))
-      return K;
-    if (isa<CallExpr>(E))
-      return fail("a call");
-    if (isa<ArraySubscriptExpr>(E) ||
-        (isa<UnaryOperator>(E) &&
-         cast<UnaryOperator>(E)->getOpcode() == UO_Deref))
-      return fail("a value read from memory");
-    return fail("an expression the model does not evaluate");
-  }
-
-  ASTContext &Ctx;
-  const FunctionDecl *Instance;
-  unsigned Threads;
-  std::set<const VarDecl *> Written;
-};
-
 } // namespace
 
 // --- Issue slots ------------------------------------------------------------
@@ -404,7 +199,7 @@ TripCount IssueCounter::trips(const ForStmt *F) {
     return Assume("its shape is not `for (v = a; v < b; v += c)`");
   bool Constant = true;
   auto Value = [&](const Expr *E) -> std::optional<double> {
-    if (auto K = constantValue(Ctx, E))
+    if (auto K = integerConstantValue(Ctx, E))
       return double(*K);
     if (const VarDecl *V = referencedVar(E)) {
       auto It = MeanOf.find(V);
@@ -641,6 +436,32 @@ struct ReachWalk {
   std::string Missing;
 };
 
+/// \p Values: -1 where a thread of the block does not reach \p If under
+/// \p Guards (an if around it and the side \p If is on), else its
+/// condition's truth; every expression evaluated for all threads at once.
+/// False where some thread's evaluation fails: the caller then goes thread
+/// by thread, which ignores a guard a thread cannot evaluate and says what
+/// stopped it.
+bool reachInEveryLane(
+    LaneEval &Eval, const std::vector<std::pair<const IfStmt *, bool>> &Guards,
+    const IfStmt *If, std::vector<int> &Values) {
+  std::vector<char> Active(Values.size(), 1);
+  for (auto [G, Side] : Guards) {
+    std::optional<LaneValues> V = Eval.evalLanes(G->getCond());
+    if (!V)
+      return false;
+    for (size_t T = 0; T < Values.size(); ++T)
+      if ((V->at(T) != 0) != Side)
+        Active[T] = 0;
+  }
+  std::optional<LaneValues> Taken = Eval.evalLanes(If->getCond());
+  if (!Taken)
+    return false;
+  for (size_t T = 0; T < Values.size(); ++T)
+    Values[T] = Active[T] ? Taken->at(T) != 0 : -1;
+  return true;
+}
+
 /// Evaluates \p If's condition for every thread of the first few blocks of
 /// \p Threads threads, over the iteration space of the loops around it and
 /// under the conditions of the ifs around it; calls \p OnReach once per
@@ -672,6 +493,11 @@ forEachReach(ASTContext &Ctx, const FunctionDecl *FD,
     if (S == If) {
       for (unsigned B = 0; B < Blocks && !Failed; ++B) {
         Eval.Block = B;
+        if (Budget >= Threads && reachInEveryLane(Eval, Guards, If, Values)) {
+          Budget -= Threads;
+          OnReach(Values);
+          continue;
+        }
         for (unsigned Tid = 0; Tid < Threads; ++Tid) {
           if (Budget-- == 0) {
             Failed = true;
@@ -868,7 +694,7 @@ struct TrafficWalker {
       if (isConstantMemory(Base)) {
         // Indexed __constant__ loads serialise per distinct address; the
         // index is assumed to differ per lane unless it is a constant.
-        if (!constantValue(Ctx, A->getIdx())) {
+        if (!integerConstantValue(Ctx, A->getIdx())) {
           Memory += C.ConstantReplaySlots * 32;
           ++Constant;
         }
