@@ -122,8 +122,11 @@ private:
   bool Available = false;
   std::string Missing;
   std::string CacheDir;
-  std::mutex Mutex; ///< Cache and FileFlags: files may be processed in parallel.
+  std::mutex
+      Mutex; ///< Cache and FileFlags: files may be processed in parallel.
   std::map<std::string, std::map<std::string, KernelStats>> Cache;
+  /// The texts nvcc rejected, with its first error.
+  std::map<std::string, std::string> Rejections;
   /// A compile's result, or its error.
   using Answer =
       std::pair<std::optional<std::map<std::string, KernelStats>>, std::string>;
@@ -131,19 +134,22 @@ private:
   std::map<std::string, std::shared_future<Answer>> InFlight;
 
   /// measure() past the in-memory cache: the persistent cache, else nvcc
-  /// and nvdisasm.
+  /// and nvdisasm. \p Rejected: nvcc rejected the text (an answer that
+  /// holds for the same text, unlike a tool that could not run).
   std::optional<std::map<std::string, KernelStats>>
   measureUncached(const std::string &Key, const std::string &Source,
                   const std::string &OriginalPath, const std::string &Arch,
                   const std::vector<std::string> &UseFlags,
                   const std::map<std::string, std::string> &Headers,
-                  const std::vector<std::string> &Between, std::string &Error);
+                  const std::vector<std::string> &Between, std::string &Error,
+                  bool &Rejected);
 };
 
 /// A CUDA binary tool (nvcc, cuobjdump, nvdisasm): the toolkit's, the one
 /// on PATH, then the copies installed beside warpwise
-/// (<bin>/../libexec/warpwise) or fetched beside its build (<bin>/../tools/bin).
-/// Empty when none is found; \p Looked lists the places tried.
+/// (<bin>/../libexec/warpwise) or fetched beside its build
+/// (<bin>/../tools/bin). Empty when none is found; \p Looked lists the places
+/// tried.
 std::string findCudaTool(const CudaToolkit &Toolkit, const char *Name,
                          std::string *Looked = nullptr);
 
@@ -175,7 +181,6 @@ KernelStats statsOfCode(const SassFunction &F);
 /// no instruction and no line, so an applied decision is answered by the
 /// measurement of its candidate.
 std::string withDecisionCommentsBlank(llvm::StringRef Text);
-
 
 } // namespace warpwise
 

@@ -10,8 +10,8 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
-#include <future>
 #include <cstdlib>
+#include <future>
 
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/StringExtras.h"
@@ -23,7 +23,6 @@
 #include "llvm/Support/Program.h"
 #include "llvm/Support/SHA256.h"
 #include "llvm/Support/raw_ostream.h"
-
 
 namespace warpwise {
 
@@ -92,7 +91,9 @@ CompileFeedback::CompileFeedback(const CudaToolkit &T,
     Missing = "nvdisasm was not found (looked in " + LookedD + ")";
 }
 
-void CompileFeedback::setCacheDir(std::string Dir) { CacheDir = std::move(Dir); }
+void CompileFeedback::setCacheDir(std::string Dir) {
+  CacheDir = std::move(Dir);
+}
 
 std::vector<std::string>
 CompileFeedback::flagsFor(const std::string &OriginalPath) {
@@ -142,8 +143,17 @@ static std::string withMainDirMarked(llvm::StringRef Text,
 void CompileFeedback::setHeadersRead(const std::string &OriginalPath,
                                      const std::vector<std::string> &Headers) {
   llvm::StringRef MainDir = llvm::sys::path::parent_path(OriginalPath);
+  // warpwise's runtime header is compiled as this warpwise embeds it
+  // (withRuntimeHeader puts its text in the key), not as a copy on disk: a
+  // rewrite that wrote one beside its output must not make the next run's
+  // keys differ (it did: every warm rewrite in place compiled its second
+  // pass again).
+  std::vector<std::string> Read;
+  for (const std::string &Path : Headers)
+    if (llvm::sys::path::filename(Path) != RuntimeHeaderName)
+      Read.push_back(Path);
   llvm::SHA256 Hash;
-  hashFilesRead(Hash, Headers, [&](llvm::StringRef Path) {
+  hashFilesRead(Hash, Read, [&](llvm::StringRef Path) {
     return withMainDirMarked(Path, MainDir);
   });
   std::string Digest = llvm::toHex(Hash.final(), /*LowerCase=*/true);
@@ -204,8 +214,7 @@ KernelStats statsOfCode(const SassFunction &F) {
     ++S.Instructions;
     if (!I.Guard.empty())
       ++S.Predicated;
-    if (Op.starts_with("BRA") || Op.starts_with("BRX") ||
-        Op.starts_with("JMP"))
+    if (Op.starts_with("BRA") || Op.starts_with("BRX") || Op.starts_with("JMP"))
       ++S.Branches;
   }
   return S;
@@ -281,15 +290,15 @@ static void logMeasurement(const std::string &Line) {
 }
 
 static double secondsSince(std::chrono::steady_clock::time_point Start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                       Start)
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
       .count();
 }
 
 static bool runTool(const std::string &Program,
                     const std::vector<std::string> &Args, std::string &Output,
                     std::string &Error,
-                    const std::vector<std::string> &ExtraEnv = {}) {
+                    const std::vector<std::string> &ExtraEnv = {},
+                    bool *Rejected = nullptr) {
   llvm::SmallString<128> Log;
   createTemporaryFile("tool", "log", Log);
   std::vector<std::string> EnvStrings = toolEnvironment(ExtraEnv);
@@ -302,6 +311,11 @@ static bool runTool(const std::string &Program,
   auto Buf = llvm::MemoryBuffer::getFile(Log);
   Output = Buf ? (*Buf)->getBuffer().str() : "";
   llvm::sys::fs::remove(Log);
+  // The tool ran and said no (nvcc's errors in the source): the same input
+  // gets the same answer. A tool that could not run, timed out or crashed
+  // (ExecuteAndWait's message) may do better next time.
+  if (Rejected)
+    *Rejected = RC > 0 && Error.empty();
   if (RC != 0 && Error.empty())
     Error = firstErrorLine(Output);
   return RC == 0;
@@ -333,8 +347,8 @@ static std::string withListingFileNames(
     size_t At = Line.find(Prefix);
     if (At != llvm::StringRef::npos) {
       size_t Start = At + Prefix.size();
-      llvm::StringRef Path = Line.drop_front(Start).take_until(
-          [](char C) { return C == '"'; });
+      llvm::StringRef Path =
+          Line.drop_front(Start).take_until([](char C) { return C == '"'; });
       if (std::optional<std::string> New = Rename(Path)) {
         Out += (Line.take_front(Start) + *New +
                 Line.drop_front(Start + Path.size()) + "\n")
@@ -376,14 +390,11 @@ static std::string listingWithMainDir(llvm::StringRef Listing,
 }
 
 static nlohmann::json statsToJson(const KernelStats &S) {
-  nlohmann::json J = {{"mangled", S.Mangled},
-                      {"registers", S.Registers},
-                      {"spill_bytes", S.SpillBytes},
-                      {"stack_bytes", S.StackBytes},
-                      {"shared_bytes", S.SharedBytes},
-                      {"instructions", S.Instructions},
-                      {"branches", S.Branches},
-                      {"predicated", S.Predicated}};
+  nlohmann::json J = {
+      {"mangled", S.Mangled},          {"registers", S.Registers},
+      {"spill_bytes", S.SpillBytes},   {"stack_bytes", S.StackBytes},
+      {"shared_bytes", S.SharedBytes}, {"instructions", S.Instructions},
+      {"branches", S.Branches},        {"predicated", S.Predicated}};
   J["instances"] = nlohmann::json::array();
   for (const KernelStats &I : S.Instances)
     J["instances"].push_back(statsToJson(I));
@@ -415,33 +426,45 @@ static KernelStats statsFromJson(const nlohmann::json &J) {
 /// under another name, answers nothing.
 constexpr llvm::StringLiteral CacheFormat = "warpwise-sass-v6";
 
+/// What a cache entry says: the counts and code of a compile, or nvcc's
+/// first error where it rejected the text.
+struct CacheEntry {
+  std::optional<std::map<std::string, KernelStats>> Stats;
+  std::string Error;
+};
+
 /// The entry \p File holds for \p Key; std::nullopt when it is missing,
 /// unreadable, cut short, of another format or key, or malformed: then
 /// the tools run again and the entry is rewritten.
-static std::optional<std::map<std::string, KernelStats>>
-readCacheEntry(const std::string &File, const std::string &Key,
-               llvm::StringRef MainDir) {
+static std::optional<CacheEntry> readCacheEntry(const std::string &File,
+                                                const std::string &Key,
+                                                llvm::StringRef MainDir) {
   auto Buf = llvm::MemoryBuffer::getFile(File, /*IsText=*/false,
                                          /*RequiresNullTerminator=*/false);
   if (!Buf)
     return std::nullopt;
-  nlohmann::json J =
-      nlohmann::json::parse((*Buf)->getBuffer(), nullptr, false);
+  nlohmann::json J = nlohmann::json::parse((*Buf)->getBuffer(), nullptr, false);
   if (!J.is_object())
     return std::nullopt;
   try {
     if (J.value("format", "") != CacheFormat || J.value("key", "") != Key)
       return std::nullopt;
+    CacheEntry Entry;
+    if (J.contains("rejected")) {
+      Entry.Error = J.at("rejected").get<std::string>();
+      return Entry;
+    }
     const nlohmann::json &Kernels = J.at("kernels");
-    std::string Listing = listingWithMainDir(
-        J.at("listing").get<std::string>(), MainDir, /*Mark=*/false);
+    std::string Listing = listingWithMainDir(J.at("listing").get<std::string>(),
+                                             MainDir, /*Mark=*/false);
     if (!Kernels.is_object())
       return std::nullopt;
     std::map<std::string, KernelStats> Out;
     for (auto &[Name, KJ] : Kernels.items())
       Out[Name] = statsFromJson(KJ);
     attachCode(Out, parseNvdisasm(Listing));
-    return Out;
+    Entry.Stats = std::move(Out);
+    return Entry;
   } catch (const nlohmann::json::exception &) {
     return std::nullopt;
   }
@@ -450,18 +473,24 @@ readCacheEntry(const std::string &File, const std::string &Key,
 /// Writes the entry for \p Key whole or not at all (several warpwise
 /// processes, or machines, may share the directory: each writes through
 /// its own temporary file and a rename, and the last one stays, with the
-/// same content). A cache that cannot be written only costs time.
-static void writeCacheEntry(const std::string &Dir, const std::string &File,
-                            const std::string &Key,
-                            const std::map<std::string, KernelStats> &Stats,
-                            const std::string &Listing) {
+/// same content). A cache that cannot be written only costs time. Without
+/// \p Stats, the entry records that nvcc rejected the text with \p Error.
+static void
+writeCacheEntry(const std::string &Dir, const std::string &File,
+                const std::string &Key,
+                const std::optional<std::map<std::string, KernelStats>> &Stats,
+                const std::string &Listing, const std::string &Error) {
   if (llvm::sys::fs::create_directories(Dir))
     return;
   nlohmann::json J = {{"format", CacheFormat.str()}, {"key", Key}};
-  J["kernels"] = nlohmann::json::object();
-  for (const auto &[Name, S] : Stats)
-    J["kernels"][Name] = statsToJson(S);
-  J["listing"] = Listing;
+  if (!Stats) {
+    J["rejected"] = Error;
+  } else {
+    J["kernels"] = nlohmann::json::object();
+    for (const auto &[Name, S] : *Stats)
+      J["kernels"][Name] = statsToJson(S);
+    J["listing"] = Listing;
+  }
   llvm::consumeError(writeFileAtomically(File, J.dump() + "\n"));
 }
 
@@ -549,6 +578,12 @@ CompileFeedback::measure(const std::string &Source,
       logMeasurement("memory " + Key.substr(0, 12) + " " + OriginalPath);
       return Hit->second;
     }
+    auto No = Rejections.find(MemoryKey);
+    if (No != Rejections.end()) {
+      logMeasurement("memory " + Key.substr(0, 12) + " " + OriginalPath);
+      Error = No->second;
+      return std::nullopt;
+    }
     auto Running = InFlight.find(MemoryKey);
     if (Running != InFlight.end())
       Pending = Running->second;
@@ -561,13 +596,16 @@ CompileFeedback::measure(const std::string &Source,
       Error = A.second;
     return A.first;
   }
+  bool Rejected = false;
   std::optional<std::map<std::string, KernelStats>> Out =
       measureUncached(Key, Compiled, OriginalPath, Arch, UseFlags, Headers,
-                      Between, Error);
+                      Between, Error, Rejected);
   {
     std::lock_guard<std::mutex> Lock(Mutex);
     if (Out)
       Cache[MemoryKey] = *Out;
+    else if (Rejected)
+      Rejections[MemoryKey] = Error;
     InFlight.erase(MemoryKey);
   }
   Promise.set_value({Out, Out ? std::string() : Error});
@@ -626,65 +664,88 @@ includeDirectories(const std::vector<std::string> &Flags) {
   return Out;
 }
 
-std::optional<std::map<std::string, KernelStats>>
-CompileFeedback::measureUncached(
-    const std::string &Key, const std::string &Source,
-    const std::string &OriginalPath, const std::string &Arch,
-    const std::vector<std::string> &UseFlags,
-    const std::map<std::string, std::string> &Headers,
-    const std::vector<std::string> &Between, std::string &Error) {
-  // The persistent cache: a second run over the same sources and flags
-  // reads what nvcc and nvdisasm said, rather than running them again.
-  std::string CacheFile =
-      CacheDir.empty() ? "" : CacheDir + "/sass-" + Key + ".json";
-  if (!CacheFile.empty())
-    if (auto Entry = readCacheEntry(
-            CacheFile, Key, llvm::sys::path::parent_path(OriginalPath))) {
-      logMeasurement("disk " + Key.substr(0, 12) + " " + OriginalPath);
-      return Entry;
-    }
+namespace {
+
+/// A candidate's sources written into a private directory for nvcc: the
+/// main file and the edited headers, each where its includers find it.
+struct CandidateTree {
+  std::string Dir;  ///< The private directory.
+  std::string Root; ///< The original directory Dir stands for.
+  std::string Src;  ///< The main file's copy.
+  /// Each copy's path, with the original's path.
+  std::map<std::string, std::string> Originals;
+  /// The headers copied (edited, and those including them), by path.
+  std::vector<std::string> Mirrored;
+
+  /// Where the copy of \p Path (below Root) goes.
+  std::string mirror(llvm::StringRef Path) const {
+    llvm::SmallString<256> P(Dir);
+    std::string Rel = pathBelow(Path, Root).value_or("");
+    if (Rel != ".")
+      llvm::sys::path::append(P, Rel);
+    return P.str().str();
+  }
+};
+
+/// \p Message (nvcc's first error) with the candidate's copies named by
+/// their original files' names: the message then reads the same in every
+/// run (the private directory's name changes), so that it can be cached,
+/// and its line numbers stay the candidate text's, which the name alone
+/// does not claim to be the original's.
+std::string withCopiesNamed(std::string Message, const CandidateTree &Tree) {
+  for (const auto &[Copy, Original] : Tree.Originals) {
+    std::string Name = llvm::sys::path::filename(Original).str();
+    for (size_t At = Message.find(Copy); At != std::string::npos;
+         At = Message.find(Copy, At + Name.size()))
+      Message.replace(At, Copy.size(), Name);
+  }
+  return Message;
+}
+
+} // namespace
+
+/// Writes \p Source and the edited \p Headers (and the unedited headers
+/// \p Between that include them) into a private directory for nvcc.
+/// An edited header must be what the main file's `#include "kernels.cuh"`
+/// finds. Quote includes search the including file's directory first, so
+/// the temporary directory mirrors the tree below the deepest directory
+/// holding the main file and every edited header: the main file's copy
+/// then sees the edited copies at the same relative paths. A header found
+/// through -I gets the mirror of that directory ahead of the original.
+/// An edited header included through unedited ones (main.cu includes
+/// mid.cuh, which includes k.cuh) is found beside its includer: those
+/// (Between) are mirrored too, unchanged, or the original tree's mid.cuh
+/// would include the original k.cuh.
+static std::optional<CandidateTree>
+writeCandidateTree(const std::string &Source, const std::string &OriginalPath,
+                   const std::map<std::string, std::string> &Headers,
+                   const std::vector<std::string> &Between,
+                   std::string &Error) {
+  CandidateTree Tree;
   llvm::SmallString<128> Dir;
   if (createTemporaryDirectory("candidate", Dir)) {
     Error = "cannot create a temporary directory";
     return std::nullopt;
   }
-  // An edited header must be what the main file's `#include "kernels.cuh"`
-  // finds. Quote includes search the including file's directory first, so
-  // the temporary directory mirrors the tree below the deepest directory
-  // holding the main file and every edited header: the main file's copy
-  // then sees the edited copies at the same relative paths. A header found
-  // through -I gets the mirror of that directory ahead of the original.
-  // An edited header included through unedited ones (main.cu includes
-  // mid.cuh, which includes k.cuh) is found beside its includer: those
-  // (Between) are mirrored too, unchanged, or the original tree's mid.cuh
-  // would include the original k.cuh.
+  Tree.Dir = Dir.str().str();
   std::map<std::string, std::string> Mirrored(Headers.begin(), Headers.end());
   for (const std::string &Path : Between) {
     auto Buf = llvm::MemoryBuffer::getFile(Path, /*IsText=*/false,
                                            /*RequiresNullTerminator=*/false);
     if (!Buf) {
+      llvm::sys::fs::remove_directories(Tree.Dir);
       Error = "cannot read " + Path +
               ", which includes an edited header: " + Buf.getError().message();
       return std::nullopt;
     }
     Mirrored[Path] = (*Buf)->getBuffer().str();
   }
-  llvm::StringRef MainDir = llvm::sys::path::parent_path(OriginalPath);
-  std::string Root = MainDir.str();
+  Tree.Root = llvm::sys::path::parent_path(OriginalPath).str();
   for (const auto &[Path, Text] : Mirrored)
-    Root = commonDirectory({Root + "/.", Path});
-  auto Mirror = [&](llvm::StringRef Path) {
-    llvm::SmallString<256> P(Dir);
-    std::string Rel = pathBelow(Path, Root).value_or("");
-    if (Rel != ".")
-      llvm::sys::path::append(P, Rel);
-    return P.str().str();
-  };
-  std::string Src =
-      Headers.empty()
-          ? (Dir + "/" + llvm::sys::path::filename(OriginalPath)).str()
-          : Mirror(OriginalPath);
-  std::string Cubin = (Dir + "/candidate.cubin").str();
+    Tree.Root = commonDirectory({Tree.Root + "/.", Path});
+  Tree.Src = Headers.empty() ? Tree.Dir + "/" +
+                                   llvm::sys::path::filename(OriginalPath).str()
+                             : Tree.mirror(OriginalPath);
   auto Write = [&](const std::string &Path, const std::string &Text) {
     llvm::sys::fs::create_directories(llvm::sys::path::parent_path(Path));
     std::error_code EC;
@@ -692,14 +753,28 @@ CompileFeedback::measureUncached(
     OS << Text;
     return !EC;
   };
-  bool Written = Write(Src, Source);
-  for (const auto &[Path, Text] : Mirrored)
-    Written &= !Root.empty() && Write(Mirror(Path), Text);
+  bool Written = Write(Tree.Src, Source);
+  for (const auto &[Path, Text] : Mirrored) {
+    Written &= !Tree.Root.empty() && Write(Tree.mirror(Path), Text);
+    Tree.Mirrored.push_back(Path);
+  }
   if (!Written) {
-    llvm::sys::fs::remove_directories(Dir);
+    llvm::sys::fs::remove_directories(Tree.Dir);
     Error = "cannot write the candidate into a temporary directory";
     return std::nullopt;
   }
+  Tree.Originals[Tree.Src] = OriginalPath;
+  for (const auto &[Path, Text] : Headers)
+    Tree.Originals[Tree.mirror(Path)] = Path;
+  return Tree;
+}
+
+/// nvcc's command line for the candidate in \p Tree.
+static std::vector<std::string>
+candidateCommand(const CudaToolkit &Toolkit, const CandidateTree &Tree,
+                 const std::string &OriginalPath, const std::string &Arch,
+                 const std::vector<std::string> &UseFlags,
+                 const std::map<std::string, std::string> &Headers) {
   // -lineinfo changes no instruction (checked on every sample); it names
   // each one's source line, for the floating-point comparison (SassFp.h).
   std::vector<std::string> Args = {Toolkit.Path + "/bin/nvcc",
@@ -707,48 +782,82 @@ CompileFeedback::measureUncached(
                                    "-cubin",
                                    "-lineinfo",
                                    "-o",
-                                   Cubin,
+                                   Tree.Dir + "/candidate.cubin",
                                    "-Xptxas",
                                    "-v"};
   if (!Headers.empty())
     for (const std::string &IDir : includeDirectories(UseFlags))
-      if (pathBelow(IDir, Root))
-        Args.push_back("-I" + Mirror(IDir));
-  Args.push_back("-I" + MainDir.str());
+      if (pathBelow(IDir, Tree.Root))
+        Args.push_back("-I" + Tree.mirror(IDir));
+  Args.push_back("-I" + llvm::sys::path::parent_path(OriginalPath).str());
   // What the mirrored headers include beside themselves.
-  for (const auto &[Path, Text] : Mirrored)
+  for (const std::string &Path : Tree.Mirrored)
     Args.push_back("-I" + llvm::sys::path::parent_path(Path).str());
   Args.insert(Args.end(), UseFlags.begin(), UseFlags.end());
   // nvcc chooses the language by extension: a .cuh input is CUDA only when
   // told so.
-  if (llvm::sys::path::extension(Src) != ".cu") {
+  if (llvm::sys::path::extension(Tree.Src) != ".cu") {
     Args.push_back("-x");
     Args.push_back("cu");
   }
-  Args.push_back(Src);
+  Args.push_back(Tree.Src);
+  return Args;
+}
+
+std::optional<std::map<std::string, KernelStats>>
+CompileFeedback::measureUncached(
+    const std::string &Key, const std::string &Source,
+    const std::string &OriginalPath, const std::string &Arch,
+    const std::vector<std::string> &UseFlags,
+    const std::map<std::string, std::string> &Headers,
+    const std::vector<std::string> &Between, std::string &Error,
+    bool &Rejected) {
+  Rejected = false;
+  // The persistent cache: a second run over the same sources and flags
+  // reads what nvcc and nvdisasm said, rather than running them again;
+  // nvcc's rejection of a text as well.
+  llvm::StringRef MainDir = llvm::sys::path::parent_path(OriginalPath);
+  std::string CacheFile =
+      CacheDir.empty() ? "" : CacheDir + "/sass-" + Key + ".json";
+  if (!CacheFile.empty())
+    if (auto Entry = readCacheEntry(CacheFile, Key, MainDir)) {
+      logMeasurement("disk " + Key.substr(0, 12) + " " + OriginalPath);
+      Rejected = !Entry->Stats;
+      Error = Entry->Error;
+      return Entry->Stats;
+    }
+  std::optional<CandidateTree> Tree =
+      writeCandidateTree(Source, OriginalPath, Headers, Between, Error);
+  if (!Tree)
+    return std::nullopt;
+  std::vector<std::string> Args =
+      candidateCommand(Toolkit, *Tree, OriginalPath, Arch, UseFlags, Headers);
+  std::string Cubin = Tree->Dir + "/candidate.cubin";
   std::string PtxasOut, SassOut;
   auto Started = std::chrono::steady_clock::now();
-  bool OK = runTool(Args[0], Args, PtxasOut, Error);
+  bool OK = runTool(Args[0], Args, PtxasOut, Error, {}, &Rejected);
   double NvccSeconds = secondsSince(Started);
   Started = std::chrono::steady_clock::now();
   if (OK) // The code, each instruction with its source line.
     OK = runTool(Nvdisasm, {Nvdisasm, "-g", "-c", Cubin}, SassOut, Error);
+  else
+    Error = withCopiesNamed(Error, *Tree);
   logMeasurement("run " + Key.substr(0, 12) + " " + OriginalPath + " nvcc " +
                  std::to_string(NvccSeconds) + " nvdisasm " +
                  std::to_string(OK ? secondsSince(Started) : 0.0) +
-                 (OK ? "" : " failed"));
-  llvm::sys::fs::remove_directories(Dir);
-  if (!OK)
+                 (OK ? "" : " failed: " + Error));
+  llvm::sys::fs::remove_directories(Tree->Dir);
+  if (!OK) {
+    if (Rejected && !CacheFile.empty())
+      writeCacheEntry(CacheDir, CacheFile, Key, std::nullopt, "", Error);
     return std::nullopt;
+  }
   // The listing names the copies compiled; the comparisons name originals.
-  std::map<std::string, std::string> Originals = {{Src, OriginalPath}};
-  for (const auto &[Path, Text] : Headers)
-    Originals[Mirror(Path)] = Path;
-  std::string Listing = originalFileNames(SassOut, Originals);
+  std::string Listing = originalFileNames(SassOut, Tree->Originals);
   std::map<std::string, KernelStats> Out = statsOfCompile(PtxasOut, Listing);
   if (!CacheFile.empty())
     writeCacheEntry(CacheDir, CacheFile, Key, Out,
-                    listingWithMainDir(Listing, MainDir, /*Mark=*/true));
+                    listingWithMainDir(Listing, MainDir, /*Mark=*/true), "");
   return Out;
 }
 
