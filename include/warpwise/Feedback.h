@@ -122,8 +122,7 @@ private:
   bool Available = false;
   std::string Missing;
   std::string CacheDir;
-  std::mutex
-      Mutex; ///< Cache and FileFlags: files may be processed in parallel.
+  std::mutex Mutex; ///< Cache and FileFlags: files may be processed in parallel.
   std::map<std::string, std::map<std::string, KernelStats>> Cache;
   /// The texts nvcc rejected, with its first error.
   std::map<std::string, std::string> Rejections;

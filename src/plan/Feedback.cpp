@@ -91,9 +91,7 @@ CompileFeedback::CompileFeedback(const CudaToolkit &T,
     Missing = "nvdisasm was not found (looked in " + LookedD + ")";
 }
 
-void CompileFeedback::setCacheDir(std::string Dir) {
-  CacheDir = std::move(Dir);
-}
+void CompileFeedback::setCacheDir(std::string Dir) { CacheDir = std::move(Dir); }
 
 std::vector<std::string>
 CompileFeedback::flagsFor(const std::string &OriginalPath) {
@@ -214,7 +212,8 @@ KernelStats statsOfCode(const SassFunction &F) {
     ++S.Instructions;
     if (!I.Guard.empty())
       ++S.Predicated;
-    if (Op.starts_with("BRA") || Op.starts_with("BRX") || Op.starts_with("JMP"))
+    if (Op.starts_with("BRA") || Op.starts_with("BRX") ||
+        Op.starts_with("JMP"))
       ++S.Branches;
   }
   return S;
@@ -290,7 +289,8 @@ static void logMeasurement(const std::string &Line) {
 }
 
 static double secondsSince(std::chrono::steady_clock::time_point Start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                       Start)
       .count();
 }
 
@@ -347,8 +347,8 @@ static std::string withListingFileNames(
     size_t At = Line.find(Prefix);
     if (At != llvm::StringRef::npos) {
       size_t Start = At + Prefix.size();
-      llvm::StringRef Path =
-          Line.drop_front(Start).take_until([](char C) { return C == '"'; });
+      llvm::StringRef Path = Line.drop_front(Start).take_until(
+          [](char C) { return C == '"'; });
       if (std::optional<std::string> New = Rename(Path)) {
         Out += (Line.take_front(Start) + *New +
                 Line.drop_front(Start + Path.size()) + "\n")
@@ -390,11 +390,14 @@ static std::string listingWithMainDir(llvm::StringRef Listing,
 }
 
 static nlohmann::json statsToJson(const KernelStats &S) {
-  nlohmann::json J = {
-      {"mangled", S.Mangled},          {"registers", S.Registers},
-      {"spill_bytes", S.SpillBytes},   {"stack_bytes", S.StackBytes},
-      {"shared_bytes", S.SharedBytes}, {"instructions", S.Instructions},
-      {"branches", S.Branches},        {"predicated", S.Predicated}};
+  nlohmann::json J = {{"mangled", S.Mangled},
+                      {"registers", S.Registers},
+                      {"spill_bytes", S.SpillBytes},
+                      {"stack_bytes", S.StackBytes},
+                      {"shared_bytes", S.SharedBytes},
+                      {"instructions", S.Instructions},
+                      {"branches", S.Branches},
+                      {"predicated", S.Predicated}};
   J["instances"] = nlohmann::json::array();
   for (const KernelStats &I : S.Instances)
     J["instances"].push_back(statsToJson(I));
@@ -443,7 +446,8 @@ static std::optional<CacheEntry> readCacheEntry(const std::string &File,
                                          /*RequiresNullTerminator=*/false);
   if (!Buf)
     return std::nullopt;
-  nlohmann::json J = nlohmann::json::parse((*Buf)->getBuffer(), nullptr, false);
+  nlohmann::json J =
+      nlohmann::json::parse((*Buf)->getBuffer(), nullptr, false);
   if (!J.is_object())
     return std::nullopt;
   try {
@@ -455,8 +459,8 @@ static std::optional<CacheEntry> readCacheEntry(const std::string &File,
       return Entry;
     }
     const nlohmann::json &Kernels = J.at("kernels");
-    std::string Listing = listingWithMainDir(J.at("listing").get<std::string>(),
-                                             MainDir, /*Mark=*/false);
+    std::string Listing = listingWithMainDir(
+        J.at("listing").get<std::string>(), MainDir, /*Mark=*/false);
     if (!Kernels.is_object())
       return std::nullopt;
     std::map<std::string, KernelStats> Out;
