@@ -81,16 +81,24 @@ CompileCheck nvccCheck(CompileFeedback &Feedback, const InputFile &F,
     if (Feedback.measure(T.Main, F.Absolute, PtxasRunner::nvccArchFor(Arch),
                          Error, T.Headers))
       return std::nullopt;
-    // nvcc names the copy it compiled, in a temporary directory that is
-    // gone by now: "/tmp/warpwise-x/candidate-y/lib/k.cuh:17:2: error: ..."
-    // is said as the rewritten lib/k.cuh (lines count in the rewrite).
+    // nvcc names the copy it compiled, which the measurement names by its
+    // path below the copied tree ("lib/k.cuh:17:2: error: ..."): said as
+    // the rewritten lib/k.cuh (lines count in the rewrite).
     llvm::StringRef Said = Error;
-    size_t Copy = Said.find("/candidate-");
-    size_t Below = Copy == llvm::StringRef::npos ? llvm::StringRef::npos
-                                                 : Said.find('/', Copy + 1);
-    if (Below != llvm::StringRef::npos &&
-        Said.take_front(Copy).ltrim().starts_with("/"))
-      Error = "the rewritten " + Said.drop_front(Below + 1).str();
+    llvm::StringRef Name = Said.take_until([](char C) {
+      return C == ':' || C == '(';
+    });
+    auto Rewritten = [&](llvm::StringRef Path) {
+      return Path.ends_with(("/" + Name).str());
+    };
+    bool NamesRewrite = !Name.empty() && !Name.starts_with("/") &&
+                        Name.size() < Said.size() &&
+                        (Rewritten(F.Absolute) ||
+                         llvm::any_of(T.Headers, [&](const auto &H) {
+                           return Rewritten(H.first);
+                         }));
+    if (NamesRewrite)
+      Error = "the rewritten " + Error;
     return Error.empty() ? std::string("nvcc failed") : Error;
   };
 }

@@ -692,17 +692,16 @@ struct CandidateTree {
 };
 
 /// \p Message (nvcc's first error) with the candidate's copies named by
-/// their original files' names: the message then reads the same in every
-/// run (the private directory's name changes), so that it can be cached,
-/// and its line numbers stay the candidate text's, which the name alone
-/// does not claim to be the original's.
+/// their paths below the copied tree ("lib/k.cuh:17:2: error: ..." for
+/// "/tmp/warpwise-x/candidate-y/lib/k.cuh:17:2: error: ..."): the message
+/// then reads the same in every run (the private directory's name
+/// changes), so that it can be cached. Its line numbers are the candidate
+/// text's, which the callers say (nvccCheck: "the rewritten lib/k.cuh").
 std::string withCopiesNamed(std::string Message, const CandidateTree &Tree) {
-  for (const auto &[Copy, Original] : Tree.Originals) {
-    std::string Name = llvm::sys::path::filename(Original).str();
-    for (size_t At = Message.find(Copy); At != std::string::npos;
-         At = Message.find(Copy, At + Name.size()))
-      Message.replace(At, Copy.size(), Name);
-  }
+  std::string Prefix = Tree.Dir + "/";
+  for (size_t At = Message.find(Prefix); At != std::string::npos;
+       At = Message.find(Prefix, At))
+    Message.erase(At, Prefix.size());
   return Message;
 }
 
