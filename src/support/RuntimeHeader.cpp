@@ -50,8 +50,9 @@ std::string doubleLiteral(double V) {
   return S;
 }
 
-/// The embedded runtime with the policy of the embedded rules/split.json
-/// as its defaults (a build may still define them).
+/// The embedded runtime with the policy of the embedded rules/split.json,
+/// refill.json and dispatch.json as its defaults (a build may still define
+/// them).
 std::string buildRuntimeHeader() {
   const char *Embedded = findEmbeddedFile(RuntimeHeaderName);
   std::string Text = Embedded ? Embedded : "";
@@ -77,6 +78,23 @@ std::string buildRuntimeHeader() {
   if (Refill.is_object()) {
     setDefault(Text, "WARPWISE_REFILL_WAVES",
                std::to_string(Refill.value("waves", 1u)) + "u");
+  }
+  // Measured dispatch between a rewrite and its original
+  // (rules/dispatch.json).
+  const char *DispatchRules = findEmbeddedFile("dispatch.json");
+  nlohmann::json Dispatch =
+      nlohmann::json::parse(DispatchRules ? DispatchRules : "", nullptr, false);
+  if (Dispatch.is_object()) {
+    setDefault(Text, "WARPWISE_DISPATCH_PROBES",
+               std::to_string(Dispatch.value("probes", 3u)) + "u");
+    setDefault(Text, "WARPWISE_DISPATCH_MIN_GAIN",
+               doubleLiteral(Dispatch.value("min_gain", 0.01)));
+    setDefault(Text, "WARPWISE_DISPATCH_REPROBE_EVERY",
+               std::to_string(Dispatch.value("reprobe_every", 256u)) + "u");
+    setDefault(Text, "WARPWISE_DISPATCH_REPROBE_MAX",
+               std::to_string(Dispatch.value("reprobe_max", 65536u)) + "u");
+    setDefault(Text, "WARPWISE_DISPATCH_SHAPES",
+               std::to_string(Dispatch.value("shapes", 32u)) + "u");
   }
   return Text;
 }

@@ -16,6 +16,15 @@
 // cudaDeviceSynchronize, cudaGetLastError), and float intrinsics mapped to
 // their exact libm counterparts.
 //
+// Events read a pretend GPU clock that only ww::elapse (called by a test's
+// kernel) advances, so that elapsed times are 0 unless a test sets them. A
+// test may also hold the events back (ww::holdEvents(): cudaEventQuery says
+// cudaErrorNotReady for events recorded while held, until it lets go; a
+// synchronization while held aborts, as it would wait forever), leave an
+// error pending (ww::lastError()), have one stream captured
+// (ww::capturingStream()), make cudaEventCreate fail (ww::failEventCreate())
+// or pick the current device (ww::currentDevice()).
+//
 // Dynamic `extern __shared__ T name[];` arrays: cpu_build.py turns the
 // declaration into a pointer to a per-launch buffer of the launch's size.
 //
@@ -59,11 +68,21 @@ struct float4 { float x, y, z, w; };
 struct int2 { int x, y; };
 
 typedef int cudaError_t;
-enum { cudaSuccess = 0 };
+enum {
+  cudaSuccess = 0,
+  cudaErrorMemoryAllocation = 2,
+  cudaErrorLaunchOutOfResources = 701,
+  cudaErrorNotReady = 600
+};
 typedef void *cudaStream_t;
 #define cudaStreamLegacy ((cudaStream_t)0x1)
 #define cudaStreamPerThread ((cudaStream_t)0x2)
-typedef struct ww_event { double t; } *cudaEvent_t;
+// The pretend GPU's time at the event's record (ms), and which record it
+// was (0: never recorded).
+typedef struct ww_event {
+  double t;
+  unsigned long long seq;
+} *cudaEvent_t;
 enum cudaMemcpyKind {
   cudaMemcpyHostToHost,
   cudaMemcpyHostToDevice,
@@ -478,20 +497,95 @@ cudaError_t cudaMemcpyToSymbol(T &Sym, const void *S, size_t N,
   memcpy((char *)&Sym + Off, S, N);
   return cudaSuccess;
 }
-inline cudaError_t cudaDeviceSynchronize() { return cudaSuccess; }
-inline cudaError_t cudaGetLastError() { return cudaSuccess; }
-inline cudaError_t cudaPeekAtLastError() { return cudaSuccess; }
-inline const char *cudaGetErrorString(cudaError_t) { return "no error"; }
+// What tests set: see the top of this file.
+namespace ww {
+inline double &gpuClock() {
+  static double Ms = 0;
+  return Ms;
+}
+/// Called by a test's kernel: the launch takes \p Ms longer.
+inline void elapse(double Ms) { gpuClock() += Ms; }
+inline bool &holdEvents() {
+  static bool Held = false;
+  return Held;
+}
+inline unsigned long long &eventsRecorded() {
+  static unsigned long long N = 0;
+  return N;
+}
+/// Records up to this one have completed.
+inline unsigned long long &eventsCompleted() {
+  static unsigned long long N = 0;
+  return N;
+}
+inline cudaError_t &lastError() {
+  static cudaError_t E = cudaSuccess;
+  return E;
+}
+inline cudaStream_t &capturingStream() {
+  static cudaStream_t S = nullptr;
+  return S;
+}
+inline bool &failEventCreate() {
+  static bool Fail = false;
+  return Fail;
+}
+inline int &currentDevice() {
+  static int D = 0;
+  return D;
+}
+/// The pretend GPU catches up with everything recorded, unless held.
+inline void catchUp() {
+  if (!holdEvents())
+    eventsCompleted() = eventsRecorded();
+}
+inline void mustNotWait(const char *What) {
+  if (holdEvents()) {
+    fprintf(stderr, "cuda_cpu: %s while the test holds the events back\n",
+            What);
+    abort();
+  }
+}
+} // namespace ww
+
+inline cudaError_t cudaDeviceSynchronize() {
+  ww::mustNotWait("cudaDeviceSynchronize");
+  return cudaSuccess;
+}
+inline cudaError_t cudaGetLastError() {
+  cudaError_t E = ww::lastError();
+  ww::lastError() = cudaSuccess;
+  return E;
+}
+inline cudaError_t cudaPeekAtLastError() { return ww::lastError(); }
+inline const char *cudaGetErrorString(cudaError_t E) {
+  return E == cudaSuccess ? "no error" : "error";
+}
 inline cudaError_t cudaEventCreate(cudaEvent_t *E) {
-  *E = new ww_event{0};
+  if (ww::failEventCreate())
+    return ww::lastError() = cudaErrorMemoryAllocation;
+  *E = new ww_event{0, 0};
   return cudaSuccess;
 }
-inline cudaError_t cudaEventRecord(cudaEvent_t, cudaStream_t = 0) {
+inline cudaError_t cudaEventRecord(cudaEvent_t E, cudaStream_t = 0) {
+  E->t = ww::gpuClock();
+  E->seq = ++ww::eventsRecorded();
+  ww::catchUp();
   return cudaSuccess;
 }
-inline cudaError_t cudaEventSynchronize(cudaEvent_t) { return cudaSuccess; }
-inline cudaError_t cudaEventElapsedTime(float *Ms, cudaEvent_t, cudaEvent_t) {
-  *Ms = 0;
+inline cudaError_t cudaEventQuery(cudaEvent_t E) {
+  ww::catchUp();
+  return E->seq <= ww::eventsCompleted() ? cudaSuccess : cudaErrorNotReady;
+}
+inline cudaError_t cudaEventSynchronize(cudaEvent_t) {
+  ww::mustNotWait("cudaEventSynchronize");
+  return cudaSuccess;
+}
+inline cudaError_t cudaEventElapsedTime(float *Ms, cudaEvent_t A,
+                                        cudaEvent_t B) {
+  if (cudaEventQuery(A) != cudaSuccess || cudaEventQuery(B) != cudaSuccess)
+    return cudaErrorNotReady;
+  *Ms = (float)(B->t - A->t);
   return cudaSuccess;
 }
 inline cudaError_t cudaEventDestroy(cudaEvent_t E) {
@@ -503,7 +597,7 @@ enum cudaDeviceAttr {
   cudaDevAttrMaxThreadsPerMultiProcessor = 39
 };
 inline cudaError_t cudaGetDevice(int *D) {
-  *D = 0;
+  *D = ww::currentDevice();
   return cudaSuccess;
 }
 inline cudaError_t cudaDeviceGetAttribute(int *V, cudaDeviceAttr, int) {
@@ -548,7 +642,8 @@ inline cudaError_t cudaMallocFromPoolAsync(void **P, size_t N, cudaMemPool_t,
                                            cudaStream_t) {
   return cudaMalloc(P, N);
 }
-// Mapped host memory is host memory; streams are never captured here.
+// Mapped host memory is host memory; no stream is captured here but the one
+// a test names (ww::capturingStream()).
 enum { cudaHostAllocDefault = 0, cudaHostAllocMapped = 2 };
 inline cudaError_t cudaHostAlloc(void **P, size_t N, unsigned) {
   return cudaMalloc(P, N);
@@ -563,9 +658,11 @@ enum cudaStreamCaptureStatus {
   cudaStreamCaptureStatusActive = 1,
   cudaStreamCaptureStatusInvalidated = 2
 };
-inline cudaError_t cudaStreamIsCapturing(cudaStream_t,
+inline cudaError_t cudaStreamIsCapturing(cudaStream_t Stream,
                                          cudaStreamCaptureStatus *S) {
-  *S = cudaStreamCaptureStatusNone;
+  *S = Stream && Stream == ww::capturingStream()
+           ? cudaStreamCaptureStatusActive
+           : cudaStreamCaptureStatusNone;
   return cudaSuccess;
 }
 inline cudaError_t cudaFuncSetAttribute(const void *, int, int) {

@@ -6,11 +6,17 @@
 #     the one file warpwise writes beside outputs (RUNTIME_DIR/
 #     warpwise_runtime.cuh), included only and used as rewritten code uses
 #     it, and against the headers of the sources (SOURCES_DIR/warpwise/
-#     runtime.cuh); as C++03 too, where the adaptive part is left out.
+#     runtime.cuh); with the measured dispatch's version pinned
+#     (-DWARPWISE_DISPATCH=1); as C++03 too, where the adaptive part and the
+#     measured dispatch are left out.
 #   check_runtime.sh cpu PYTHON RUNTIME_DIR WORKDIR
 #     dispatch_test.cu built for the CPU executor (tests/equiv/cpu_build.py)
 #     and run: the dispatch decisions, then each path that
 #     -DWARPWISE_SPLIT_PATH pins.
+#   check_runtime.sh measured PYTHON RUNTIME_DIR WORKDIR
+#     measured_test.cu built for the CPU executor and run: the measured
+#     dispatch's decisions with kernel times the test sets, then each version
+#     that -DWARPWISE_DISPATCH pins.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 mode=$1
@@ -20,7 +26,7 @@ nvcc)
   nvcc=$1 arch=$2 runtime=$3 sources=$4 work=$5
   mkdir -p "$work"
   for variant in "" "-DWW_INCLUDE_ONLY" "-DWW_FROM_SOURCES -I$sources" \
-                 "-std=c++03 -DWW_INCLUDE_ONLY"; do
+                 "-DWARPWISE_DISPATCH=1" "-std=c++03 -DWW_INCLUDE_ONLY"; do
     echo "nvcc -arch=$arch $variant"
     # shellcheck disable=SC2086
     "$nvcc" -arch="$arch" -c -Werror all-warnings $variant -I"$runtime" \
@@ -40,8 +46,20 @@ cpu)
     "$work/dispatch$path"
   done
   ;;
+measured)
+  python=$1 runtime=$2 work=$3
+  mkdir -p "$work"
+  for version in "" 0 1; do
+    define=${version:+-DWARPWISE_DISPATCH=$version}
+    echo "CPU executor ${define:-(the measured decisions)}"
+    # shellcheck disable=SC2086
+    "$python" "$here/../equiv/cpu_build.py" "$here/measured_test.cu" \
+      "$work/measured$version" -I"$runtime" $define
+    "$work/measured$version"
+  done
+  ;;
 *)
-  echo "usage: check_runtime.sh nvcc|cpu ..." >&2
+  echo "usage: check_runtime.sh nvcc|cpu|measured ..." >&2
   exit 2
   ;;
 esac

@@ -10,8 +10,8 @@
 #include "warpwise_runtime.cuh"
 #endif
 
-#if WARPWISE_RUNTIME_API != 1
-#error "warpwise's run-time support does not provide API version 1"
+#if WARPWISE_RUNTIME_API != 2
+#error "warpwise's run-time support does not provide API version 2"
 #endif
 
 #ifndef WW_INCLUDE_ONLY
@@ -53,6 +53,50 @@ void ww_test_adaptive(int *out, cudaStream_t stream) {
     ww_test_kernel<<<grid, block, 0, stream>>>(out, out, out);
   }
   ww_adaptive_end(plan);
+}
+
+// Measured dispatch: a kernel rewritten in place and its original, and the
+// launch site as warpwise writes it, with and without a stream.
+__global__ void ww_test_measured(int *out, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    out[i] = 2 * i;
+}
+
+__global__ void ww_test_measured_ww_original(int *out, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    out[i] = i + i;
+}
+
+void ww_test_measured_launch(int *out, int n, size_t shared,
+                             cudaStream_t stream) {
+  { // warpwise WW4010 dispatch.ww_test_measured: measured dispatch
+    dim3 const ww_grid_80_3((n + 127) / 128);
+    dim3 const ww_block_80_3(128);
+    static ww_measured_site ww_msite_80_3;
+    ww_measured_plan ww_mplan_80_3 = ww_measured_begin(
+        ww_msite_80_3, ww_grid_80_3, ww_block_80_3, shared, stream);
+    if (ww_mplan_80_3.version != 0u)
+      ww_test_measured<<<ww_grid_80_3, ww_block_80_3, shared, stream>>>(out, n);
+    else
+      ww_test_measured_ww_original<<<ww_grid_80_3, ww_block_80_3, shared,
+                                     stream>>>(out, n);
+    ww_measured_end(ww_mplan_80_3);
+  }
+  { // warpwise WW4010 dispatch.ww_test_measured: measured dispatch
+    dim3 const ww_grid_81_3(4);
+    dim3 const ww_block_81_3(256);
+    static ww_measured_site ww_msite_81_3;
+    ww_measured_plan ww_mplan_81_3 =
+        ww_measured_begin(ww_msite_81_3, ww_grid_81_3, ww_block_81_3, 0, 0);
+    if (ww_mplan_81_3.version != 0u)
+      ww_test_measured<<<ww_grid_81_3, ww_block_81_3, 0, 0>>>(out, n);
+    else
+      ww_test_measured_ww_original<<<ww_grid_81_3, ww_block_81_3, 0, 0>>>(out,
+                                                                          n);
+    ww_measured_end(ww_mplan_81_3);
+  }
 }
 #endif
 #endif

@@ -1,10 +1,12 @@
-//===- runtime.cuh - warpwise's run-time support, API version 1 -*- CUDA -*-===//
+//===- runtime.cuh - warpwise's run-time support, API version 2 -*- CUDA -*-===//
 //
 // The code that programs rewritten by warpwise call at run time: the compact
 // split form's list pool (list_pool.cuh), the adaptive split form's
-// dispatch (split_adaptive.cuh) and the work refill's counter (refill.cuh). warpwise writes this header, with its parts
-// inlined, as warpwise_runtime.cuh beside each rewritten file that needs it,
-// and the rewritten file includes it with one line:
+// dispatch (split_adaptive.cuh), the work refill's counter (refill.cuh) and
+// the measured dispatch between a rewritten kernel and its original
+// (measured.cuh). warpwise writes this header, with its parts inlined, as
+// warpwise_runtime.cuh beside each rewritten file that needs it, and the
+// rewritten file includes it with one line:
 //
 //   #include "warpwise_runtime.cuh"
 //
@@ -17,16 +19,20 @@
 #ifndef WARPWISE_RUNTIME_CUH
 #define WARPWISE_RUNTIME_CUH
 
-/// The API version: the names below, with these signatures.
-#define WARPWISE_RUNTIME_API 1
+/// The API version: the names below, with these signatures. Version 2 adds
+/// measured dispatch (ww_measured_*) to the names of version 1, which keep
+/// working.
+#define WARPWISE_RUNTIME_API 2
 
 #include "list_pool.cuh"
 #if __cplusplus >= 201103L
 #include "split_adaptive.cuh" // std::mutex
 #include "refill.cuh"         // std::mutex
+#include "measured.cuh"       // std::mutex
 #endif
 
-// API version 1, as rewritten code spells it.
+// The API, as rewritten code spells it (version 1, and from version 2 the
+// measured dispatch).
 
 /// The compact split's list allocator: the pool of \p device, or 0 (the
 /// launch then uses cudaMallocAsync).
@@ -68,6 +74,29 @@ static inline ww_refill_plan ww_refill_begin(ww_refill_site &site,
                                              dim3 block, size_t shared,
                                              cudaStream_t stream) {
   return ww_v1::refill_begin(site, kernel, grid, block, shared, stream);
+}
+
+/// Measured dispatch (API version 2) of a kernel k rewritten in place, whose
+/// original is kept as k_ww_original: `static ww_measured_site site;` per
+/// launch site; `ww_measured_plan plan = ww_measured_begin(site, grid, block,
+/// shared, stream);` (stream 0 for a launch without one), then
+/// `k<<<grid, block, shared, stream>>>(args...)` when plan.version is not 0,
+/// else `k_ww_original<<<grid, block, shared, stream>>>(args...)`; then
+/// `ww_measured_end(plan);`. The plan holds the site's lock from begin to
+/// end. plan.version: 1 the rewrite, 0 the original (-DWARPWISE_DISPATCH=0
+/// or =1 pins it).
+typedef ww_v1::measured_site ww_measured_site;
+typedef ww_v1::measured_plan ww_measured_plan;
+
+static inline ww_measured_plan ww_measured_begin(ww_measured_site &site,
+                                                 dim3 grid, dim3 block,
+                                                 size_t shared,
+                                                 cudaStream_t stream) {
+  return ww_v1::measured_begin(site, grid, block, shared, stream);
+}
+
+static inline void ww_measured_end(ww_measured_plan &plan) {
+  ww_v1::measured_end(plan);
 }
 #endif
 
