@@ -81,6 +81,9 @@ struct Options {
   std::vector<std::string> Transforms;
   bool TransformsGiven = false;
   bool ForceTransforms = false;
+  /// --measured-dispatch: a kernel rewritten in place keeps its original,
+  /// and its launches time both and run the faster (MeasuredDispatch.h).
+  bool MeasuredDispatch = false;
   std::string SplitForm; ///< --split-form literal: force that form.
   /// --meld-form: "auto" (the model chooses), "merged" or "branch-free".
   std::string MeldForm = "auto";

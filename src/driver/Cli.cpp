@@ -149,8 +149,9 @@ REWRITE
                         others have errors (the exit code still says so)
   --costs FILE          cost table (fuse/meld) to use instead of the built-in one
   --transforms LIST     comma-separated transformations to consider:
-                        meld, fuse, realloc, fission, split, refill, share
-                        (default: all; 'none' for none)
+                        meld, fuse, realloc, fission, split, refill, share,
+                        dispatch (default: all but refill and dispatch;
+                        'none' for none)
   --list-transforms     list the transformations, their forms and the
                         diagnostics they report, and exit
   --split-form FORM     force branch splitting in this form: adaptive,
@@ -164,6 +165,11 @@ REWRITE
   --force-transforms    apply every legal candidate without the
                         profitability checks (for exploring; the legality
                         checks and the uniform-branch rule still hold)
+  --measured-dispatch   a kernel rewritten in place keeps its original
+                        beside the rewrite, and each launch of it in the
+                        file times both on its first launches of each
+                        shape and runs the faster (warpwise's runtime;
+                        -DWARPWISE_DISPATCH=0 or =1 pins one)
   --tune                with a GPU: build the original program and each
                         distinct rewrite (the model's choice, each meld
                         form, with and without realloc), run them on the
@@ -284,6 +290,7 @@ const OptionInfo OptionTable[] = {
     {"--split-form", R},
     {"--meld-form", R},
     {"--force-transforms", R},
+    {"--measured-dispatch", R},
     {"--tune", R},
     {"--tune-args", R},
     {"--tune-runs", R},
@@ -450,6 +457,11 @@ const TransformDoc TransformDocs[] = {
      "variable sharing: block-uniform scalars and tables every thread "
      "computes are computed once per block into shared memory",
      "internal", "WW4004 applied, WW3004 declined"},
+    {"dispatch",
+     "measured dispatch: a kernel another transformation rewrote in place "
+     "keeps its original beside the rewrite, and its launches in the file "
+     "time both and run the faster, per launch shape (--measured-dispatch)",
+     "measured", "WW4006 applied, WW3006 declined"},
 };
 
 void listTransforms(llvm::raw_ostream &OS) {

@@ -319,7 +319,7 @@ bool parseTransformOption(ArgReader &R, llvm::StringRef Arg, Options &Opts,
       Opts.Transforms.push_back(P.trim().str());
     if (Parts.empty())
       Err = "--transforms needs a list (meld, fuse, realloc, fission, split, "
-            "refill, share) or 'none'";
+            "refill, share, dispatch) or 'none'";
   } else if (R.valueOf(Arg, "--split-form", V, Err)) {
     std::string Problem = splitFormProblem(V);
     if (!Problem.empty())
@@ -348,6 +348,8 @@ bool parseTransformOption(ArgReader &R, llvm::StringRef Arg, Options &Opts,
     Opts.TuneCache = V;
   } else if (Arg == "--force-transforms") {
     Opts.ForceTransforms = true;
+  } else if (Arg == "--measured-dispatch") {
+    Opts.MeasuredDispatch = true;
   } else if (Arg == "--fmad=false" || Arg == "--fmad=true") {
     Opts.FmadFalse = Arg == "--fmad=false";
   } else {

@@ -141,7 +141,7 @@ void reportPassDiagnostics(const InputFile &F, const InputFile &Next,
                            const std::string &Note, DiagnosticLog &FileLog) {
   for (const Diagnostic &D : PassLog.all()) {
     bool Applied = D.Id == "WW4001" || D.Id == "WW4002" || D.Id == "WW4003" ||
-                   D.Id == "WW4004";
+                   D.Id == "WW4004" || D.Id == "WW4006";
     // The main file's, and a project header's (by its display name).
     bool Ours =
         D.File == F.Given ||

@@ -336,6 +336,11 @@ std::optional<int> chooseSettings(Session &Run) {
         if (llvm::is_contained(*C->Transforms, T))
           S.Transforms.push_back(T);
     }
+    // --measured-dispatch adds the dispatch to whatever else runs; it runs
+    // last (registry order), around what the others rewrote.
+    if (Opts.MeasuredDispatch && !S.Transforms.empty() &&
+        !llvm::is_contained(S.Transforms, "dispatch"))
+      S.Transforms.push_back("dispatch");
     S.MeldForm =
         C && C->MeldForm && !Opts.MeldFormGiven ? *C->MeldForm : Opts.MeldForm;
     S.SplitForm = C && C->SplitForm && Opts.SplitForm.empty() ? *C->SplitForm

@@ -103,6 +103,7 @@ static std::string decisionCode(const Decision &D) {
                      : D.Transform == "split" ? "3"
                      : D.Transform == "share" ? "4"
                      : D.Transform == "refill" ? "5"
+                     : D.Transform == "dispatch" ? "6"
                                                : "1";
   return std::string(D.Applied ? "WW400" : "WW300") + Kind;
 }

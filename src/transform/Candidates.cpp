@@ -1,5 +1,6 @@
 //===- Candidates.cpp - Where the transformations look --------------------===//
 #include "Candidates.h"
+#include "MeasuredDispatch.h"
 
 #include "warpwise/Embedded.h"
 #include "warpwise/Transform.h"
@@ -25,6 +26,10 @@ deviceCodeDefinitions(ASTContext &Ctx, bool WithDeviceFunctions,
     bool VisitFunctionDecl(FunctionDecl *FD) {
       bool Wanted = FD->hasAttr<CUDAGlobalAttr>() ||
                     (WithDevice && FD->hasAttr<CUDADeviceAttr>());
+      // The original a measured dispatch keeps is final.
+      if (Wanted && FD->getIdentifier() &&
+          FD->getName().ends_with(KeptOriginalSuffix))
+        Wanted = false;
       if (Wanted && FD->doesThisDeclarationHaveABody() &&
           Scope.contains(FD->getLocation()))
         Found.push_back(FD);
@@ -33,6 +38,15 @@ deviceCodeDefinitions(ASTContext &Ctx, bool WithDeviceFunctions,
   } F(Scope ? *Scope : MainOnly, WithDeviceFunctions);
   F.TraverseDecl(Ctx.getTranslationUnitDecl());
   return F.Found;
+}
+
+bool touched(const std::vector<tooling::Replacement> &Edits,
+             const std::string &File, unsigned Begin, unsigned End) {
+  for (const tooling::Replacement &R : Edits)
+    if (R.getFilePath() == File && R.getOffset() < End &&
+        Begin < R.getOffset() + std::max(R.getLength(), 1u))
+      return true;
+  return false;
 }
 
 const Decl *fileScopeDeclOf(const FunctionDecl *FD) {

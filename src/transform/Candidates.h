@@ -14,7 +14,9 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"
 #include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Tooling/Core/Replacement.h"
 
+#include <string>
 #include <vector>
 
 namespace warpwise {
@@ -27,6 +29,11 @@ struct TransformContext;
 std::vector<const clang::FunctionDecl *>
 deviceCodeDefinitions(clang::ASTContext &Ctx, bool WithDeviceFunctions,
                       const SourceScope *Scope = nullptr);
+
+/// Whether \p Edits of earlier rewrites touch [Begin, End) of \p File (an
+/// insertion at Begin does).
+bool touched(const std::vector<clang::tooling::Replacement> &Edits,
+             const std::string &File, unsigned Begin, unsigned End);
 
 /// The file-scope declaration that holds \p FD: FD itself, its function
 /// template, or the outermost namespace around it.

@@ -790,16 +790,6 @@ std::string stepsOnly(const TransformContext &TC, const RefillShape &S) {
   return Stepped;
 }
 
-/// Whether \p Edits of earlier rewrites touch [Begin, End) of \p File.
-bool touched(const std::vector<tooling::Replacement> &Edits,
-             const std::string &File, unsigned Begin, unsigned End) {
-  for (const tooling::Replacement &R : Edits)
-    if (R.getFilePath() == File && R.getOffset() < End &&
-        Begin < R.getOffset() + std::max(R.getLength(), 1u))
-      return true;
-  return false;
-}
-
 /// One run of the refill over a file.
 class RefillRun {
 public:

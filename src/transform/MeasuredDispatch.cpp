@@ -1,0 +1,321 @@
+//===- MeasuredDispatch.cpp - Let the run choose rewrite or original ------===//
+//
+// Legal where every run of the kernel in this file goes through a launch
+// the dispatch can rewrite: the launches are statements of their own in
+// host code of the main file, after the kernel, and nothing else names the
+// kernel (a cudaFuncSetAttribute or a pointer to it would reach the rewrite
+// only). Launches from other files, which this rewrite cannot see, run the
+// rewrite: the model's decision, as without dispatch.
+//
+//===----------------------------------------------------------------------===//
+#include "MeasuredDispatch.h"
+
+#include "Candidates.h"
+#include "SplitCandidate.h"
+#include "SplitLaunch.h"
+#include "SplitText.h"
+
+#include "warpwise/Embedded.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Attr.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Lex/Lexer.h"
+
+#include <algorithm>
+
+namespace warpwise {
+
+using namespace clang;
+
+namespace {
+
+/// Where the translation unit names a kernel other than as the callee of a
+/// host launch: its address taken (cudaFuncSetAttribute, a pointer), or a
+/// launch from device code, which the host-side dispatch cannot wrap.
+class OtherUses : public RecursiveASTVisitor<OtherUses> {
+public:
+  OtherUses(const FunctionDecl *K, const SourceManager &SM)
+      : Kernel(K->getCanonicalDecl()),
+        Template(K->getDescribedFunctionTemplate()), SM(SM) {}
+
+  bool shouldVisitTemplateInstantiations() const { return false; }
+
+  bool TraverseFunctionDecl(FunctionDecl *FD) {
+    const FunctionDecl *Outer = Current;
+    Current = FD;
+    bool Go = RecursiveASTVisitor::TraverseFunctionDecl(FD);
+    Current = Outer;
+    return Go;
+  }
+
+  bool VisitCUDAKernelCallExpr(CUDAKernelCallExpr *C) {
+    const Expr *Callee = C->getCallee()->IgnoreParenImpCasts();
+    Callees.push_back(Callee);
+    if (names(Callee) && Current &&
+        (Current->hasAttr<CUDAGlobalAttr>() ||
+         Current->hasAttr<CUDADeviceAttr>()))
+      note(C->getBeginLoc(), "is launched from device code");
+    return true;
+  }
+  bool VisitDeclRefExpr(DeclRefExpr *E) {
+    if (names(E) && !isCallee(E))
+      note(E->getBeginLoc(), "is named other than by a launch");
+    return true;
+  }
+  bool VisitOverloadExpr(OverloadExpr *E) {
+    if (names(E) && !isCallee(E))
+      note(E->getBeginLoc(), "is named other than by a launch");
+    return true;
+  }
+
+  std::string Problem;
+
+private:
+  const FunctionDecl *Kernel;
+  const FunctionTemplateDecl *Template;
+  const SourceManager &SM;
+  const FunctionDecl *Current = nullptr;
+  std::vector<const Expr *> Callees;
+
+  bool isKernel(const NamedDecl *D) const {
+    D = D->getUnderlyingDecl();
+    if (auto *F = dyn_cast<FunctionDecl>(D)) {
+      if (F->getCanonicalDecl() == Kernel)
+        return true;
+      const FunctionTemplateDecl *P = F->getPrimaryTemplate();
+      return Template && P &&
+             P->getCanonicalDecl() == Template->getCanonicalDecl();
+    }
+    auto *FT = dyn_cast<FunctionTemplateDecl>(D);
+    return Template && FT &&
+           FT->getCanonicalDecl() == Template->getCanonicalDecl();
+  }
+  bool names(const Expr *E) const {
+    if (auto *Ref = dyn_cast<DeclRefExpr>(E))
+      return isKernel(Ref->getDecl());
+    if (auto *Lookup = dyn_cast<OverloadExpr>(E))
+      for (const NamedDecl *D : Lookup->decls())
+        if (isKernel(D))
+          return true;
+    return false;
+  }
+  // The launch is visited before its callee (pre-order).
+  bool isCallee(const Expr *E) const {
+    return std::find(Callees.begin(), Callees.end(), E) != Callees.end();
+  }
+  void note(SourceLocation Loc, const char *What) {
+    if (Problem.empty())
+      Problem = std::string("the kernel ") + What + " at line " +
+                std::to_string(SM.getExpansionLineNumber(Loc)) +
+                ", which would reach the rewrite only";
+  }
+};
+
+/// The launch \p L as a measured dispatch between the rewrite and the
+/// original, tagged \p Tag.
+std::string dispatchLaunch(llvm::StringRef MainText, const LaunchSite &L,
+                           const std::string &Tag) {
+  unsigned LS = lineStart(MainText, L.Begin);
+  std::string Ind = MainText.slice(LS, L.Begin).trim().empty()
+                        ? MainText.slice(LS, L.Begin).str()
+                        : std::string();
+  std::string G = "ww_grid_" + L.Tag, Bl = "ww_block_" + L.Tag,
+              Site = "ww_msite_" + L.Tag, Plan = "ww_mplan_" + L.Tag,
+              Cfg = G + ", " + Bl + ", " + L.shared() + ", " + L.stream();
+  std::string NL = "\n" + Ind + "  ";
+  return "{ // warpwise " + Tag + ": measured dispatch launch" + NL +
+         llvm::StringRef(L.Temps).rtrim().str() + (L.Temps.empty() ? "" : NL) +
+         "dim3 const " + G + "(" + L.Config[0] + ");" + NL + "dim3 const " +
+         Bl + "(" + L.Config[1] + ");" + NL + "static ww_measured_site " +
+         Site + ";" + NL + "ww_measured_plan " + Plan +
+         " = ww_measured_begin(" + NL + "    " + Site + ", " + G + ", " + Bl +
+         ", " + L.shared() + ", " + L.stream() + ");" + NL + "if (" + Plan +
+         ".version != 0u)" + NL + "  " + L.Callee + L.TemplateArgs + "<<<" +
+         Cfg + ">>>(" + L.Args + ");" + NL + "else" + NL + "  " + L.Callee +
+         KeptOriginalSuffix + L.TemplateArgs + "<<<" + Cfg + ">>>(" + L.Args +
+         ");" + NL + "ww_measured_end(" + Plan + ");\n" + Ind + "}";
+}
+
+/// One run of the dispatch over a file.
+class DispatchRun {
+public:
+  DispatchRun(TransformContext &TC, std::vector<Decision> &Decisions,
+              std::vector<Change> &Changes, const char *Name)
+      : TC(TC), Decisions(Decisions), Changes(Changes), Name(Name) {}
+
+  void kernel(const FunctionDecl *FD);
+
+private:
+  TransformContext &TC;
+  std::vector<Decision> &Decisions;
+  std::vector<Change> &Changes;
+  const char *Name;
+  /// Where this run wrote the runtime's include (-1: nowhere yet).
+  unsigned RuntimeAddedAt = -1u;
+
+  bool defines(const std::string &Function) const {
+    for (const Decl *D : TC.Ctx.getTranslationUnitDecl()->decls()) {
+      const NamedDecl *N = dyn_cast<NamedDecl>(D);
+      if (auto *FT = dyn_cast<FunctionTemplateDecl>(D))
+        N = FT->getTemplatedDecl();
+      if (N && N->getIdentifier() && N->getName() == Function)
+        return true;
+    }
+    return false;
+  }
+  void report(Decision &D, SourceLocation Loc, const char *Code) {
+    const SourceManager &SM = TC.Ctx.getSourceManager();
+    TC.Log.report(Code, Severity::Remark, TC.displayOf(Loc), D.Line,
+                  SM.getExpansionColumnNumber(Loc),
+                  std::string(Name) + ": " + D.Reason);
+    Decisions.push_back(D);
+  }
+  std::string problem(const FunctionDecl *FD, std::vector<LaunchSite> &Sites);
+  void apply(const FunctionDecl *FD, Decision &D,
+             const std::vector<LaunchSite> &Sites, unsigned KBegin,
+             unsigned KEnd);
+};
+
+/// Why the launches of \p FD cannot all go through a dispatch, or "";
+/// fills \p Sites.
+std::string DispatchRun::problem(const FunctionDecl *FD,
+                                 std::vector<LaunchSite> &Sites) {
+  const SourceManager &SM = TC.Ctx.getSourceManager();
+  if (!SM.isInMainFile(SM.getExpansionLoc(FD->getLocation())))
+    return "the kernel is in a header (the original is kept beside the "
+           "launches, in the main file)";
+  if (!TC.Ctx.getLangOpts().CPlusPlus11)
+    return "the dispatch's host code needs C++11 (std::mutex), and this file "
+           "is parsed as an earlier standard";
+  OtherUses Uses(FD, SM);
+  Uses.TraverseDecl(TC.Ctx.getTranslationUnitDecl());
+  if (!Uses.Problem.empty())
+    return Uses.Problem;
+  SplitBranch B;
+  B.Kernel = FD;
+  B.Template = FD->getDescribedFunctionTemplate();
+  B.Name = FD->getNameAsString();
+  std::vector<const CUDAKernelCallExpr *> Calls;
+  std::string Why = findLaunchSites(TC, B, Calls, Sites);
+  if (!Why.empty())
+    return Why;
+  for (const LaunchSite &L : Sites)
+    if (touched(TC.Applied, TC.File, L.Begin, L.Begin + L.Length))
+      return "the launch at line " + std::to_string(L.Line) +
+             " is rewritten by an earlier transformation (split, refill or "
+             "external share), which decides what runs there";
+  return "";
+}
+
+void DispatchRun::apply(const FunctionDecl *FD, Decision &D,
+                        const std::vector<LaunchSite> &Sites, unsigned KBegin,
+                        unsigned KEnd) {
+  const SourceManager &SM = TC.Ctx.getSourceManager();
+  std::string Kernel = D.Kernel;
+  TC.takeDecisionId(D, "WW4006", TC.Contents);
+  std::string Tag = "WW4006 " + D.Id;
+  std::vector<tooling::Replacement> Edits;
+  unsigned IncludeAt = aboveLineComments(
+      TC.Contents,
+      SM.getFileOffset(SM.getExpansionLoc(fileScopeDeclOf(FD)->getBeginLoc())));
+  if (RuntimeAddedAt > IncludeAt &&
+      !runtimeVisibleAt(TC, FD->getLocation(), TC.File, IncludeAt)) {
+    Edits.emplace_back(TC.File, IncludeAt, 0, runtimeIncludeLine());
+    RuntimeAddedAt = IncludeAt;
+  }
+  // The original, renamed, right after the rewrite: a comment above the
+  // kernel stays with the kernel that keeps its name.
+  unsigned NameAt =
+      SM.getFileOffset(SM.getExpansionLoc(FD->getLocation())) - KBegin;
+  std::string Copy = TC.Contents.slice(KBegin, KEnd).str();
+  Copy.insert(NameAt + Kernel.size(), KeptOriginalSuffix);
+  Edits.emplace_back(
+      TC.File, KEnd, 0,
+      "\n\n" +
+          TC.decisionComment(D, "the original of `" + Kernel +
+                                    "`, which the measured dispatch runs "
+                                    "where it is faster") +
+          "\n" + Copy);
+  llvm::StringRef Main = SM.getBufferData(SM.getMainFileID());
+  for (const LaunchSite &L : Sites)
+    Edits.emplace_back(TC.File, L.Begin, L.Length,
+                       dispatchLaunch(Main, L, Tag));
+  Changes.push_back({"measured dispatch of `" + Kernel + "`", Edits});
+}
+
+void DispatchRun::kernel(const FunctionDecl *FD) {
+  const SourceManager &SM = TC.Ctx.getSourceManager();
+  std::string Kernel = FD->getNameAsString();
+  // Kernels warpwise wrote, and kernels whose original is already kept.
+  if (llvm::StringRef(Kernel).contains("_ww_") ||
+      defines(Kernel + KeptOriginalSuffix))
+    return;
+  const FunctionTemplateDecl *FT = FD->getDescribedFunctionTemplate();
+  CharSourceRange KR = Lexer::makeFileCharRange(
+      CharSourceRange::getTokenRange(FT ? FT->getSourceRange()
+                                        : FD->getSourceRange()),
+      SM, TC.Ctx.getLangOpts());
+  if (KR.isInvalid())
+    return; // Written by a macro: nothing in it was rewritten either.
+  unsigned KBegin = SM.getFileOffset(KR.getBegin()),
+           KEnd = SM.getFileOffset(KR.getEnd());
+  // Only a kernel an earlier transformation of this pass rewrote in place.
+  if (SM.getFileID(KR.getBegin()) != SM.getMainFileID() ||
+      !touched(TC.Applied, TC.File, KBegin, KEnd))
+    return;
+  SourceLocation Loc = FD->getLocation();
+  Decision D;
+  D.Transform = Name;
+  D.Kernel = Kernel;
+  D.Line = SM.getExpansionLineNumber(Loc);
+  TC.CurrentKernel = Kernel;
+  TC.CurrentLine = D.Line;
+  if (TC.DebugCrash)
+    crashForTesting();
+  Steer Steering = TC.steer(Name, FD, SourceLocation());
+  if (Steering.disabled()) {
+    D.Reason = "`" + Kernel + "`: disabled by " + Steering.Source +
+               "; its launches run the rewrite";
+    return report(D, Loc, "WW3006");
+  }
+  std::vector<LaunchSite> Sites;
+  std::string Why;
+  // An earlier pass's rewrite of the kernel is not the original.
+  if (TC.Contents.slice(KBegin, KEnd).contains("// warpwise WW"))
+    Why = "an earlier pass rewrote the kernel, so its original is no longer "
+          "in the text";
+  if (Why.empty())
+    Why = problem(FD, Sites);
+  if (!Why.empty()) {
+    D.Reason = "`" + Kernel + "`: no measured dispatch: " + Why;
+    return report(D, Loc, "WW3006");
+  }
+  D.Applied = true;
+  D.Measured = "chosen at run time";
+  D.Reason =
+      "`" + Kernel + "` keeps its original as `" + Kernel + KeptOriginalSuffix +
+      "`; its " + std::to_string(Sites.size()) + " launch" +
+      (Sites.size() == 1 ? "" : "es") +
+      " in this file time both versions on their first launches of each "
+      "shape and run the faster (-DWARPWISE_DISPATCH=0 or =1 pins one)" +
+      (FD->isExternallyVisible() ? "; launches from other files run the rewrite"
+                                 : "");
+  apply(FD, D, Sites, KBegin, KEnd);
+  report(D, Loc, "WW4006");
+}
+
+} // namespace
+
+void MeasuredDispatch::run(TransformContext &TC,
+                           std::vector<Decision> &Decisions,
+                           std::vector<Change> &Changes) {
+  DispatchRun Run(TC, Decisions, Changes, name());
+  for (const FunctionDecl *FD : deviceCodeDefinitions(TC.Ctx, false, TC.Scope))
+    if (FD->hasAttr<CUDAGlobalAttr>())
+      Run.kernel(FD);
+}
+
+} // namespace warpwise
