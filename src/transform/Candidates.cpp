@@ -8,6 +8,9 @@
 #include "clang/AST/Attr.h"
 #include "clang/Basic/SourceManager.h"
 
+#include <set>
+#include <string>
+
 namespace warpwise {
 
 using namespace clang;
@@ -23,7 +26,10 @@ deviceCodeDefinitions(ASTContext &Ctx, bool WithDeviceFunctions,
     Finder(const SourceScope &Scope, bool WithDevice)
         : Scope(Scope), WithDevice(WithDevice) {}
     bool shouldVisitTemplateInstantiations() const { return false; }
+    std::set<std::string> Kernels;
     bool VisitFunctionDecl(FunctionDecl *FD) {
+      if (FD->hasAttr<CUDAGlobalAttr>() && FD->getIdentifier())
+        Kernels.insert(FD->getName().str());
       bool Wanted = FD->hasAttr<CUDAGlobalAttr>() ||
                     (WithDevice && FD->hasAttr<CUDADeviceAttr>());
       // The original a measured dispatch keeps is final.
@@ -37,7 +43,18 @@ deviceCodeDefinitions(ASTContext &Ctx, bool WithDeviceFunctions,
     }
   } F(Scope ? *Scope : MainOnly, WithDeviceFunctions);
   F.TraverseDecl(Ctx.getTranslationUnitDecl());
-  return F.Found;
+  // A kernel a split rewrote stays as its launches' fallback (the adaptive
+  // form's path 0) or for other files: it is final too. Proposing its split
+  // again costs an nvcc run that can only fail (the split kernels exist).
+  std::vector<const FunctionDecl *> Open;
+  for (const FunctionDecl *FD : F.Found) {
+    std::string Name = FD->getIdentifier() ? FD->getName().str() : "";
+    bool Split = !Name.empty() && (F.Kernels.count(Name + "_ww_then") ||
+                                   F.Kernels.count(Name + "_ww_light"));
+    if (!Split)
+      Open.push_back(FD);
+  }
+  return Open;
 }
 
 bool touched(const std::vector<tooling::Replacement> &Edits,
