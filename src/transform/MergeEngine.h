@@ -87,7 +87,13 @@ private:
                      const std::map<const Stmt *, std::string> &Replace) const;
   std::string renderMatchedExpr(const Expr *A, const Expr *B,
                                 bool AllowRootSelect);
-  std::string declarator(const VarDecl *V, Side Sd) const;
+  /// \p V's declaration without its initialiser, under its new name when
+  /// renamed: `float x_else[Q]`. \p First is the first declarator of the
+  /// declaration \p V is in (`float a = 0, b;`), whose type specifiers the
+  /// others share; the caller makes sure that every declarator there is a
+  /// plain name. "" when the text cannot be taken from the file.
+  std::string declarator(const VarDecl *V,
+                         const VarDecl *First = nullptr) const;
   /// Where the name at \p Loc is written in the file: itself, or the macro
   /// argument it came from; invalid inside a macro's body.
   SourceLocation nameInFile(SourceLocation Loc) const;

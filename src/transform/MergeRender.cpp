@@ -137,11 +137,13 @@ std::string Merger::renderMatchedExpr(const Expr *A, const Expr *B,
 /// location inside a macro expansion is an offset into that expansion, not
 /// into the file. Empty when the declarator is not file text of its own
 /// (checkMacros refuses those declarations before rendering starts).
-std::string Merger::declarator(const VarDecl *V, Side Sd) const {
+std::string Merger::declarator(const VarDecl *V,
+                               const VarDecl *First) const {
   CharSourceRange Head =
       fileRange(SourceRange(V->getBeginLoc(), V->getLocation()));
   CharSourceRange Name = fileRange(SourceRange(V->getLocation()));
-  if (!Head.isValid() || !Name.isValid() ||
+  CharSourceRange Whole = fileRange(V->getSourceRange());
+  if (!Head.isValid() || !Name.isValid() || !Whole.isValid() ||
       SM.getFileID(Head.getBegin()) != SM.getFileID(Name.getBegin()))
     return "";
   unsigned Begin = SM.getFileOffset(Head.getBegin());
@@ -150,8 +152,9 @@ std::string Merger::declarator(const VarDecl *V, Side Sd) const {
   if (NameBegin < Begin || NameEnd < NameBegin)
     return "";
   llvm::StringRef File = SM.getBufferData(SM.getFileID(Head.getBegin()));
-  // Array bounds and other declarator parts follow the name up to '='.
-  unsigned End = NameEnd;
+  // Array bounds and other declarator parts follow the name, up to '=' or
+  // to the declarator's end.
+  unsigned End = SM.getFileOffset(Whole.getEnd());
   if (V->getInit()) {
     CharSourceRange Init = fileRange(V->getInit()->getSourceRange());
     if (!Init.isValid())
@@ -159,17 +162,33 @@ std::string Merger::declarator(const VarDecl *V, Side Sd) const {
     unsigned InitBegin = SM.getFileOffset(Init.getBegin());
     if (InitBegin < NameEnd)
       return "";
+    End = NameEnd;
     size_t Eq = File.substr(NameEnd, InitBegin - NameEnd).rfind('=');
     if (Eq != llvm::StringRef::npos)
       End = NameEnd + Eq;
   }
+  if (End < NameEnd)
+    return "";
   std::string Text = File.substr(Begin, End - Begin).str();
+  unsigned NameAt = NameBegin - Begin;
+  if (First && First != V) {
+    // `float a = 0, b`: the type specifiers the declarators share, written
+    // before the first one's name, then this one's name and bounds.
+    CharSourceRange FirstName = fileRange(SourceRange(First->getLocation()));
+    if (!FirstName.isValid())
+      return "";
+    unsigned SpecEnd = SM.getFileOffset(FirstName.getBegin());
+    if (SpecEnd < Begin || SpecEnd > NameBegin)
+      return "";
+    std::string Spec = File.slice(Begin, SpecEnd).rtrim().str() + " ";
+    Text = Spec + File.slice(NameBegin, End).str();
+    NameAt = Spec.size();
+  }
   while (!Text.empty() && (Text.back() == ' ' || Text.back() == '\t'))
     Text.pop_back();
   auto It = Rename.find(V);
-  if (It != Rename.end() && NameEnd <= Begin + Text.size())
-    Text.replace(NameBegin - Begin, NameEnd - NameBegin, It->second);
-  (void)Sd;
+  if (It != Rename.end() && NameAt + (NameEnd - NameBegin) <= Text.size())
+    Text.replace(NameAt, NameEnd - NameBegin, It->second);
   return Text;
 }
 
@@ -182,7 +201,7 @@ bool Merger::renderPair(const Stmt *A, const Stmt *B, unsigned Depth,
     std::string Init = renderMatchedExpr(VA->getInit(), VB->getInit(), true);
     if (Init.empty())
       return false;
-    std::string Decl = declarator(VA, SideA);
+    std::string Decl = declarator(VA);
     if (Decl.empty())
       return false;
     Text += In + Decl + " = " + Init + ";\n";
@@ -235,7 +254,7 @@ bool Merger::renderPair(const Stmt *A, const Stmt *B, unsigned Depth,
         std::string I = renderMatchedExpr(VA->getInit(), VB->getInit(), true);
         if (I.empty())
           return false;
-        std::string Decl = declarator(VA, SideA);
+        std::string Decl = declarator(VA);
         if (Decl.empty())
           return false;
         Init = Decl + " = " + I;
@@ -375,8 +394,21 @@ bool Merger::renderGuarded(const std::vector<const Stmt *> &Run, Side Sd,
     // Declared here, used after the guard: declare it before the merged
     // code (under a fresh name) and assign it here.
     std::string Assigned;
+    const VarDecl *First = cast<VarDecl>(*DS->decl_begin());
     for (const Decl *D : DS->decls()) {
       auto *V = cast<VarDecl>(D);
+      QualType VT = V->getType();
+      if (!DS->isSingleDecl() &&
+          (VT->isPointerType() || VT->isArrayType() || VT->isReferenceType() ||
+           VT->isFunctionType() || VT->isMemberPointerType())) {
+        Out.Refusal =
+            "`" + V->getNameAsString() + "` (line " +
+            std::to_string(SM.getExpansionLineNumber(V->getLocation())) +
+            ") would have to be declared before its guard apart from the "
+            "other variables of its declaration, and its declarator is not "
+            "a plain name";
+        return false;
+      }
       QualType T = V->getType();
       if (T.isConstQualified() || T->isReferenceType() ||
           (V->getInit() && (T->isArrayType() || T->isRecordType())) ||
@@ -388,7 +420,7 @@ bool Merger::renderGuarded(const std::vector<const Stmt *> &Run, Side Sd,
             "which its type or initialisation does not allow";
         return false;
       }
-      std::string Decl = declarator(V, Sd);
+      std::string Decl = declarator(V, First);
       if (Decl.empty())
         return false;
       Hoisted.push_back(Decl + ";");
@@ -473,12 +505,24 @@ bool Merger::renderSeq(const std::vector<const Stmt *> &A,
       collectRefs(Steps[R].B, Used);
     }
     for (const VarDecl *V : Declared)
-      if (Used.count(V)) {
+      if (Used.count(V))
         Hoist.insert(V);
-        if (!Rename.count(V))
-          Rename[V] = fresh(V->getNameAsString() +
-                            (K == Step::OnlyA ? "_then" : "_else"));
-      }
+    // A declaration is hoisted whole (renderGuarded): each of its
+    // variables is then declared before the merged code, under a fresh name.
+    for (size_t R = I; R < J; ++R)
+      if (auto *DS = dyn_cast_or_null<DeclStmt>(K == Step::OnlyA ? Steps[R].A
+                                                                 : Steps[R].B))
+        if (llvm::any_of(DS->decls(), [&](const Decl *D) {
+              auto *V = dyn_cast<VarDecl>(D);
+              return V && Hoist.count(V);
+            }))
+          for (const Decl *D : DS->decls())
+            if (auto *V = dyn_cast<VarDecl>(D))
+              Hoist.insert(V);
+    for (const VarDecl *V : Declared)
+      if (Hoist.count(V) && !Rename.count(V))
+        Rename[V] = fresh(V->getNameAsString() +
+                          (K == Step::OnlyA ? "_then" : "_else"));
     I = J - 1;
   }
   for (size_t I = 0; I < Steps.size(); ++I) {
