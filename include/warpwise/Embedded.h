@@ -38,8 +38,9 @@ const char *findEmbeddedFile(const std::string &Name);
 extern const char *const RuntimeHeaderName;
 
 /// The line, and the blank line after it, that a rewritten file includes
-/// the runtime with.
-std::string runtimeIncludeLine();
+/// the runtime with; its comment names the diagnostic of the transformation
+/// that needs it (\p Id).
+std::string runtimeIncludeLine(const char *Id = "WW4003");
 
 /// Whether \p Text includes the runtime (a line `#include
 /// "warpwise_runtime.cuh"`).

@@ -12,9 +12,9 @@ namespace warpwise {
 
 const char *const RuntimeHeaderName = "warpwise_runtime.cuh";
 
-std::string runtimeIncludeLine() {
+std::string runtimeIncludeLine(const char *Id) {
   return std::string("#include \"") + RuntimeHeaderName +
-         "\" // warpwise's runtime (WW4003)\n\n";
+         "\" // warpwise's runtime (" + Id + ")\n\n";
 }
 
 bool includesRuntimeHeader(llvm::StringRef Text) {

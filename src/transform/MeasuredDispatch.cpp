@@ -25,6 +25,7 @@
 #include "clang/Lex/Lexer.h"
 
 #include <algorithm>
+#include <set>
 
 namespace warpwise {
 
@@ -114,6 +115,65 @@ private:
   }
 };
 
+/// The functions \p FD's body calls, as written: direct callees and, in a
+/// template, the candidates of a dependent call.
+std::vector<const FunctionDecl *> calleesOf(const FunctionDecl *FD) {
+  struct Finder : RecursiveASTVisitor<Finder> {
+    std::vector<const FunctionDecl *> Found;
+    void add(const NamedDecl *D) {
+      D = D->getUnderlyingDecl();
+      if (auto *FT = dyn_cast<FunctionTemplateDecl>(D))
+        D = FT->getTemplatedDecl();
+      if (auto *F = dyn_cast<FunctionDecl>(D)) {
+        if (const FunctionDecl *P = F->getTemplateInstantiationPattern())
+          F = P;
+        Found.push_back(F);
+      }
+    }
+    bool VisitCallExpr(CallExpr *C) {
+      if (const Decl *D = C->getCalleeDecl())
+        if (auto *N = dyn_cast<NamedDecl>(D))
+          add(N);
+      if (auto *L =
+              dyn_cast<OverloadExpr>(C->getCallee()->IgnoreParenImpCasts()))
+        for (const NamedDecl *D : L->decls())
+          add(D);
+      return true;
+    }
+  } F;
+  if (FD->getBody())
+    F.TraverseStmt(FD->getBody());
+  return F.Found;
+}
+
+/// The first function \p FD calls, directly or through others, whose
+/// definition an earlier transformation of this pass rewrote; null if none.
+/// A kernel's kept original would call its rewrite.
+const FunctionDecl *rewrittenCallee(const TransformContext &TC,
+                                    const FunctionDecl *FD) {
+  const SourceManager &SM = TC.Ctx.getSourceManager();
+  std::set<const FunctionDecl *> Seen = {FD->getCanonicalDecl()};
+  std::vector<const FunctionDecl *> Work = {FD};
+  while (!Work.empty()) {
+    const FunctionDecl *F = Work.back();
+    Work.pop_back();
+    for (const FunctionDecl *C : calleesOf(F)) {
+      const FunctionDecl *Def = nullptr;
+      if (!C->hasBody(Def) || !Seen.insert(Def->getCanonicalDecl()).second)
+        continue;
+      CharSourceRange R = Lexer::makeFileCharRange(
+          CharSourceRange::getTokenRange(Def->getSourceRange()), SM,
+          TC.Ctx.getLangOpts());
+      if (R.isValid() &&
+          touched(TC.Applied, TC.fileOf(R.getBegin()),
+                  SM.getFileOffset(R.getBegin()), SM.getFileOffset(R.getEnd())))
+        return Def;
+      Work.push_back(Def);
+    }
+  }
+  return nullptr;
+}
+
 /// The launch \p L as a measured dispatch between the rewrite and the
 /// original, tagged \p Tag.
 std::string dispatchLaunch(llvm::StringRef MainText, const LaunchSite &L,
@@ -185,8 +245,8 @@ std::string DispatchRun::problem(const FunctionDecl *FD,
                                  std::vector<LaunchSite> &Sites) {
   const SourceManager &SM = TC.Ctx.getSourceManager();
   if (!SM.isInMainFile(SM.getExpansionLoc(FD->getLocation())))
-    return "the kernel is in a header (the original is kept beside the "
-           "launches, in the main file)";
+    return "the kernel is in a header, and the dispatch keeps the originals "
+           "of kernels in the main file only";
   if (!TC.Ctx.getLangOpts().CPlusPlus11)
     return "the dispatch's host code needs C++11 (std::mutex), and this file "
            "is parsed as an earlier standard";
@@ -223,7 +283,7 @@ void DispatchRun::apply(const FunctionDecl *FD, Decision &D,
       SM.getFileOffset(SM.getExpansionLoc(fileScopeDeclOf(FD)->getBeginLoc())));
   if (RuntimeAddedAt > IncludeAt &&
       !runtimeVisibleAt(TC, FD->getLocation(), TC.File, IncludeAt)) {
-    Edits.emplace_back(TC.File, IncludeAt, 0, runtimeIncludeLine());
+    Edits.emplace_back(TC.File, IncludeAt, 0, runtimeIncludeLine("WW4006"));
     RuntimeAddedAt = IncludeAt;
   }
   // The original, renamed, right after the rewrite: a comment above the
@@ -232,6 +292,12 @@ void DispatchRun::apply(const FunctionDecl *FD, Decision &D,
       SM.getFileOffset(SM.getExpansionLoc(FD->getLocation())) - KBegin;
   std::string Copy = TC.Contents.slice(KBegin, KEnd).str();
   Copy.insert(NameAt + Kernel.size(), KeptOriginalSuffix);
+  // Internal linkage: only this file's launches run the kept original.
+  if (FD->isExternallyVisible() && FD->getStorageClass() != SC_Static) {
+    unsigned DeclAt = SM.getFileOffset(SM.getExpansionLoc(FD->getBeginLoc()));
+    if (DeclAt >= KBegin && DeclAt - KBegin <= NameAt)
+      Copy.insert(DeclAt - KBegin, "static ");
+  }
   Edits.emplace_back(
       TC.File, KEnd, 0,
       "\n\n" +
@@ -262,15 +328,19 @@ void DispatchRun::kernel(const FunctionDecl *FD) {
     return; // Written by a macro: nothing in it was rewritten either.
   unsigned KBegin = SM.getFileOffset(KR.getBegin()),
            KEnd = SM.getFileOffset(KR.getEnd());
-  // Only a kernel an earlier transformation of this pass rewrote in place.
-  if (SM.getFileID(KR.getBegin()) != SM.getMainFileID() ||
-      !touched(TC.Applied, TC.File, KBegin, KEnd))
+  // Only a kernel an earlier transformation of this pass rewrote in place
+  // (in a project header too, which problem() declines with the reason), or
+  // one that calls a function it rewrote, which is declined: the kept
+  // original would run the rewritten callee.
+  const FunctionDecl *Callee = rewrittenCallee(TC, FD);
+  if (!Callee && !touched(TC.Applied, TC.fileOf(KR.getBegin()), KBegin, KEnd))
     return;
   SourceLocation Loc = FD->getLocation();
   Decision D;
   D.Transform = Name;
   D.Kernel = Kernel;
   D.Line = SM.getExpansionLineNumber(Loc);
+  D.File = TC.decisionFileOf(Loc);
   TC.CurrentKernel = Kernel;
   TC.CurrentLine = D.Line;
   if (TC.DebugCrash)
@@ -284,9 +354,13 @@ void DispatchRun::kernel(const FunctionDecl *FD) {
   std::vector<LaunchSite> Sites;
   std::string Why;
   // An earlier pass's rewrite of the kernel is not the original.
-  if (TC.Contents.slice(KBegin, KEnd).contains("// warpwise WW"))
+  if (TC.textOf(KR.getBegin()).slice(KBegin, KEnd).contains("// warpwise WW"))
     Why = "an earlier pass rewrote the kernel, so its original is no longer "
           "in the text";
+  if (Why.empty() && Callee)
+    Why = "it calls `" + Callee->getNameAsString() +
+          "`, which an earlier transformation rewrote, so its original would "
+          "run the rewritten code too";
   if (Why.empty())
     Why = problem(FD, Sites);
   if (!Why.empty()) {

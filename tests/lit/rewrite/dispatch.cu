@@ -16,6 +16,7 @@
 // RUN: FileCheck %s --input-file %t.code
 // RUN: grep -c "^#include \"warpwise_runtime.cuh\"" %t.code | FileCheck %s --check-prefix=ONE-INCLUDE
 // ONE-INCLUDE: 1
+// RUN: grep -q '^#include "warpwise_runtime.cuh" // warpwise.s runtime (WW4006)$' %t.code
 // RUN: %nvcc -arch=sm_75 -Werror all-warnings -c %t.cu -o %t.75.o
 // RUN: %nvcc -arch=sm_90 -Werror all-warnings -c %t.cu -o %t.90.o
 // RUN: %warpwise rewrite --fmad=false %t.cu --transforms fuse --force-transforms --measured-dispatch -o %t.again.cu 2> %t.again.err
@@ -23,6 +24,12 @@
 // `dispatch` in --transforms is the same as --measured-dispatch.
 // RUN: %warpwise rewrite --fmad=false %s --transforms fuse,dispatch --force-transforms -o %t.named.cu 2> /dev/null
 // RUN: cmp %t.cu %t.named.cu
+// A kernel in a project header, rewritten in place: declined, with the reason.
+// RUN: rm -rf %t.hdr && mkdir %t.hdr && cp %inputs/headers/fuse.cuh %inputs/headers/fusemain.cu %t.hdr/
+// RUN: cd %t.hdr && %warpwise rewrite fusemain.cu -i --transforms fuse --measured-dispatch 2> %t.hdr/err
+// RUN: FileCheck %s --check-prefix=HEADER --input-file %t.hdr/err
+// HEADER: fuse.cuh:3:17: remark: dispatch: `diamond`: no measured dispatch: the kernel is in a header, and the dispatch keeps the originals of kernels in the main file only [WW3006]
+// RUN: cd %t.hdr && not grep -q "ww_measured\|_ww_original" fusemain.cu fuse.cuh
 // Without it, no original is kept.
 // RUN: %warpwise rewrite --fmad=false %s --transforms fuse --force-transforms -o %t.plain.cu 2> /dev/null
 // RUN: sed '/^\/\/ [A-Z0-9-]*:/d' %t.plain.cu | not grep -q "void [a-z]*_ww_original\|ww_measured_site"
@@ -52,7 +59,7 @@ __global__ void scale(const float *in, float *out, int n) {
 // CHECK:       // warpwise WW4001 fuse.scale.{{[0-9]+}}:
 // CHECK:       // warpwise WW4006 dispatch.scale.[[ID:[0-9]+]]: the original of `scale`, which the measured
 // CHECK-NEXT:  // dispatch runs where it is faster; chosen at run time
-// CHECK-NEXT:  __global__ void scale_ww_original(const float *in, float *out, int n) {
+// CHECK-NEXT:  static __global__ void scale_ww_original(const float *in, float *out, int n) {
 // CHECK:         if (i % 2) {
 // CHECK-NEXT:      float s = v * 2.0f;
 // CHECK-NEXT:      r = s + 1.0f;
@@ -79,7 +86,7 @@ template <int K> __global__ void steps(const float *in, float *out, int n) {
 // CHECK:       // warpwise WW4006 dispatch.steps.{{[0-9]+}}: the original of `steps`
 // CHECK-NEXT:  // dispatch runs where it is faster; chosen at run time
 // CHECK-NEXT:  template <int K>
-// CHECK-NEXT:  __global__ void steps_ww_original(const float *in, float *out, int n) {
+// CHECK-NEXT:  static __global__ void steps_ww_original(const float *in, float *out, int n) {
 
 // REMARK-DAG: dispatch.cu:[[#@LINE+1]]:17: remark: dispatch: `attributed`: no measured dispatch: the kernel is named other than by a launch at line [[#@LINE+18]], which would reach the rewrite only [WW3006]
 __global__ void attributed(const float *in, float *out, int n) {
@@ -142,6 +149,27 @@ __global__ void disabled(const float *in, float *out, int n) {
   out[i] = r;
 }
 
+// The rewrite is in a __device__ function it calls: declined, since a kept
+// original would call the rewritten helper.
+__device__ float helper(float v, int i) {
+  float r;
+  if (i % 2) {
+    float s = v * 2.0f;
+    r = s + 1.0f;
+  } else {
+    float s = v * 3.0f;
+    r = s + 2.0f;
+  }
+  return r;
+}
+
+// REMARK-DAG: dispatch.cu:[[#@LINE+1]]:17: remark: dispatch: `calls_helper`: no measured dispatch: it calls `helper`, which an earlier transformation rewrote, so its original would run the rewritten code too [WW3006]
+__global__ void calls_helper(const float *in, float *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    out[i] = helper(in[i], i);
+}
+
 // Nothing rewrites it: no dispatch, no remark.
 // REMARK-NOT: `untouched`
 __global__ void untouched(const float *in, float *out, int n) {
@@ -155,6 +183,7 @@ void run(const float *in, float *out, int n, cudaStream_t stream) {
   steps<4><<<(n + 127) / 128, 128>>>(in, out, n);
   disabled<<<(n + 255) / 256, 256>>>(in, out, n);
   untouched<<<(n + 255) / 256, 256>>>(in, out, n);
+  calls_helper<<<(n + 255) / 256, 256>>>(in, out, n);
   int blocks = 0;
   scale<<<++blocks, 64, 16>>>(in, out, n);
 }
@@ -177,6 +206,7 @@ void run(const float *in, float *out, int n, cudaStream_t stream) {
 // CHECK:         steps_ww_original<4><<<
 // CHECK:       disabled<<<(n + 255) / 256, 256>>>(in, out, n);
 // CHECK-NEXT:  untouched<<<(n + 255) / 256, 256>>>(in, out, n);
+// CHECK-NEXT:  calls_helper<<<(n + 255) / 256, 256>>>(in, out, n);
 // The grid has a side effect: evaluated once, into a temporary.
 // CHECK:       dim3 const ww_grid_value_{{[0-9_]+}} = ++blocks;
 // CHECK:         scale<<<{{.*}}, 16, 0>>>(in, out, n);
