@@ -178,10 +178,7 @@ const FunctionDecl *rewrittenCallee(const TransformContext &TC,
 /// original, tagged \p Tag.
 std::string dispatchLaunch(llvm::StringRef MainText, const LaunchSite &L,
                            const std::string &Tag) {
-  unsigned LS = lineStart(MainText, L.Begin);
-  std::string Ind = MainText.slice(LS, L.Begin).trim().empty()
-                        ? MainText.slice(LS, L.Begin).str()
-                        : std::string();
+  std::string Ind = indentBefore(MainText, L.Begin);
   std::string G = "ww_grid_" + L.Tag, Bl = "ww_block_" + L.Tag,
               Site = "ww_msite_" + L.Tag, Plan = "ww_mplan_" + L.Tag,
               Cfg = G + ", " + Bl + ", " + L.shared() + ", " + L.stream();

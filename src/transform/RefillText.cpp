@@ -286,10 +286,7 @@ RefillText refillKernelText(const TransformContext &TC, const RefillShape &S,
 
 std::string refillLaunch(llvm::StringRef MainText, const LaunchSite &L,
                          const std::string &Tag) {
-  unsigned LS = lineStart(MainText, L.Begin);
-  std::string Ind = MainText.slice(LS, L.Begin).trim().empty()
-                        ? MainText.slice(LS, L.Begin).str()
-                        : std::string();
+  std::string Ind = indentBefore(MainText, L.Begin);
   std::string G = "ww_grid_" + L.Tag, Bl = "ww_block_" + L.Tag,
               Site = "ww_site_" + L.Tag, Plan = "ww_plan_" + L.Tag,
               St = L.stream(), Sh = L.shared();

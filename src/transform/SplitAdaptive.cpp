@@ -255,10 +255,7 @@ std::string adaptiveLaunch(llvm::StringRef MainText, const SplitBranch &B,
                            const LaunchSite &L) {
   // The host decides per launch (ww_adaptive_begin); the original kernel
   // stays for the launches it keeps.
-  unsigned LS = lineStart(MainText, L.Begin);
-  std::string Ind = MainText.slice(LS, L.Begin).trim().empty()
-                        ? MainText.slice(LS, L.Begin).str()
-                        : std::string();
+  std::string Ind = indentBefore(MainText, L.Begin);
   std::string G = "ww_grid_" + L.Tag, Bl = "ww_block_" + L.Tag,
               Site = "ww_site_" + L.Tag, Plan = "ww_plan_" + L.Tag,
               St = L.stream();

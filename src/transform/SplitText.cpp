@@ -30,6 +30,11 @@ unsigned lineStart(llvm::StringRef Text, unsigned Pos) {
   return NL == llvm::StringRef::npos ? 0 : NL + 1;
 }
 
+std::string indentBefore(llvm::StringRef Text, unsigned Pos) {
+  llvm::StringRef Before = Text.slice(lineStart(Text, Pos), Pos);
+  return Before.trim().empty() ? Before.str() : std::string();
+}
+
 unsigned aboveLineComments(llvm::StringRef Text, unsigned Offset) {
   unsigned Start = lineStart(Text, Offset);
   if (!Text.slice(Start, Offset).trim().empty())

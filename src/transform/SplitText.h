@@ -64,6 +64,10 @@ statementLines(const clang::Stmt *S, const clang::SourceManager &SM,
 /// The offset where the line holding \p Pos begins.
 unsigned lineStart(llvm::StringRef Text, unsigned Pos);
 
+/// The whitespace before \p Pos on its line, when only whitespace precedes
+/// it there (a statement's indentation); else "".
+std::string indentBefore(llvm::StringRef Text, unsigned Pos);
+
 /// The start of the `//` comment lines directly above the line holding
 /// \p Offset (none: the start of that line; \p Offset when code precedes it
 /// on its line), so that an insertion there does not separate a declaration
