@@ -26,10 +26,12 @@ deviceCodeDefinitions(ASTContext &Ctx, bool WithDeviceFunctions,
     Finder(const SourceScope &Scope, bool WithDevice)
         : Scope(Scope), WithDevice(WithDevice) {}
     bool shouldVisitTemplateInstantiations() const { return false; }
-    std::set<std::string> Kernels;
+    /// Kernels by the namespace (or class) they are in, and name.
+    std::set<std::pair<const DeclContext *, std::string>> Kernels;
     bool VisitFunctionDecl(FunctionDecl *FD) {
       if (FD->hasAttr<CUDAGlobalAttr>() && FD->getIdentifier())
-        Kernels.insert(FD->getName().str());
+        Kernels.insert(
+            {FD->getDeclContext()->getRedeclContext(), FD->getName().str()});
       bool Wanted = FD->hasAttr<CUDAGlobalAttr>() ||
                     (WithDevice && FD->hasAttr<CUDADeviceAttr>());
       // The original a measured dispatch keeps is final.
@@ -49,8 +51,9 @@ deviceCodeDefinitions(ASTContext &Ctx, bool WithDeviceFunctions,
   std::vector<const FunctionDecl *> Open;
   for (const FunctionDecl *FD : F.Found) {
     std::string Name = FD->getIdentifier() ? FD->getName().str() : "";
-    bool Split = !Name.empty() && (F.Kernels.count(Name + "_ww_then") ||
-                                   F.Kernels.count(Name + "_ww_light"));
+    const DeclContext *In = FD->getDeclContext()->getRedeclContext();
+    bool Split = !Name.empty() && (F.Kernels.count({In, Name + "_ww_then"}) ||
+                                   F.Kernels.count({In, Name + "_ww_light"}));
     if (!Split)
       Open.push_back(FD);
   }

@@ -20,6 +20,7 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
 #include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
@@ -38,27 +39,29 @@ namespace {
 /// launch from device code, which the host-side dispatch cannot wrap.
 class OtherUses : public RecursiveASTVisitor<OtherUses> {
 public:
-  OtherUses(const FunctionDecl *K, const SourceManager &SM)
+  OtherUses(const FunctionDecl *K, ASTContext &Ctx)
       : Kernel(K->getCanonicalDecl()),
-        Template(K->getDescribedFunctionTemplate()), SM(SM) {}
+        Template(K->getDescribedFunctionTemplate()), Ctx(Ctx),
+        SM(Ctx.getSourceManager()) {}
 
   bool shouldVisitTemplateInstantiations() const { return false; }
-
-  bool TraverseFunctionDecl(FunctionDecl *FD) {
-    const FunctionDecl *Outer = Current;
-    Current = FD;
-    bool Go = RecursiveASTVisitor::TraverseFunctionDecl(FD);
-    Current = Outer;
-    return Go;
-  }
 
   bool VisitCUDAKernelCallExpr(CUDAKernelCallExpr *C) {
     const Expr *Callee = C->getCallee()->IgnoreParenImpCasts();
     Callees.push_back(Callee);
-    if (names(Callee) && Current &&
-        (Current->hasAttr<CUDAGlobalAttr>() ||
-         Current->hasAttr<CUDADeviceAttr>()))
+    if (!names(Callee))
+      return true;
+    if (inDeviceCode(C))
       note(C->getBeginLoc(), "is launched from device code");
+    // `using ns::k; k<<<...>>>`: the kept original's name is not in scope.
+    bool Using = false;
+    if (auto *Ref = dyn_cast<DeclRefExpr>(Callee))
+      Using = isa<UsingShadowDecl>(Ref->getFoundDecl());
+    else if (auto *Lookup = dyn_cast<OverloadExpr>(Callee))
+      for (const NamedDecl *D : Lookup->decls())
+        Using |= isa<UsingShadowDecl>(D);
+    if (Using)
+      note(C->getBeginLoc(), "is launched through a using-declaration");
     return true;
   }
   bool VisitDeclRefExpr(DeclRefExpr *E) {
@@ -77,9 +80,25 @@ public:
 private:
   const FunctionDecl *Kernel;
   const FunctionTemplateDecl *Template;
+  ASTContext &Ctx;
   const SourceManager &SM;
-  const FunctionDecl *Current = nullptr;
   std::vector<const Expr *> Callees;
+
+  /// Whether \p S is in a __global__ or __device__ function, a member
+  /// function or a lambda included.
+  bool inDeviceCode(const Stmt *S) const {
+    DynTypedNodeList Parents = Ctx.getParents(*S);
+    while (!Parents.empty()) {
+      const DynTypedNode &P = Parents[0];
+      const FunctionDecl *F = P.get<FunctionDecl>();
+      if (const auto *L = P.get<LambdaExpr>())
+        F = L->getCallOperator();
+      if (F)
+        return F->hasAttr<CUDAGlobalAttr>() || F->hasAttr<CUDADeviceAttr>();
+      Parents = Ctx.getParents(P);
+    }
+    return false;
+  }
 
   bool isKernel(const NamedDecl *D) const {
     D = D->getUnderlyingDecl();
@@ -213,15 +232,11 @@ private:
   /// Where this run wrote the runtime's include (-1: nowhere yet).
   unsigned RuntimeAddedAt = -1u;
 
-  bool defines(const std::string &Function) const {
-    for (const Decl *D : TC.Ctx.getTranslationUnitDecl()->decls()) {
-      const NamedDecl *N = dyn_cast<NamedDecl>(D);
-      if (auto *FT = dyn_cast<FunctionTemplateDecl>(D))
-        N = FT->getTemplatedDecl();
-      if (N && N->getIdentifier() && N->getName() == Function)
-        return true;
-    }
-    return false;
+  /// Whether the namespace (or class) of \p FD declares \p Function.
+  bool declaresBeside(const FunctionDecl *FD,
+                      const std::string &Function) const {
+    const DeclContext *In = FD->getDeclContext()->getRedeclContext();
+    return !In->lookup(DeclarationName(&TC.Ctx.Idents.get(Function))).empty();
   }
   void report(Decision &D, SourceLocation Loc, const char *Code) {
     const SourceManager &SM = TC.Ctx.getSourceManager();
@@ -247,7 +262,26 @@ std::string DispatchRun::problem(const FunctionDecl *FD,
   if (!TC.Ctx.getLangOpts().CPlusPlus11)
     return "the dispatch's host code needs C++11 (std::mutex), and this file "
            "is parsed as an earlier standard";
-  OtherUses Uses(FD, SM);
+  // The copy is the definition's text alone.
+  const FunctionTemplateDecl *FT = FD->getDescribedFunctionTemplate();
+  const Decl *Earlier = FT ? static_cast<const Decl *>(FT->getPreviousDecl())
+                           : static_cast<const Decl *>(FD->getPreviousDecl());
+  if (Earlier)
+    return "the kernel is declared before its definition (line " +
+           std::to_string(SM.getExpansionLineNumber(Earlier->getLocation())) +
+           "), and a copy of the definition would not carry that "
+           "declaration's attributes and linkage";
+  if (FD->getQualifier())
+    return "the kernel is defined out of line, under a qualified name";
+  if (FD->getLocation().isMacroID())
+    return "the kernel's name is written by a macro";
+  if (FT)
+    for (const FunctionDecl *Spec : FT->specializations())
+      if (Spec->getTemplateSpecializationKind() == TSK_ExplicitSpecialization)
+        return "the template has an explicit specialization (line " +
+               std::to_string(SM.getExpansionLineNumber(Spec->getLocation())) +
+               "), which the copy of the template would not have";
+  OtherUses Uses(FD, TC.Ctx);
   Uses.TraverseDecl(TC.Ctx.getTranslationUnitDecl());
   if (!Uses.Problem.empty())
     return Uses.Problem;
@@ -259,6 +293,12 @@ std::string DispatchRun::problem(const FunctionDecl *FD,
   std::string Why = findLaunchSites(TC, B, Calls, Sites);
   if (!Why.empty())
     return Why;
+  for (const CUDAKernelCallExpr *Call : Calls)
+    for (const Expr *A : Call->arguments())
+      if (isa<CXXDefaultArgExpr>(A))
+        return "the launch at line " +
+               std::to_string(SM.getExpansionLineNumber(Call->getBeginLoc())) +
+               " leaves an argument to its default";
   for (const LaunchSite &L : Sites)
     if (touched(TC.Applied, TC.File, L.Begin, L.Begin + L.Length))
       return "the launch at line " + std::to_string(L.Line) +
@@ -314,7 +354,7 @@ void DispatchRun::kernel(const FunctionDecl *FD) {
   std::string Kernel = FD->getNameAsString();
   // Kernels warpwise wrote, and kernels whose original is already kept.
   if (llvm::StringRef(Kernel).contains("_ww_") ||
-      defines(Kernel + KeptOriginalSuffix))
+      declaresBeside(FD, Kernel + KeptOriginalSuffix))
     return;
   const FunctionTemplateDecl *FT = FD->getDescribedFunctionTemplate();
   CharSourceRange KR = Lexer::makeFileCharRange(

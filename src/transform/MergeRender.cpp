@@ -137,8 +137,7 @@ std::string Merger::renderMatchedExpr(const Expr *A, const Expr *B,
 /// location inside a macro expansion is an offset into that expansion, not
 /// into the file. Empty when the declarator is not file text of its own
 /// (checkMacros refuses those declarations before rendering starts).
-std::string Merger::declarator(const VarDecl *V,
-                               const VarDecl *First) const {
+std::string Merger::declarator(const VarDecl *V, const VarDecl *First) const {
   CharSourceRange Head =
       fileRange(SourceRange(V->getBeginLoc(), V->getLocation()));
   CharSourceRange Name = fileRange(SourceRange(V->getLocation()));
@@ -360,6 +359,33 @@ static void collectRefs(const Stmt *S, std::set<const VarDecl *> &Out) {
     collectRefs(C, Out);
 }
 
+/// Why \p V cannot be declared apart from its initialiser, above the guard
+/// its declaration is under, or "": a deduced type has nothing to deduce
+/// from there, and an array bound that names a local variable would name
+/// another variable, or none, above the guard.
+static std::string hoistProblem(const VarDecl *V) {
+  const TypeSourceInfo *TSI = V->getTypeSourceInfo();
+  if (!TSI || TSI->getType()->getContainedDeducedType())
+    return "its type is deduced (`auto`)";
+  std::function<bool(const Stmt *)> NamesLocal = [&](const Stmt *S) {
+    if (!S)
+      return false;
+    if (auto *R = dyn_cast<DeclRefExpr>(S))
+      if (auto *D = dyn_cast<VarDecl>(R->getDecl()))
+        if (D->isLocalVarDeclOrParm())
+          return true;
+    for (const Stmt *C : S->children())
+      if (NamesLocal(C))
+        return true;
+    return false;
+  };
+  for (TypeLoc TL = TSI->getTypeLoc(); !TL.isNull(); TL = TL.getNextTypeLoc())
+    if (auto A = TL.getAs<ArrayTypeLoc>())
+      if (NamesLocal(A.getSizeExpr()))
+        return "its array bound names a local variable";
+  return "";
+}
+
 bool Merger::renderGuarded(const std::vector<const Stmt *> &Run, Side Sd,
                            unsigned Depth, std::string &Text,
                            const std::set<const VarDecl *> &UsedLater) {
@@ -410,6 +436,14 @@ bool Merger::renderGuarded(const std::vector<const Stmt *> &Run, Side Sd,
         return false;
       }
       QualType T = V->getType();
+      std::string Unhoistable = hoistProblem(V);
+      if (!Unhoistable.empty()) {
+        Out.Refusal =
+            "`" + V->getNameAsString() + "` (line " +
+            std::to_string(SM.getExpansionLineNumber(V->getLocation())) +
+            ") would have to be declared before its guard, but " + Unhoistable;
+        return false;
+      }
       if (T.isConstQualified() || T->isReferenceType() ||
           (V->getInit() && (T->isArrayType() || T->isRecordType())) ||
           (V->getInit() && V->getInitStyle() != VarDecl::CInit)) {

@@ -165,7 +165,9 @@ std::string spellLaunch(const TransformContext &TC, const SplitBranch &B,
                " has side effects and a type that depends on template "
                "parameters, so it cannot be evaluated once into a temporary";
       std::string N = "ww_arg" + std::to_string(I) + "_" + Site.Tag;
-      Site.Temps += PT.getAsString(PP) + " const " + N + " = " + T + "; ";
+      // `const int` parameter: one const, or nvcc warns (#83).
+      Site.Temps += PT.getUnqualifiedType().getAsString(PP) + " const " + N +
+                    " = " + T + "; ";
       T = N;
     }
     Site.Args += (Site.Args.empty() ? "" : ", ") + T;

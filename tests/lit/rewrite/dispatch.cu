@@ -170,6 +170,48 @@ __global__ void calls_helper(const float *in, float *out, int n) {
     out[i] = helper(in[i], i);
 }
 
+// A template with an explicit specialization: the copy of the primary
+// template would run in place of the specialization. Declined.
+// REMARK-DAG: dispatch.cu:[[#@LINE+1]]:34: remark: dispatch: `special`: no measured dispatch: the template has an explicit specialization (line [[#@LINE+16]]), which the copy of the template would not have [WW3006]
+template <int K> __global__ void special(const float *in, float *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  float v = in[i];
+  float r;
+  if (i % 2) {
+    float s = v * (float)K;
+    r = s + 1.0f;
+  } else {
+    float s = v * 3.0f;
+    r = s + 2.0f;
+  }
+  out[i] = r;
+}
+template <> __global__ void special<4>(const float *in, float *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    out[i] = 42.0f;
+}
+
+// A launch that leaves an argument to its default. Declined.
+// REMARK-DAG: dispatch.cu:[[#@LINE+1]]:17: remark: dispatch: `defaulted`: no measured dispatch: the launch at line {{[0-9]+}} leaves an argument to its default [WW3006]
+__global__ void defaulted(const float *in, float *out, int n = 256) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  float v = in[i];
+  float r;
+  if (i % 2) {
+    float s = v * 2.0f;
+    r = s + 1.0f;
+  } else {
+    float s = v * 3.0f;
+    r = s + 2.0f;
+  }
+  out[i] = r;
+}
+
 // Nothing rewrites it: no dispatch, no remark.
 // REMARK-NOT: `untouched`
 __global__ void untouched(const float *in, float *out, int n) {
@@ -184,6 +226,9 @@ void run(const float *in, float *out, int n, cudaStream_t stream) {
   disabled<<<(n + 255) / 256, 256>>>(in, out, n);
   untouched<<<(n + 255) / 256, 256>>>(in, out, n);
   calls_helper<<<(n + 255) / 256, 256>>>(in, out, n);
+  special<4><<<1, 64>>>(in, out, n);
+  special<2><<<1, 64>>>(in, out, n);
+  defaulted<<<1, 256>>>(in, out);
   int blocks = 0;
   scale<<<++blocks, 64, 16>>>(in, out, n);
 }
@@ -207,6 +252,9 @@ void run(const float *in, float *out, int n, cudaStream_t stream) {
 // CHECK:       disabled<<<(n + 255) / 256, 256>>>(in, out, n);
 // CHECK-NEXT:  untouched<<<(n + 255) / 256, 256>>>(in, out, n);
 // CHECK-NEXT:  calls_helper<<<(n + 255) / 256, 256>>>(in, out, n);
+// CHECK-NEXT:  special<4><<<1, 64>>>(in, out, n);
+// CHECK-NEXT:  special<2><<<1, 64>>>(in, out, n);
+// CHECK-NEXT:  defaulted<<<1, 256>>>(in, out);
 // The grid has a side effect: evaluated once, into a temporary.
 // CHECK:       dim3 const ww_grid_value_{{[0-9_]+}} = ++blocks;
 // CHECK:         scale<<<{{.*}}, 16, 0>>>(in, out, n);

@@ -95,3 +95,35 @@ __global__ void relax_pointer(const float *fin, float *fout, const int *solid,
     }
   }
 }
+
+// An array whose bound names a local variable declared in the guard: above
+// the guard the bound would name the outer `M` (2 elements for 4) or
+// nothing. Declined, as is a declaration whose type is deduced.
+// REMARK: meld-hoist-declarators.cu:[[#@LINE+9]]:3: remark: meld: if-else at line [[#@LINE+9]] is divergent, but cannot be merged: `f` (line [[#@LINE+16]]) would have to be declared before its guard, but its array bound names a local variable;
+__global__ void local_bound(const float *fin, float *fout, const int *solid,
+                            int cells) {
+  const int M = 2;
+  int node = blockIdx.x * blockDim.x + threadIdx.x;
+  if (node >= cells)
+    return;
+  const int cx[Q] = {1, -1, 0, 0};
+  const int opposite[Q] = {1, 0, 3, 2};
+  if (solid[node]) {
+    for (int q = 0; q < M; ++q) {
+      int xn = (node + cx[q] + cells) % cells, back = opposite[q];
+      fout[q * cells + xn] = fin[back * cells + node];
+    }
+  } else {
+    const int M = Q;
+    float f[M];
+    float rho = 0.0f;
+    for (int q = 0; q < Q; ++q) {
+      f[q] = fin[q * cells + node];
+      rho += f[q];
+    }
+    for (int q = 0; q < Q; ++q) {
+      int xn = (node + cx[q] + cells) % cells, back = opposite[q];
+      fout[q * cells + xn] = f[q] - 0.5f * (f[q] - rho * 0.25f) + back;
+    }
+  }
+}
