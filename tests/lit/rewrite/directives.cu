@@ -22,7 +22,7 @@
 // REMARKS-NEXT: remark: fuse: if-else at line {{[0-9]+}} is divergent; similarity {{.*}}; declined [WW3001]
 // REMARKS:      remark: fission: loop at line {{[0-9]+}}: disabled by `// warpwise-disable-next-line` at line [[#DK]]; not considered [WW3002]
 // REMARKS:      remark: split: if-else at line {{[0-9]+}} of `pick` {{.*}} literal split applied because it was forced (`// warpwise-force(split=literal)` at line {{[0-9]+}}) [WW4003]
-// REMARKS:      warning: `warpwise-force(bogus)`: unknown transformation 'bogus' (available: meld, fuse, realloc, fission, split, refill, share); ignored [WW1022]
+// REMARKS:      warning: `warpwise-force(bogus)`: unknown transformation 'bogus' (available: meld, fuse, realloc, fission, split, refill, share, dispatch); ignored [WW1022]
 // REMARKS-NEXT: warning: `warpwise-force(split=tiled)`: 'tiled' is not a form of split (adaptive, literal, compact); the directive is ignored [WW1022]
 // REMARKS-NEXT: warning: `warpwise-disable-next-line(fuse=merged)`: only warpwise-force takes a form ('fuse=merged'); the directive is ignored [WW1022]
 // REMARKS-NEXT: warning: `warpwise-force`: name the transformation to force, as in warpwise-force(split=compact); ignored [WW1022]
