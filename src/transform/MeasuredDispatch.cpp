@@ -10,6 +10,8 @@
 //===----------------------------------------------------------------------===//
 #include "MeasuredDispatch.h"
 
+#include "../analysis/MemoryAccess.h"
+
 #include "Candidates.h"
 #include "SplitCandidate.h"
 #include "SplitLaunch.h"
@@ -134,29 +136,17 @@ private:
   }
 };
 
-/// The functions \p FD's body calls, as written: direct callees and, in a
-/// template, the candidates of a dependent call.
+/// The functions \p FD's body calls, as written (calleeCandidates: direct
+/// callees and a dependent call's candidates; launches are not calls), each
+/// as its template's pattern when it is an instantiation.
 std::vector<const FunctionDecl *> calleesOf(const FunctionDecl *FD) {
   struct Finder : RecursiveASTVisitor<Finder> {
     std::vector<const FunctionDecl *> Found;
-    void add(const NamedDecl *D) {
-      D = D->getUnderlyingDecl();
-      if (auto *FT = dyn_cast<FunctionTemplateDecl>(D))
-        D = FT->getTemplatedDecl();
-      if (auto *F = dyn_cast<FunctionDecl>(D)) {
-        if (const FunctionDecl *P = F->getTemplateInstantiationPattern())
-          F = P;
-        Found.push_back(F);
-      }
-    }
     bool VisitCallExpr(CallExpr *C) {
-      if (const Decl *D = C->getCalleeDecl())
-        if (auto *N = dyn_cast<NamedDecl>(D))
-          add(N);
-      if (auto *L =
-              dyn_cast<OverloadExpr>(C->getCallee()->IgnoreParenImpCasts()))
-        for (const NamedDecl *D : L->decls())
-          add(D);
+      for (const FunctionDecl *F : calleeCandidates(C)) {
+        const FunctionDecl *P = F->getTemplateInstantiationPattern();
+        Found.push_back(P ? P : F);
+      }
       return true;
     }
   } F;

@@ -359,14 +359,22 @@ static void collectRefs(const Stmt *S, std::set<const VarDecl *> &Out) {
     collectRefs(C, Out);
 }
 
-/// Why \p V cannot be declared apart from its initialiser, above the guard
-/// its declaration is under, or "": a deduced type has nothing to deduce
-/// from there, and an array bound that names a local variable would name
-/// another variable, or none, above the guard.
-static std::string hoistProblem(const VarDecl *V) {
+/// Why \p V, declared by \p DS, cannot be declared apart from its
+/// initialiser above the guard \p DS is under, or "": one of several
+/// declarators that is not a plain name would need the declaration split
+/// apart; a deduced type has nothing to deduce from there; and an array
+/// bound that names a local variable would name another variable, or none,
+/// above the guard.
+static std::string hoistProblem(const VarDecl *V, const DeclStmt *DS) {
+  QualType T = V->getType();
+  if (!DS->isSingleDecl() &&
+      (T->isPointerType() || T->isArrayType() || T->isReferenceType() ||
+       T->isFunctionType() || T->isMemberPointerType()))
+    return " apart from the other variables of its declaration, and its "
+           "declarator is not a plain name";
   const TypeSourceInfo *TSI = V->getTypeSourceInfo();
   if (!TSI || TSI->getType()->getContainedDeducedType())
-    return "its type is deduced (`auto`)";
+    return ", but its type is deduced (`auto`)";
   std::function<bool(const Stmt *)> NamesLocal = [&](const Stmt *S) {
     if (!S)
       return false;
@@ -382,7 +390,7 @@ static std::string hoistProblem(const VarDecl *V) {
   for (TypeLoc TL = TSI->getTypeLoc(); !TL.isNull(); TL = TL.getNextTypeLoc())
     if (auto A = TL.getAs<ArrayTypeLoc>())
       if (NamesLocal(A.getSizeExpr()))
-        return "its array bound names a local variable";
+        return ", but its array bound names a local variable";
   return "";
 }
 
@@ -423,25 +431,13 @@ bool Merger::renderGuarded(const std::vector<const Stmt *> &Run, Side Sd,
     const VarDecl *First = cast<VarDecl>(*DS->decl_begin());
     for (const Decl *D : DS->decls()) {
       auto *V = cast<VarDecl>(D);
-      QualType VT = V->getType();
-      if (!DS->isSingleDecl() &&
-          (VT->isPointerType() || VT->isArrayType() || VT->isReferenceType() ||
-           VT->isFunctionType() || VT->isMemberPointerType())) {
-        Out.Refusal =
-            "`" + V->getNameAsString() + "` (line " +
-            std::to_string(SM.getExpansionLineNumber(V->getLocation())) +
-            ") would have to be declared before its guard apart from the "
-            "other variables of its declaration, and its declarator is not "
-            "a plain name";
-        return false;
-      }
       QualType T = V->getType();
-      std::string Unhoistable = hoistProblem(V);
+      std::string Unhoistable = hoistProblem(V, DS);
       if (!Unhoistable.empty()) {
         Out.Refusal =
             "`" + V->getNameAsString() + "` (line " +
             std::to_string(SM.getExpansionLineNumber(V->getLocation())) +
-            ") would have to be declared before its guard, but " + Unhoistable;
+            ") would have to be declared before its guard" + Unhoistable;
         return false;
       }
       if (T.isConstQualified() || T->isReferenceType() ||
