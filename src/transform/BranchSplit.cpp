@@ -91,12 +91,11 @@ SplitRun::candidate(const SplitBranch &B,
     C.Launches.push_back(tooling::Replacement(TC.File, L.Begin, L.Length,
                                               literalLaunch(B, L)));
   // The runtime's include goes at file scope, before the declaration that
-  // holds the kernel (and its comment), so that launches outside the
-  // kernel's namespace see it; none where the file (as written, or with an
-  // earlier rewrite, or from an older warpwise's pasted parts) has it above.
-  C.PreludeAt = aboveLineComments(
-      B.Text, SM.getFileOffset(
-                  SM.getExpansionLoc(fileScopeDeclOf(B.Kernel)->getBeginLoc())));
+  // holds the kernel (and its comment) or the file's first macro, so that
+  // launches outside the kernel's namespace see it; none where the file (as
+  // written, or with an earlier rewrite, or from an older warpwise's pasted
+  // parts) has it above.
+  C.PreludeAt = runtimeIncludeAt(TC, B.Kernel, B.Text);
   C.CompactProblem = compactProblem(TC, B, Calls);
   if (C.CompactProblem.empty()) {
     C.CompactPrelude = runtimeVisibleAt(TC, B.Kernel->getLocation(), B.File,

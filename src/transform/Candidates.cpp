@@ -1,6 +1,7 @@
 //===- Candidates.cpp - Where the transformations look --------------------===//
 #include "Candidates.h"
 #include "MeasuredDispatch.h"
+#include "SplitText.h"
 
 #include "warpwise/Embedded.h"
 #include "warpwise/Transform.h"
@@ -80,6 +81,72 @@ const Decl *fileScopeDeclOf(const FunctionDecl *FD) {
     D = Outer;
   }
   return D;
+}
+
+/// The offset of the line that starts the first `#define` in \p Text
+/// before \p Limit, or of the outermost `#if` around it; \p Limit if none.
+/// Block comments and continued lines are skipped.
+static unsigned firstMacroDefinition(llvm::StringRef Text, unsigned Limit) {
+  unsigned Depth = 0, OuterIf = 0;
+  bool InComment = false;
+  for (unsigned At = 0; At < Limit;) {
+    unsigned End = At;
+    // A logical line: backslash-newline continues it.
+    while (End < Text.size() && Text[End] != '\n')
+      ++End;
+    while (End < Text.size() && End > At && Text[End - 1] == '\\') {
+      ++End;
+      while (End < Text.size() && Text[End] != '\n')
+        ++End;
+    }
+    llvm::StringRef Line = Text.slice(At, End).ltrim();
+    if (InComment) {
+      size_t Close = Line.find("*/");
+      InComment = Close == llvm::StringRef::npos;
+      Line = InComment ? "" : Line.drop_front(Close + 2).ltrim();
+    }
+    if (Line.consume_front("#")) {
+      llvm::StringRef Word = Line.ltrim().take_while(
+          [](char C) { return isalnum((unsigned char)C) || C == '_'; });
+      if (Word == "if" || Word == "ifdef" || Word == "ifndef") {
+        if (Depth++ == 0)
+          OuterIf = At;
+      } else if (Word == "endif" && Depth > 0) {
+        --Depth;
+      } else if (Word == "define") {
+        return Depth == 0 ? At : OuterIf;
+      }
+    }
+    size_t Open = Line.rfind("/*");
+    if (Open != llvm::StringRef::npos &&
+        Line.drop_front(Open).find("*/") == llvm::StringRef::npos)
+      InComment = true;
+    At = End + 1;
+  }
+  return Limit;
+}
+
+unsigned runtimeIncludeAt(const TransformContext &TC, const FunctionDecl *FD,
+                          llvm::StringRef Text) {
+  const SourceManager &SM = TC.Ctx.getSourceManager();
+  SourceLocation DeclLoc =
+      SM.getExpansionLoc(fileScopeDeclOf(FD)->getBeginLoc());
+  unsigned AboveDecl = aboveLineComments(Text, SM.getFileOffset(DeclLoc));
+  unsigned At = firstMacroDefinition(Text, AboveDecl);
+  if (At == AboveDecl)
+    return AboveDecl;
+  // Only at file scope: above a declaration whose text holds the point.
+  FileID Holder = SM.getFileID(DeclLoc);
+  for (const Decl *D : TC.Ctx.getTranslationUnitDecl()->decls()) {
+    SourceLocation B = SM.getExpansionLoc(D->getBeginLoc()),
+                   E = SM.getExpansionLoc(D->getEndLoc());
+    if (B.isInvalid() || E.isInvalid() || SM.getFileID(B) != Holder ||
+        SM.getFileID(E) != Holder)
+      continue;
+    if (SM.getFileOffset(B) < At && At <= SM.getFileOffset(E))
+      At = SM.getFileOffset(B);
+  }
+  return std::min(aboveLineComments(Text, At), AboveDecl);
 }
 
 bool runtimeVisibleAt(const TransformContext &TC, SourceLocation InFile,

@@ -39,6 +39,15 @@ bool touched(const std::vector<clang::tooling::Replacement> &Edits,
 /// template, or the outermost namespace around it.
 const clang::Decl *fileScopeDeclOf(const clang::FunctionDecl *FD);
 
+/// Where warpwise's runtime include goes for a kernel \p FD in \p Text
+/// (the text of its file): at file scope, above the declaration that holds
+/// the kernel and its comment, or higher, above the file's first macro
+/// definition (or the outermost conditional around it), so that no macro of
+/// the program's (a `swap(A, B)`) reaches the standard headers the runtime
+/// includes.
+unsigned runtimeIncludeAt(const TransformContext &TC,
+                          const clang::FunctionDecl *FD, llvm::StringRef Text);
+
 /// Whether warpwise's runtime is visible at \p Offset of \p File, the file
 /// that holds \p InFile: its text or an earlier rewrite of it includes the
 /// runtime above that point, or (a runtime part an older warpwise pasted in)

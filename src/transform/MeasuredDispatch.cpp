@@ -305,9 +305,7 @@ void DispatchRun::apply(const FunctionDecl *FD, Decision &D,
   TC.takeDecisionId(D, "WW4006", TC.Contents);
   std::string Tag = "WW4006 " + D.Id;
   std::vector<tooling::Replacement> Edits;
-  unsigned IncludeAt = aboveLineComments(
-      TC.Contents,
-      SM.getFileOffset(SM.getExpansionLoc(fileScopeDeclOf(FD)->getBeginLoc())));
+  unsigned IncludeAt = runtimeIncludeAt(TC, FD, TC.Contents);
   if (RuntimeAddedAt > IncludeAt &&
       !runtimeVisibleAt(TC, FD->getLocation(), TC.File, IncludeAt)) {
     Edits.emplace_back(TC.File, IncludeAt, 0, runtimeIncludeLine("WW4006"));

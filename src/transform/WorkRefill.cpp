@@ -914,9 +914,7 @@ void RefillRun::kernel(const FunctionDecl *FD) {
       // run adds it (its edits are not among the earlier rewrites yet); none
       // where the file or an earlier rewrite includes the runtime above the
       // kernel (one below it, of a later kernel, would not be seen).
-      IncludeAt = aboveLineComments(
-          TC.Contents, SM.getFileOffset(SM.getExpansionLoc(
-                           fileScopeDeclOf(FD)->getBeginLoc())));
+      IncludeAt = runtimeIncludeAt(TC, FD, TC.Contents);
       if (!runtimeVisibleAt(TC, FD->getLocation(), TC.File, IncludeAt))
         C.Edits.emplace_back(TC.File, IncludeAt, 0, runtimeIncludeLine());
       else
