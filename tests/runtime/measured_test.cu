@@ -108,12 +108,12 @@ static unsigned untimed_until_probe(ww_measured_site &site, unsigned limit,
 }
 
 // The first probes of a new shape: 8 timed launches, alternating from the
-// original; returns true when they were.
+// rewrite (the model's choice); returns true when they were.
 static bool first_probes(ww_measured_site &site, dim3 grid = dim3(1)) {
   bool ok = true;
   for (unsigned i = 0; i < 8u; ++i) {
     const Launched l = launch(site, grid);
-    ok &= l.timed && l.version == i % 2u;
+    ok &= l.timed && l.version == (i + 1u) % 2u;
   }
   return ok;
 }
@@ -123,7 +123,7 @@ static void decisions() {
     ww_measured_site site;
     original_ms = 1.0, rewrite_ms = 0.8;
     check(first_probes(site),
-          "a new site probes: 8 timed launches alternating from the original "
+          "a new site probes: 8 timed launches alternating from the rewrite "
           "(a warm-up and 3 samples of each)");
     bool steady = true;
     for (int i = 0; i < 100; ++i) {
@@ -176,7 +176,7 @@ static void shapes() {
   bool probes = true;
   for (unsigned i = 0; i < 8u; ++i) {
     const Launched other = launch(site, dim3(2));
-    probes &= other.timed && other.version == i % 2u;
+    probes &= other.timed && other.version == (i + 1u) % 2u;
     const Launched first = launch(site);
     probes &= !first.timed && first.version == 1u;
   }
@@ -208,13 +208,15 @@ static void reprobes() {
         "decision)");
   check(launch(site).timed, "a re-probe times one launch of each version");
   versions = 0;
-  // The same decision: the wait doubles.
-  check(untimed_until_probe(site, 2000, &versions) == 511u &&
+  // The same decision: the wait doubles. Each re-probe times the rewrite
+  // first, then the original.
+  check(untimed_until_probe(site, 511, &versions) == 511u &&
             versions == 1u << 1,
         "the decision stays: the next re-probe after 512 launches");
   // The data changes: now the rewrite is slower. The first re-probe's one
   // sample does not outvote the window; the next one does.
   rewrite_ms = 1.5;
+  check(launch(site).timed, "the re-probe after 512 launches");
   launch(site);
   versions = 0;
   check(untimed_until_probe(site, 3000, &versions) == 1023u &&
@@ -278,8 +280,8 @@ static void unmeasured() {
   ww::currentDevice() = 20;
   const Launched beyond = launch(site);
   ww::currentDevice() = 0;
-  check(other.timed && other.version == 0u,
-        "another device has state of its own: it probes");
+  check(other.timed && other.version == 1u,
+        "another device has state of its own: it probes, the rewrite first");
   check(!beyond.timed && beyond.version == 0u,
         "a device beyond the first 16 runs the original, untimed");
 
@@ -302,8 +304,7 @@ static void unmeasured() {
 
   ww_measured_site broken;
   rewrite_fails = true;
-  launch(broken);
-  const Launched failed = launch(broken);
+  const Launched failed = launch(broken); // The rewrite probes first.
   rewrite_fails = false;
   const bool kept = cudaGetLastError() == cudaErrorLaunchOutOfResources;
   unsigned versions = 0;

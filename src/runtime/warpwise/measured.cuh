@@ -12,19 +12,20 @@
 //
 // Per launch site and device, per launch shape (grid, block, dynamic shared
 // bytes; the last WARPWISE_DISPATCH_SHAPES seen, the least recently used one
-// making room for a new one): a new shape probes, alternating the two versions,
-// each probe between two events recorded in the launch's own stream. Nothing
-// waits for them: each launch collects the probes whose stop event has
-// completed (cudaEventQuery) and the samples count from then on. The first
-// sample of each version is a warm-up (the module's load, cold caches) and
-// is dropped. With WARPWISE_DISPATCH_PROBES samples of each, the shape
-// commits to the rewrite where its median time is below the original's by
-// at least WARPWISE_DISPATCH_MIN_GAIN (a fraction of the original's), else
-// to the original: a tie keeps what the program wrote. After
-// WARPWISE_DISPATCH_REPROBE_EVERY launches of a committed shape, one more
-// probe of each version re-decides from the newest samples (a window of
-// WARPWISE_DISPATCH_PROBES per version, so that one odd probe does not flip
-// the decision); the wait doubles while the decision stays, up to
+// making room for a new one): a new shape probes, alternating the two
+// versions from the rewrite (so that a kernel launched once runs what
+// warpwise's model chose), each probe between two events recorded in the
+// launch's own stream. Nothing waits for them: each launch collects the
+// probes whose stop event has completed (cudaEventQuery) and the samples
+// count from then on. The first sample of each version is a warm-up (the
+// module's load, cold caches) and is dropped. With WARPWISE_DISPATCH_PROBES
+// samples of each, the shape commits to the rewrite where its median time
+// is below the original's by at least WARPWISE_DISPATCH_MIN_GAIN (a fraction
+// of the original's), else to the original: a tie keeps what the program
+// wrote. After WARPWISE_DISPATCH_REPROBE_EVERY launches of a committed shape,
+// one more probe of each version re-decides from the newest samples (a
+// window of WARPWISE_DISPATCH_PROBES per version, so that one odd probe does
+// not flip the decision); the wait doubles while the decision stays, up to
 // WARPWISE_DISPATCH_REPROBE_MAX launches, and starts again when it flips.
 // Probes in flight are at most the samples still wanted and measured_pairs
 // pairs of events; launches beyond them run untimed: the committed version,
@@ -276,6 +277,7 @@ static inline measured_shape *measured_find(measured_device &d, dim3 grid,
   s.used = d.clock;
   s.committed = -1;
   s.want[0] = s.want[1] = (unsigned char)(WARPWISE_DISPATCH_PROBES + 1u);
+  s.next = 1u; // The model's choice first: a single launch runs the rewrite.
   return &s;
 }
 
