@@ -81,9 +81,12 @@ struct Options {
   std::vector<std::string> Transforms;
   bool TransformsGiven = false;
   bool ForceTransforms = false;
-  /// --measured-dispatch: a kernel rewritten in place keeps its original,
-  /// and its launches time both and run the faster (MeasuredDispatch.h).
-  bool MeasuredDispatch = false;
+  /// A kernel rewritten in place keeps its original, and its launches time
+  /// both and run the faster (MeasuredDispatch.h). It is part of the default
+  /// set; --measured-dispatch adds it to a --transforms list that lacks it,
+  /// --no-measured-dispatch removes it (the last of the two given wins).
+  enum class DispatchChoice { Default, Add, Remove };
+  DispatchChoice MeasuredDispatch = DispatchChoice::Default;
   std::string SplitForm; ///< --split-form literal: force that form.
   /// --meld-form: "auto" (the model chooses), "merged" or "branch-free".
   std::string MeldForm = "auto";

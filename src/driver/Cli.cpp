@@ -165,11 +165,15 @@ REWRITE
   --force-transforms    apply every legal candidate without the
                         profitability checks (for exploring; the legality
                         checks and the uniform-branch rule still hold)
-  --measured-dispatch   a kernel rewritten in place keeps its original
+  --no-measured-dispatch
+                        leave out the measured dispatch (on by default:
+                        a kernel rewritten in place keeps its original
                         beside the rewrite, and each launch of it in the
                         file times both on its first launches of each
-                        shape and runs the faster (warpwise's runtime;
+                        shape and runs the faster; warpwise's runtime,
                         -DWARPWISE_DISPATCH=0 or =1 pins one)
+  --measured-dispatch   add the measured dispatch to a --transforms list
+                        that does not name it
   --tune                with a GPU: build the original program and each
                         distinct rewrite (the model's choice, each meld
                         form, with and without realloc), run them on the
@@ -291,6 +295,7 @@ const OptionInfo OptionTable[] = {
     {"--meld-form", R},
     {"--force-transforms", R},
     {"--measured-dispatch", R},
+    {"--no-measured-dispatch", R},
     {"--tune", R},
     {"--tune-args", R},
     {"--tune-runs", R},
@@ -460,7 +465,8 @@ const TransformDoc TransformDocs[] = {
     {"dispatch",
      "measured dispatch: a kernel another transformation rewrote in place "
      "keeps its original beside the rewrite, and its launches in the file "
-     "time both and run the faster, per launch shape (--measured-dispatch)",
+     "time both and run the faster, per launch shape (default; "
+     "--no-measured-dispatch leaves it out)",
      "measured", "WW4006 applied, WW3006 declined"},
 };
 

@@ -349,7 +349,9 @@ bool parseTransformOption(ArgReader &R, llvm::StringRef Arg, Options &Opts,
   } else if (Arg == "--force-transforms") {
     Opts.ForceTransforms = true;
   } else if (Arg == "--measured-dispatch") {
-    Opts.MeasuredDispatch = true;
+    Opts.MeasuredDispatch = Options::DispatchChoice::Add;
+  } else if (Arg == "--no-measured-dispatch") {
+    Opts.MeasuredDispatch = Options::DispatchChoice::Remove;
   } else if (Arg == "--fmad=false" || Arg == "--fmad=true") {
     Opts.FmadFalse = Arg == "--fmad=false";
   } else {

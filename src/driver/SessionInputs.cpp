@@ -338,9 +338,12 @@ std::optional<int> chooseSettings(Session &Run) {
     }
     // --measured-dispatch adds the dispatch to whatever else runs; it runs
     // last (registry order), around what the others rewrote.
-    if (Opts.MeasuredDispatch && !S.Transforms.empty() &&
-        !llvm::is_contained(S.Transforms, "dispatch"))
+    // --no-measured-dispatch takes it out of the default set or a list.
+    if (Opts.MeasuredDispatch == Options::DispatchChoice::Add &&
+        !S.Transforms.empty() && !llvm::is_contained(S.Transforms, "dispatch"))
       S.Transforms.push_back("dispatch");
+    if (Opts.MeasuredDispatch == Options::DispatchChoice::Remove)
+      llvm::erase(S.Transforms, "dispatch");
     S.MeldForm =
         C && C->MeldForm && !Opts.MeldFormGiven ? *C->MeldForm : Opts.MeldForm;
     S.SplitForm = C && C->SplitForm && Opts.SplitForm.empty() ? *C->SplitForm

@@ -389,7 +389,8 @@ void DispatchRun::kernel(const FunctionDecl *FD) {
   if (Why.empty())
     Why = problem(FD, Sites);
   if (!Why.empty()) {
-    D.Reason = "`" + Kernel + "`: no measured dispatch: " + Why;
+    D.Reason = "`" + Kernel + "`: no measured dispatch: " + Why +
+               "; the rewrite runs on the model's decision alone";
     return report(D, Loc, "WW3006");
   }
   D.Applied = true;
@@ -399,7 +400,8 @@ void DispatchRun::kernel(const FunctionDecl *FD) {
       "`; its " + std::to_string(Sites.size()) + " launch" +
       (Sites.size() == 1 ? "" : "es") +
       " in this file time both versions on their first launches of each "
-      "shape and run the faster (-DWARPWISE_DISPATCH=0 or =1 pins one)" +
+      "shape, the rewrite first, and run the faster (-DWARPWISE_DISPATCH=0 "
+      "or =1 pins one)" +
       (FD->isExternallyVisible() ? "; launches from other files run the rewrite"
                                  : "");
   apply(FD, D, Sites, KBegin, KEnd);

@@ -12,9 +12,9 @@
 // two versions compute the same results (each transformation's legality
 // and floating-point checks), so the order they run in does not matter.
 //
-// It runs after the other transformations of a pass (it wraps their edits)
-// and only where asked (--measured-dispatch, or `dispatch` in
-// --transforms). `-DWARPWISE_DISPATCH=0` or `=1` pins a version.
+// It runs after the other transformations of a pass (it wraps their edits),
+// in the default set (--no-measured-dispatch leaves it out).
+// `-DWARPWISE_DISPATCH=0` or `=1` pins a version.
 //
 //===----------------------------------------------------------------------===//
 #ifndef WARPWISE_MEASURED_DISPATCH_H

@@ -1,4 +1,4 @@
-// Measured dispatch (issue 25, item 1; --measured-dispatch): a kernel that
+// Measured dispatch (issue 25, item 1; in the default set): a kernel that
 // another transformation rewrote in place keeps its original, renamed
 // `<k>_ww_original`, right after the rewrite; every launch of it in the
 // file becomes a block that asks warpwise's runtime which version to run
@@ -28,17 +28,23 @@
 // RUN: rm -rf %t.hdr && mkdir %t.hdr && cp %inputs/headers/fuse.cuh %inputs/headers/fusemain.cu %t.hdr/
 // RUN: cd %t.hdr && %warpwise rewrite fusemain.cu -i --transforms fuse --measured-dispatch 2> %t.hdr/err
 // RUN: FileCheck %s --check-prefix=HEADER --input-file %t.hdr/err
-// HEADER: fuse.cuh:3:17: remark: dispatch: `diamond`: no measured dispatch: the kernel is in a header, and the dispatch keeps the originals of kernels in the main file only [WW3006]
+// HEADER: fuse.cuh:3:17: remark: dispatch: `diamond`: no measured dispatch: the kernel is in a header, and the dispatch keeps the originals of kernels in the main file only; the rewrite runs on the model's decision alone [WW3006]
 // RUN: cd %t.hdr && not grep -q "ww_measured\|_ww_original" fusemain.cu fuse.cuh
-// Without it, no original is kept.
+// A --transforms list without it keeps no original, nor does
+// --no-measured-dispatch; the default set has it.
 // RUN: %warpwise rewrite --fmad=false %s --transforms fuse --force-transforms -o %t.plain.cu 2> /dev/null
 // RUN: sed '/^\/\/ [A-Z0-9-]*:/d' %t.plain.cu | not grep -q "void [a-z]*_ww_original\|ww_measured_site"
+// RUN: %warpwise rewrite --fmad=false %s --transforms fuse,dispatch --no-measured-dispatch --force-transforms -o %t.off.cu 2> /dev/null
+// RUN: cmp %t.plain.cu %t.off.cu
+// RUN: %warpwise rewrite --fmad=false %s --force-transforms -o %t.default.cu 2> %t.default.err
+// RUN: grep -q "void scale_ww_original" %t.default.cu
+// RUN: grep -q "keeps its original as .scale_ww_original.*WW4006" %t.default.err
 
 #include <cuda_runtime.h>
 
 #define LAUNCH_IN_MACRO(k, g, b, x, y, n) k<<<g, b>>>(x, y, n)
 
-// REMARK-DAG: dispatch.cu:[[#@LINE+1]]:17: remark: dispatch: `scale` keeps its original as `scale_ww_original`; its 2 launches in this file time both versions on their first launches of each shape and run the faster (-DWARPWISE_DISPATCH=0 or =1 pins one); launches from other files run the rewrite [WW4006]
+// REMARK-DAG: dispatch.cu:[[#@LINE+1]]:17: remark: dispatch: `scale` keeps its original as `scale_ww_original`; its 2 launches in this file time both versions on their first launches of each shape, the rewrite first, and run the faster (-DWARPWISE_DISPATCH=0 or =1 pins one); launches from other files run the rewrite [WW4006]
 __global__ void scale(const float *in, float *out, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n)
@@ -65,7 +71,7 @@ __global__ void scale(const float *in, float *out, int n) {
 // CHECK-NEXT:      r = s + 1.0f;
 // CHECK-NEXT:    } else {
 
-// REMARK-DAG: dispatch.cu:[[#@LINE+1]]:34: remark: dispatch: `steps` keeps its original as `steps_ww_original`; its 1 launch in this file time both versions on their first launches of each shape and run the faster (-DWARPWISE_DISPATCH=0 or =1 pins one); launches from other files run the rewrite [WW4006]
+// REMARK-DAG: dispatch.cu:[[#@LINE+1]]:34: remark: dispatch: `steps` keeps its original as `steps_ww_original`; its 1 launch in this file time both versions on their first launches of each shape, the rewrite first, and run the faster (-DWARPWISE_DISPATCH=0 or =1 pins one); launches from other files run the rewrite [WW4006]
 template <int K> __global__ void steps(const float *in, float *out, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n)
@@ -88,7 +94,7 @@ template <int K> __global__ void steps(const float *in, float *out, int n) {
 // CHECK-NEXT:  template <int K>
 // CHECK-NEXT:  static __global__ void steps_ww_original(const float *in, float *out, int n) {
 
-// REMARK-DAG: dispatch.cu:[[#@LINE+1]]:17: remark: dispatch: `attributed`: no measured dispatch: the kernel is named other than by a launch at line [[#@LINE+18]], which would reach the rewrite only [WW3006]
+// REMARK-DAG: dispatch.cu:[[#@LINE+1]]:17: remark: dispatch: `attributed`: no measured dispatch: the kernel is named other than by a launch at line [[#@LINE+18]], which would reach the rewrite only; the rewrite runs on the model's decision alone [WW3006]
 __global__ void attributed(const float *in, float *out, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n)
@@ -110,7 +116,7 @@ void launch_attributed(const float *in, float *out, int n) {
   attributed<<<(n + 255) / 256, 256>>>(in, out, n);
 }
 
-// REMARK-DAG: dispatch.cu:[[#@LINE+1]]:17: remark: dispatch: `in_macro`: no measured dispatch: the launch at line [[#@LINE+18]] is inside the macro `LAUNCH_IN_MACRO` [WW3006]
+// REMARK-DAG: dispatch.cu:[[#@LINE+1]]:17: remark: dispatch: `in_macro`: no measured dispatch: the launch at line [[#@LINE+18]] is inside the macro `LAUNCH_IN_MACRO`; the rewrite runs on the model's decision alone [WW3006]
 __global__ void in_macro(const float *in, float *out, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n)
@@ -163,7 +169,7 @@ __device__ float helper(float v, int i) {
   return r;
 }
 
-// REMARK-DAG: dispatch.cu:[[#@LINE+1]]:17: remark: dispatch: `calls_helper`: no measured dispatch: it calls `helper`, which an earlier transformation rewrote, so its original would run the rewritten code too [WW3006]
+// REMARK-DAG: dispatch.cu:[[#@LINE+1]]:17: remark: dispatch: `calls_helper`: no measured dispatch: it calls `helper`, which an earlier transformation rewrote, so its original would run the rewritten code too; the rewrite runs on the model's decision alone [WW3006]
 __global__ void calls_helper(const float *in, float *out, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n)
@@ -172,7 +178,7 @@ __global__ void calls_helper(const float *in, float *out, int n) {
 
 // A template with an explicit specialization: the copy of the primary
 // template would run in place of the specialization. Declined.
-// REMARK-DAG: dispatch.cu:[[#@LINE+1]]:34: remark: dispatch: `special`: no measured dispatch: the template has an explicit specialization (line [[#@LINE+16]]), which the copy of the template would not have [WW3006]
+// REMARK-DAG: dispatch.cu:[[#@LINE+1]]:34: remark: dispatch: `special`: no measured dispatch: the template has an explicit specialization (line [[#@LINE+16]]), which the copy of the template would not have; the rewrite runs on the model's decision alone [WW3006]
 template <int K> __global__ void special(const float *in, float *out, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n)
@@ -195,7 +201,7 @@ template <> __global__ void special<4>(const float *in, float *out, int n) {
 }
 
 // A launch that leaves an argument to its default. Declined.
-// REMARK-DAG: dispatch.cu:[[#@LINE+1]]:17: remark: dispatch: `defaulted`: no measured dispatch: the launch at line {{[0-9]+}} leaves an argument to its default [WW3006]
+// REMARK-DAG: dispatch.cu:[[#@LINE+1]]:17: remark: dispatch: `defaulted`: no measured dispatch: the launch at line {{[0-9]+}} leaves an argument to its default; the rewrite runs on the model's decision alone [WW3006]
 __global__ void defaulted(const float *in, float *out, int n = 256) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n)
