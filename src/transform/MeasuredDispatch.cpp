@@ -88,6 +88,9 @@ private:
 
   /// Whether \p S is in a __global__ or __device__ function, a member
   /// function or a lambda included.
+  /// A lambda written without attributes is implicitly __host__ __device__
+  /// and runs where the function that holds it runs: a host function's
+  /// `[&] { k<<<g, b>>>(...); }` is host code.
   bool inDeviceCode(const Stmt *S) const {
     DynTypedNodeList Parents = Ctx.getParents(*S);
     while (!Parents.empty()) {
@@ -95,8 +98,14 @@ private:
       const FunctionDecl *F = P.get<FunctionDecl>();
       if (const auto *L = P.get<LambdaExpr>())
         F = L->getCallOperator();
-      if (F)
-        return F->hasAttr<CUDAGlobalAttr>() || F->hasAttr<CUDADeviceAttr>();
+      if (F) {
+        const auto *Method = dyn_cast<CXXMethodDecl>(F);
+        const auto *Device = F->getAttr<CUDADeviceAttr>();
+        if (F->hasAttr<CUDAGlobalAttr>() || (Device && !Device->isImplicit()))
+          return true;
+        if (!Device || !Method || !Method->getParent()->isLambda())
+          return false;
+      }
       Parents = Ctx.getParents(P);
     }
     return false;

@@ -5,6 +5,8 @@
 # sample, and requires each run to pass its self-check and both programs to
 # print the same checksums. EQUIV_REWRITTEN_FLAGS (e.g.
 # -DWARPWISE_SPLIT_PATH=1) goes to the rewritten program's build only.
+# EQUIV_EXPECT (a grep pattern) must occur in the rewritten file, so that an
+# entry meant for one transformation fails when it no longer applies.
 # EQUIV_SHARED_DIR (CTest sets it: one directory per suite run) lets entries
 # share what does not depend on them: the original program's build, and the
 # path of the rewritten file that is rewritten again (warpwise's measurement
@@ -21,6 +23,10 @@ rewritten="$outdir/$name.ww.cu"
 # The rewritten file lives next to the sample so that its includes resolve.
 "$warpwise" rewrite "$sample" -o "$rewritten" --report "$outdir/$name.report.json" "$@"
 cp "$(dirname "$sample")"/*.h "$outdir"/ 2>/dev/null || true
+if [ -n "${EQUIV_EXPECT:-}" ] && ! grep -q -- "$EQUIV_EXPECT" "$rewritten"; then
+  echo "equivalence.sh: $rewritten has no '$EQUIV_EXPECT'" >&2
+  exit 1
+fi
 # share_dir KIND TAG FILES...: a directory under EQUIV_SHARED_DIR named by
 # TAG and the contents of FILES, filled by the first entry that asks: FILES
 # copied into it (for KIND orig, the original program built there), then the

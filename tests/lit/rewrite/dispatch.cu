@@ -71,7 +71,7 @@ __global__ void scale(const float *in, float *out, int n) {
 // CHECK-NEXT:      r = s + 1.0f;
 // CHECK-NEXT:    } else {
 
-// REMARK-DAG: dispatch.cu:[[#@LINE+1]]:34: remark: dispatch: `steps` keeps its original as `steps_ww_original`; its 1 launch in this file time both versions on their first launches of each shape, the rewrite first, and run the faster (-DWARPWISE_DISPATCH=0 or =1 pins one); launches from other files run the rewrite [WW4006]
+// REMARK-DAG: dispatch.cu:[[#@LINE+1]]:34: remark: dispatch: `steps` keeps its original as `steps_ww_original`; its 2 launches in this file time both versions on their first launches of each shape, the rewrite first, and run the faster (-DWARPWISE_DISPATCH=0 or =1 pins one); launches from other files run the rewrite [WW4006]
 template <int K> __global__ void steps(const float *in, float *out, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n)
@@ -229,6 +229,12 @@ __global__ void untouched(const float *in, float *out, int n) {
 void run(const float *in, float *out, int n, cudaStream_t stream) {
   scale<<<(n + 255) / 256, 256, 0, stream>>>(in, out, n);
   steps<4><<<(n + 127) / 128, 128>>>(in, out, n);
+  // A lambda of host code is host code (it is implicitly __host__
+  // __device__): its launch is wrapped too.
+  auto again = [&]() {
+    steps<4><<<(n + 127) / 128, 128>>>(in, out, n);
+  };
+  again();
   disabled<<<(n + 255) / 256, 256>>>(in, out, n);
   untouched<<<(n + 255) / 256, 256>>>(in, out, n);
   calls_helper<<<(n + 255) / 256, 256>>>(in, out, n);
@@ -255,6 +261,9 @@ void run(const float *in, float *out, int n, cudaStream_t stream) {
 // CHECK-NEXT:  }
 // CHECK:         steps<4><<<
 // CHECK:         steps_ww_original<4><<<
+// CHECK:       auto again = [&]() {
+// CHECK-NEXT:    { // warpwise WW4006 dispatch.steps.{{[0-9]+}}: measured dispatch launch
+// CHECK:           steps_ww_original<4><<<
 // CHECK:       disabled<<<(n + 255) / 256, 256>>>(in, out, n);
 // CHECK-NEXT:  untouched<<<(n + 255) / 256, 256>>>(in, out, n);
 // CHECK-NEXT:  calls_helper<<<(n + 255) / 256, 256>>>(in, out, n);
