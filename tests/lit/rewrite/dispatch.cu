@@ -263,7 +263,7 @@ void run(const float *in, float *out, int n, cudaStream_t stream) {
 // CHECK:         steps_ww_original<4><<<
 // CHECK:       auto again = [&]() {
 // CHECK-NEXT:    { // warpwise WW4006 dispatch.steps.{{[0-9]+}}: measured dispatch launch
-// CHECK:           steps_ww_original<4><<<
+// CHECK:           steps_ww_original<4>
 // CHECK:       disabled<<<(n + 255) / 256, 256>>>(in, out, n);
 // CHECK-NEXT:  untouched<<<(n + 255) / 256, 256>>>(in, out, n);
 // CHECK-NEXT:  calls_helper<<<(n + 255) / 256, 256>>>(in, out, n);
