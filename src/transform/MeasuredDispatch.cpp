@@ -201,13 +201,21 @@ std::string dispatchLaunch(llvm::StringRef MainText, const LaunchSite &L,
               Site = "ww_msite_" + L.Tag, Plan = "ww_mplan_" + L.Tag,
               Cfg = G + ", " + Bl + ", " + L.shared() + ", " + L.stream();
   std::string NL = "\n" + Ind + "  ";
+  // Launches that differ in a scalar argument (a merge pass's width) are
+  // measured apart.
+  std::string Key;
+  for (const std::string &A : L.ScalarArgs)
+    Key += (Key.empty() ? "" : ", ") + A;
+  if (!Key.empty())
+    Key = "," + NL + "    ww_measured_key(" + Key + ")";
   return "{ // warpwise " + Tag + ": measured dispatch launch" + NL +
          llvm::StringRef(L.Temps).rtrim().str() + (L.Temps.empty() ? "" : NL) +
          "dim3 const " + G + "(" + L.Config[0] + ");" + NL + "dim3 const " +
          Bl + "(" + L.Config[1] + ");" + NL + "static ww_measured_site " +
          Site + ";" + NL + "ww_measured_plan " + Plan +
          " = ww_measured_begin(" + NL + "    " + Site + ", " + G + ", " + Bl +
-         ", " + L.shared() + ", " + L.stream() + ");" + NL + "if (" + Plan +
+         ", " + L.shared() + ", " + L.stream() + Key + ");" + NL + "if (" +
+         Plan +
          ".version != 0u)" + NL + "  " + L.Callee + L.TemplateArgs + "<<<" +
          Cfg + ">>>(" + L.Args + ");" + NL + "else" + NL + "  " + L.Callee +
          KeptOriginalSuffix + L.TemplateArgs + "<<<" + Cfg + ">>>(" + L.Args +

@@ -170,6 +170,15 @@ std::string spellLaunch(const TransformContext &TC, const SplitBranch &B,
                     " = " + T + "; ";
       T = N;
     }
+    QualType PT = I < Launched->getNumParams()
+                      ? Launched->getParamDecl(I)->getType()
+                      : QualType();
+    // Bytes the key can hash: no padding (long double has some).
+    if (!PT.isNull() && !PT->isDependentType() &&
+        (PT->isIntegralOrEnumerationType() ||
+         (PT->isRealFloatingType() && !PT->isSpecificBuiltinType(
+                                          BuiltinType::LongDouble))))
+      Site.ScalarArgs.push_back(T);
     Site.Args += (Site.Args.empty() ? "" : ", ") + T;
   }
   return "";

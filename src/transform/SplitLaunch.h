@@ -32,6 +32,11 @@ struct LaunchSite {
   std::string Config[4]; ///< grid, block, shared bytes, stream.
   bool Written[4] = {false, false, false, false};
   std::string Args; ///< "a, b, c".
+  /// The arguments, as Args spells them (a temporary's name where the
+  /// argument has side effects), whose parameter is of arithmetic or
+  /// enumeration type, not dependent: what the measured dispatch keys its
+  /// launch shapes by.
+  std::vector<std::string> ScalarArgs;
   /// The kernel's name as the launch spells it, qualifier included
   /// (`lab::pick`); the new kernels' names are this plus a suffix.
   std::string Callee;

@@ -10,8 +10,8 @@
 #include "warpwise_runtime.cuh"
 #endif
 
-#if WARPWISE_RUNTIME_API != 2
-#error "warpwise's run-time support does not provide API version 2"
+#if WARPWISE_RUNTIME_API != 3
+#error "warpwise's run-time support does not provide API version 3"
 #endif
 
 #ifndef WW_INCLUDE_ONLY
@@ -88,8 +88,10 @@ void ww_test_measured_launch(int *out, int n, size_t shared,
     dim3 const ww_grid_81_3(4);
     dim3 const ww_block_81_3(256);
     static ww_measured_site ww_msite_81_3;
+    // API version 3: the launch's scalar arguments in the shape.
     ww_measured_plan ww_mplan_81_3 =
-        ww_measured_begin(ww_msite_81_3, ww_grid_81_3, ww_block_81_3, 0, 0);
+        ww_measured_begin(ww_msite_81_3, ww_grid_81_3, ww_block_81_3, 0, 0,
+                          ww_measured_key(n, 2.5f, cudaMemcpyDefault));
     if (ww_mplan_81_3.version != 0u)
       ww_test_measured<<<ww_grid_81_3, ww_block_81_3, 0, 0>>>(out, n);
     else

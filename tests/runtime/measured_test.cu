@@ -57,10 +57,12 @@ static bool mismatch = false;
 // each check starts with a fresh one).
 static Launched launch(ww_measured_site &site, dim3 grid = dim3(1),
                        dim3 block = dim3(1), size_t shared = 0,
-                       cudaStream_t stream = 0) {
+                       cudaStream_t stream = 0,
+                       unsigned long long key = ww_measured_key()) {
   int out[1] = {-1};
   Launched l;
-  ww_measured_plan plan = ww_measured_begin(site, grid, block, shared, stream);
+  ww_measured_plan plan =
+      ww_measured_begin(site, grid, block, shared, stream, key);
   if (plan.version != 0u)
     k<<<grid, block, shared, stream>>>(out);
   else
@@ -170,6 +172,22 @@ static void decisions() {
 }
 
 static void shapes() {
+  {
+    // A merge sort's passes: one grid, another width each.
+    ww_measured_site keyed;
+    original_ms = 1.0, rewrite_ms = 0.8;
+    first_probes(keyed);
+    const Launched other =
+        launch(keyed, dim3(1), dim3(1), 0, 0, ww_measured_key(2, 0.5f));
+    const Launched known = launch(keyed);
+    check(other.timed && !known.timed && known.version == 1u,
+          "another value of a scalar argument is a new shape");
+    check(ww_measured_key(1) != ww_measured_key(2) &&
+              ww_measured_key(1) != ww_measured_key(1.0f) &&
+              ww_measured_key(1, 2) != ww_measured_key(2, 1) &&
+              ww_measured_key(3, 4) == ww_measured_key(3, 4),
+          "the key tells values, types and order apart");
+  }
   ww_measured_site site;
   original_ms = 1.0, rewrite_ms = 0.8;
   first_probes(site);

@@ -11,7 +11,7 @@
 // (up to the probes themselves).
 //
 // Per launch site and device, per launch shape (grid, block, dynamic shared
-// bytes; the last WARPWISE_DISPATCH_SHAPES seen, the least recently used one
+// bytes and the values of the launch's scalar arguments; the last WARPWISE_DISPATCH_SHAPES seen, the least recently used one
 // making room for a new one): a new shape probes, alternating the two
 // versions from the rewrite (so that a kernel launched once runs what
 // warpwise's model chose), each probe between two events recorded in the
@@ -40,7 +40,8 @@
 // look fastest) commits its shape to the original for good.
 //
 // -DWARPWISE_DISPATCH=0 pins the original, =1 the rewrite: no events, no
-// state (the CPU equivalence tests pin either version).
+// state (the CPU equivalence tests pin either version). -DWARPWISE_DISPATCH_LOG
+// prints each decision, with the medians it rests on, to stderr.
 //
 //===----------------------------------------------------------------------===//
 #ifndef WARPWISE_RUNTIME_MEASURED_CUH
@@ -48,7 +49,11 @@
 
 #include <cuda_runtime.h>
 
+#include <cstring>
 #include <mutex>
+#if defined(WARPWISE_DISPATCH_LOG)
+#include <cstdio>
+#endif
 
 // The policy (rules/dispatch.json; warpwise writes its values here when it
 // writes this header beside a rewritten file).
@@ -70,6 +75,24 @@
 
 namespace ww_v1 {
 
+/// The key of a launch's scalar arguments (integers, floating point, enums):
+/// their bytes, hashed (FNV-1a). A merge sort's passes launch the same grid
+/// with a different width each; one shape for all of them would compare one
+/// pass's time with another's.
+static inline unsigned long long measured_key() {
+  return 14695981039346656037ull;
+}
+
+template <class T, class... Rest>
+static inline unsigned long long measured_key(T value, Rest... rest) {
+  unsigned char bytes[sizeof(T)];
+  std::memcpy(bytes, &value, sizeof(T));
+  unsigned long long h = measured_key(rest...);
+  for (unsigned i = 0; i < sizeof(T); ++i)
+    h = (h ^ bytes[i]) * 1099511628211ull;
+  return h;
+}
+
 #if defined(WARPWISE_DISPATCH)
 #if WARPWISE_DISPATCH != 0 && WARPWISE_DISPATCH != 1
 #error "-DWARPWISE_DISPATCH must be 0 (the original) or 1 (the rewrite)"
@@ -83,7 +106,8 @@ struct measured_plan {
 };
 
 static inline measured_plan measured_begin(measured_site &, dim3, dim3, size_t,
-                                           cudaStream_t) {
+                                           cudaStream_t,
+                                           unsigned long long = 0ull) {
   measured_plan plan;
   plan.version = WARPWISE_DISPATCH;
   return plan;
@@ -110,6 +134,7 @@ static const unsigned measured_pairs = 16u;
 struct measured_shape {
   unsigned grid[3], block[3];
   size_t shared;
+  unsigned long long key; // The launch's scalar arguments (measured_key).
   unsigned long long used; // The device's clock at its last launch; 0: empty.
   unsigned generation;     // Changes when the entry is reused for another.
   float window[2][WARPWISE_DISPATCH_PROBES]; // The newest samples, in ms.
@@ -186,6 +211,16 @@ static inline void measured_decide(measured_shape &s) {
     s.interval = s.interval < WARPWISE_DISPATCH_REPROBE_MAX / 2u
                      ? 2u * s.interval
                      : WARPWISE_DISPATCH_REPROBE_MAX;
+#if defined(WARPWISE_DISPATCH_LOG)
+  std::fprintf(stderr,
+               "warpwise: dispatch: shape %p grid %ux%ux%u block %ux%ux%u "
+               "shared %lu: original %.4f ms, rewrite %.4f ms (medians of "
+               "%u and %u): %s\n",
+               (void *)&s, s.grid[0], s.grid[1], s.grid[2], s.block[0],
+               s.block[1], s.block[2], (unsigned long)s.shared, original,
+               rewrite, (unsigned)s.kept[0], (unsigned)s.kept[1],
+               pick ? "the rewrite" : "the original");
+#endif
   s.committed = pick;
   s.since = 0u;
 }
@@ -250,12 +285,13 @@ static inline bool measured_poll(measured_device &d) {
 /// the empty or least recently used one, reset for probing; else 0.
 static inline measured_shape *measured_find(measured_device &d, dim3 grid,
                                             dim3 block, size_t shared,
-                                            bool add) {
+                                            unsigned long long key, bool add) {
   ++d.clock;
   measured_shape *oldest = &d.shape[0];
   for (unsigned i = 0; i < measured_shapes; ++i) {
     measured_shape &s = d.shape[i];
-    if (s.used != 0u && s.shared == shared && s.grid[0] == grid.x &&
+    if (s.used != 0u && s.shared == shared && s.key == key &&
+        s.grid[0] == grid.x &&
         s.grid[1] == grid.y && s.grid[2] == grid.z && s.block[0] == block.x &&
         s.block[1] == block.y && s.block[2] == block.z) {
       s.used = d.clock;
@@ -274,6 +310,7 @@ static inline measured_shape *measured_find(measured_device &d, dim3 grid,
   s.grid[0] = grid.x, s.grid[1] = grid.y, s.grid[2] = grid.z;
   s.block[0] = block.x, s.block[1] = block.y, s.block[2] = block.z;
   s.shared = shared;
+  s.key = key;
   s.used = d.clock;
   s.committed = -1;
   s.want[0] = s.want[1] = (unsigned char)(WARPWISE_DISPATCH_PROBES + 1u);
@@ -346,7 +383,8 @@ static inline void measured_probe(measured_device &d, measured_shape &s,
 /// measured_end, so that one probe's events enclose its launch alone.
 static inline measured_plan measured_begin(measured_site &site, dim3 grid,
                                            dim3 block, size_t shared,
-                                           cudaStream_t stream) {
+                                           cudaStream_t stream,
+                                           unsigned long long key = 0ull) {
   measured_plan plan = measured_plan();
   plan.version = 0u;
   int dev = 0;
@@ -373,7 +411,7 @@ static inline measured_plan measured_begin(measured_site &site, dim3 grid,
   measured_device &d = site.device[dev];
   if (timed && d.outstanding != 0u)
     timed = measured_poll(d);
-  measured_shape *s = measured_find(d, grid, block, shared, timed);
+  measured_shape *s = measured_find(d, grid, block, shared, key, timed);
   if (!s)
     return plan; // A shape not seen, in a launch that cannot probe it.
   plan.version = s->committed > 0 ? 1u : 0u;

@@ -1,4 +1,4 @@
-//===- runtime.cuh - warpwise's run-time support, API version 2 -*- CUDA -*-===//
+//===- runtime.cuh - warpwise's run-time support, API version 3 -*- CUDA -*-===//
 //
 // The code that programs rewritten by warpwise call at run time: the compact
 // split form's list pool (list_pool.cuh), the adaptive split form's
@@ -21,8 +21,9 @@
 
 /// The API version: the names below, with these signatures. Version 2 adds
 /// measured dispatch (ww_measured_*) to the names of version 1, which keep
-/// working.
-#define WARPWISE_RUNTIME_API 2
+/// working; version 3 adds ww_measured_key and a ww_measured_begin that
+/// takes it.
+#define WARPWISE_RUNTIME_API 3
 
 #include "list_pool.cuh"
 #if __cplusplus >= 201103L
@@ -93,6 +94,21 @@ static inline ww_measured_plan ww_measured_begin(ww_measured_site &site,
                                                  size_t shared,
                                                  cudaStream_t stream) {
   return ww_v1::measured_begin(site, grid, block, shared, stream);
+}
+
+/// API version 3: the same, with the launch's scalar arguments in the
+/// shape: `ww_measured_begin(site, grid, block, shared, stream,
+/// ww_measured_key(a, n, ...))`, each a value of arithmetic or enumeration
+/// type; launches that differ in them are measured apart.
+template <class... Args>
+static inline unsigned long long ww_measured_key(Args... args) {
+  return ww_v1::measured_key(args...);
+}
+
+static inline ww_measured_plan
+ww_measured_begin(ww_measured_site &site, dim3 grid, dim3 block, size_t shared,
+                  cudaStream_t stream, unsigned long long key) {
+  return ww_v1::measured_begin(site, grid, block, shared, stream, key);
 }
 
 static inline void ww_measured_end(ww_measured_plan &plan) {

@@ -250,8 +250,10 @@ void run(const float *in, float *out, int n, cudaStream_t stream) {
 // CHECK-NEXT:    dim3 const ww_grid_[[T:[0-9]+_[0-9]+]]((n + 255) / 256);
 // CHECK-NEXT:    dim3 const ww_block_[[T]](256);
 // CHECK-NEXT:    static ww_measured_site ww_msite_[[T]];
-// CHECK-NEXT:    ww_measured_plan ww_mplan_[[T]] = ww_measured_begin(
-// CHECK-NEXT:        ww_msite_[[T]], ww_grid_[[T]], ww_block_[[T]], 0, stream);
+// The scalar argument `n` is part of the launch's shape.
+// CHECK-NEXT:    ww_measured_plan ww_mplan_[[T]] =
+// CHECK-NEXT:        ww_measured_begin(ww_msite_[[T]], ww_grid_[[T]], ww_block_[[T]], 0,
+// CHECK-NEXT:                          stream, ww_measured_key(n));
 // CHECK-NEXT:    if (ww_mplan_[[T]].version != 0u)
 // CHECK-NEXT:      scale<<<ww_grid_[[T]], ww_block_[[T]], 0, stream>>>(in, out, n);
 // CHECK-NEXT:    else
