@@ -215,11 +215,10 @@ std::string dispatchLaunch(llvm::StringRef MainText, const LaunchSite &L,
          Site + ";" + NL + "ww_measured_plan " + Plan +
          " = ww_measured_begin(" + NL + "    " + Site + ", " + G + ", " + Bl +
          ", " + L.shared() + ", " + L.stream() + Key + ");" + NL + "if (" +
-         Plan +
-         ".version != 0u)" + NL + "  " + L.Callee + L.TemplateArgs + "<<<" +
-         Cfg + ">>>(" + L.Args + ");" + NL + "else" + NL + "  " + L.Callee +
-         KeptOriginalSuffix + L.TemplateArgs + "<<<" + Cfg + ">>>(" + L.Args +
-         ");" + NL + "ww_measured_end(" + Plan + ");\n" + Ind + "}";
+         Plan + ".version != 0u)" + NL + "  " + L.Callee + L.TemplateArgs +
+         "<<<" + Cfg + ">>>(" + L.Args + ");" + NL + "else" + NL + "  " +
+         L.Callee + KeptOriginalSuffix + L.TemplateArgs + "<<<" + Cfg + ">>>(" +
+         L.Args + ");" + NL + "ww_measured_end(" + Plan + ");\n" + Ind + "}";
 }
 
 /// One run of the dispatch over a file.

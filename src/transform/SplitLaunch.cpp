@@ -176,8 +176,8 @@ std::string spellLaunch(const TransformContext &TC, const SplitBranch &B,
     // Bytes the key can hash: no padding (long double has some).
     if (!PT.isNull() && !PT->isDependentType() &&
         (PT->isIntegralOrEnumerationType() ||
-         (PT->isRealFloatingType() && !PT->isSpecificBuiltinType(
-                                          BuiltinType::LongDouble))))
+         (PT->isRealFloatingType() &&
+          !PT->isSpecificBuiltinType(BuiltinType::LongDouble))))
       Site.ScalarArgs.push_back(T);
     Site.Args += (Site.Args.empty() ? "" : ", ") + T;
   }
