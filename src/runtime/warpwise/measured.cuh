@@ -11,21 +11,22 @@
 // (up to the probes themselves).
 //
 // Per launch site and device, per launch shape (grid, block, dynamic shared
-// bytes and the values of the launch's scalar arguments; the last WARPWISE_DISPATCH_SHAPES seen, the least recently used one
-// making room for a new one): a new shape probes, alternating the two
-// versions from the rewrite (so that a kernel launched once runs what
-// warpwise's model chose), each probe between two events recorded in the
-// launch's own stream. Nothing waits for them: each launch collects the
-// probes whose stop event has completed (cudaEventQuery) and the samples
-// count from then on. The first sample of each version is a warm-up (the
-// module's load, cold caches) and is dropped. With WARPWISE_DISPATCH_PROBES
-// samples of each, the shape commits to the rewrite where its median time
-// is below the original's by at least WARPWISE_DISPATCH_MIN_GAIN (a fraction
-// of the original's), else to the original: a tie keeps what the program
-// wrote. After WARPWISE_DISPATCH_REPROBE_EVERY launches of a committed shape,
-// one more probe of each version re-decides from the newest samples (a
-// window of WARPWISE_DISPATCH_PROBES per version, so that one odd probe does
-// not flip the decision); the wait doubles while the decision stays, up to
+// bytes and the values of the launch's scalar arguments; the last
+// WARPWISE_DISPATCH_SHAPES seen, the least recently used one making room for a
+// new one): a new shape probes, alternating the two versions from the rewrite
+// (so that a kernel launched once runs what warpwise's model chose), each probe
+// between two events recorded in the launch's own stream. Nothing waits for
+// them: each launch collects the probes whose stop event has completed
+// (cudaEventQuery) and the samples count from then on. The first sample of each
+// version is a warm-up (the module's load, cold caches) and is dropped. With
+// WARPWISE_DISPATCH_PROBES samples of each, the shape commits to the rewrite
+// where its median time is below the original's by at least
+// WARPWISE_DISPATCH_MIN_GAIN (a fraction of the original's), else to the
+// original: a tie keeps what the program wrote. After
+// WARPWISE_DISPATCH_REPROBE_EVERY launches of a committed shape, one more probe
+// of each version re-decides from the newest samples (a window of
+// WARPWISE_DISPATCH_PROBES per version, so that one odd probe does not flip the
+// decision); the wait doubles while the decision stays, up to
 // WARPWISE_DISPATCH_REPROBE_MAX launches, and starts again when it flips.
 // Probes in flight are at most the samples still wanted and measured_pairs
 // pairs of events; launches beyond them run untimed: the committed version,
@@ -134,7 +135,7 @@ static const unsigned measured_pairs = 16u;
 struct measured_shape {
   unsigned grid[3], block[3];
   size_t shared;
-  unsigned long long key; // The launch's scalar arguments (measured_key).
+  unsigned long long key;  // The launch's scalar arguments (measured_key).
   unsigned long long used; // The device's clock at its last launch; 0: empty.
   unsigned generation;     // Changes when the entry is reused for another.
   float window[2][WARPWISE_DISPATCH_PROBES]; // The newest samples, in ms.
@@ -291,9 +292,9 @@ static inline measured_shape *measured_find(measured_device &d, dim3 grid,
   for (unsigned i = 0; i < measured_shapes; ++i) {
     measured_shape &s = d.shape[i];
     if (s.used != 0u && s.shared == shared && s.key == key &&
-        s.grid[0] == grid.x &&
-        s.grid[1] == grid.y && s.grid[2] == grid.z && s.block[0] == block.x &&
-        s.block[1] == block.y && s.block[2] == block.z) {
+        s.grid[0] == grid.x && s.grid[1] == grid.y && s.grid[2] == grid.z &&
+        s.block[0] == block.x && s.block[1] == block.y &&
+        s.block[2] == block.z) {
       s.used = d.clock;
       return &s;
     }
