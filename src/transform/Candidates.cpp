@@ -8,6 +8,7 @@
 
 #include "clang/AST/Attr.h"
 #include "clang/Basic/SourceManager.h"
+#include "clang/Lex/Lexer.h"
 
 #include <set>
 #include <string>
@@ -85,43 +86,33 @@ const Decl *fileScopeDeclOf(const FunctionDecl *FD) {
 
 /// The offset of the line that starts the first `#define` in \p Text
 /// before \p Limit, or of the outermost `#if` around it; \p Limit if none.
-/// Block comments and continued lines are skipped.
-static unsigned firstMacroDefinition(llvm::StringRef Text, unsigned Limit) {
+/// Clang's raw lexer skips comments, literals and continued lines.
+static unsigned firstMacroDefinition(llvm::StringRef Text, unsigned Limit,
+                                     const LangOptions &LO) {
+  Lexer L(SourceLocation(), LO, Text.data(), Text.data(),
+          Text.data() + Text.size());
   unsigned Depth = 0, OuterIf = 0;
-  bool InComment = false;
-  for (unsigned At = 0; At < Limit;) {
-    unsigned End = At;
-    // A logical line: backslash-newline continues it.
-    while (End < Text.size() && Text[End] != '\n')
-      ++End;
-    while (End < Text.size() && End > At && Text[End - 1] == '\\') {
-      ++End;
-      while (End < Text.size() && Text[End] != '\n')
-        ++End;
+  Token Tok;
+  while (!L.LexFromRawLexer(Tok)) {
+    unsigned At = L.getBufferLocation() - Text.data() - Tok.getLength();
+    if (At >= Limit)
+      break;
+    if (!Tok.is(tok::hash) || !Tok.isAtStartOfLine())
+      continue;
+    Token Name;
+    L.LexFromRawLexer(Name);
+    if (!Name.is(tok::raw_identifier))
+      continue;
+    llvm::StringRef Word = Name.getRawIdentifier();
+    unsigned Line = lineStart(Text, At);
+    if (Word == "if" || Word == "ifdef" || Word == "ifndef") {
+      if (Depth++ == 0)
+        OuterIf = Line;
+    } else if (Word == "endif" && Depth > 0) {
+      --Depth;
+    } else if (Word == "define") {
+      return Depth == 0 ? Line : OuterIf;
     }
-    llvm::StringRef Line = Text.slice(At, End).ltrim();
-    if (InComment) {
-      size_t Close = Line.find("*/");
-      InComment = Close == llvm::StringRef::npos;
-      Line = InComment ? "" : Line.drop_front(Close + 2).ltrim();
-    }
-    if (Line.consume_front("#")) {
-      llvm::StringRef Word = Line.ltrim().take_while(
-          [](char C) { return isalnum((unsigned char)C) || C == '_'; });
-      if (Word == "if" || Word == "ifdef" || Word == "ifndef") {
-        if (Depth++ == 0)
-          OuterIf = At;
-      } else if (Word == "endif" && Depth > 0) {
-        --Depth;
-      } else if (Word == "define") {
-        return Depth == 0 ? At : OuterIf;
-      }
-    }
-    size_t Open = Line.rfind("/*");
-    if (Open != llvm::StringRef::npos &&
-        Line.drop_front(Open).find("*/") == llvm::StringRef::npos)
-      InComment = true;
-    At = End + 1;
   }
   return Limit;
 }
@@ -132,7 +123,7 @@ unsigned runtimeIncludeAt(const TransformContext &TC, const FunctionDecl *FD,
   SourceLocation DeclLoc =
       SM.getExpansionLoc(fileScopeDeclOf(FD)->getBeginLoc());
   unsigned AboveDecl = aboveLineComments(Text, SM.getFileOffset(DeclLoc));
-  unsigned At = firstMacroDefinition(Text, AboveDecl);
+  unsigned At = firstMacroDefinition(Text, AboveDecl, TC.Ctx.getLangOpts());
   if (At == AboveDecl)
     return AboveDecl;
   // Only at file scope: above a declaration whose text holds the point.

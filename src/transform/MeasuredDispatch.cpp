@@ -87,10 +87,9 @@ private:
   std::vector<const Expr *> Callees;
 
   /// Whether \p S is in a __global__ or __device__ function, a member
-  /// function or a lambda included.
-  /// A lambda written without attributes is implicitly __host__ __device__
-  /// and runs where the function that holds it runs: a host function's
-  /// `[&] { k<<<g, b>>>(...); }` is host code.
+  /// function or a lambda included. A lambda written without attributes is
+  /// implicitly __host__ __device__ and runs where the function that holds
+  /// it runs: a host function's `[&] { k<<<g, b>>>(...); }` is host code.
   bool inDeviceCode(const Stmt *S) const {
     DynTypedNodeList Parents = Ctx.getParents(*S);
     while (!Parents.empty()) {
