@@ -16,7 +16,8 @@
 #   check_runtime.sh measured PYTHON RUNTIME_DIR WORKDIR
 #     measured_test.cu built for the CPU executor and run: the measured
 #     dispatch's decisions with kernel times the test sets, then each version
-#     that -DWARPWISE_DISPATCH pins.
+#     that -DWARPWISE_DISPATCH pins, and the decision -DWARPWISE_DISPATCH_LOG
+#     prints.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 mode=$1
@@ -57,6 +58,13 @@ measured)
       "$work/measured$version" -I"$runtime" $define
     "$work/measured$version"
   done
+  # -DWARPWISE_DISPATCH_LOG prints each decision with its medians.
+  echo "CPU executor -DWARPWISE_DISPATCH_LOG"
+  "$python" "$here/../equiv/cpu_build.py" "$here/measured_test.cu" \
+    "$work/measured_log" -I"$runtime" -DWARPWISE_DISPATCH_LOG
+  "$work/measured_log" > /dev/null 2> "$work/measured_log.txt"
+  grep -q '^warpwise: dispatch: shape .* grid 1x1x1 block 1x1x1 shared 0: original 1.0000 ms, rewrite 0.8000 ms (medians of 3 and 3): the rewrite$' \
+    "$work/measured_log.txt"
   ;;
 *)
   echo "usage: check_runtime.sh nvcc|cpu|measured ..." >&2
