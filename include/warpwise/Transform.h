@@ -79,6 +79,10 @@ struct TransformContext : PlanContext {
   /// --fmad=false: the program is built without fma contraction, so
   /// fuse/meld may select a product apart from the add that consumes it.
   bool FmadFalse = false;
+  /// Whether the measured dispatch is among the transformations run on this
+  /// file: a transformation that keeps the original beside its rewrite and
+  /// rewrites the launches itself (the refill) then times the two there.
+  bool MeasuredDispatch = false;
   /// Which files are the user's (the main file and, by --header-filter,
   /// project headers). Null: the main file only.
   const SourceScope *Scope = nullptr;

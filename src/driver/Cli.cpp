@@ -150,8 +150,7 @@ REWRITE
   --costs FILE          cost table (fuse/meld) to use instead of the built-in one
   --transforms LIST     comma-separated transformations to consider:
                         meld, fuse, realloc, fission, split, refill, share,
-                        dispatch (default: all but refill and dispatch;
-                        'none' for none)
+                        dispatch (default: all; 'none' for none)
   --list-transforms     list the transformations, their forms and the
                         diagnostics they report, and exit
   --split-form FORM     force branch splitting in this form: adaptive,

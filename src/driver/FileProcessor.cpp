@@ -207,6 +207,7 @@ void FileProcessor::handleTranslationUnit(clang::ASTContext &Ctx,
                       FmadFalse};
   TC.Scope = &Scope;
   TC.MeldForm = MeldForm;
+  TC.MeasuredDispatch = llvm::is_contained(Transforms, "dispatch");
   SteeringRules Steering(Kernels, ConfigPath, availableTransforms(),
                          Transforms);
   TC.Steering = &Steering;

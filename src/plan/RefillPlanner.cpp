@@ -36,6 +36,9 @@ struct RefillRules {
   unsigned Lanes = 32;
   double RefillUtilisation = 0.9;
   bool ApplyAutomatically = false;
+  /// Whether a refill whose launches the measured dispatch times is applied
+  /// where the planner would decline it only for apply_automatically.
+  bool ApplyMeasured = true;
   std::string Measured;
   double ChunkWork = 1024, CallCost = 4;
   unsigned ChunkMin = 16, ChunkMax = 1024;
@@ -53,6 +56,7 @@ struct RefillRules {
     R.RefillUtilisation = J.value("refill_utilisation", R.RefillUtilisation);
     R.ApplyAutomatically =
         J.value("apply_automatically", R.ApplyAutomatically);
+    R.ApplyMeasured = J.value("apply_measured", R.ApplyMeasured);
     R.Measured = J.value("measured", R.Measured);
     R.ChunkWork = J.value("chunk_work", R.ChunkWork);
     R.CallCost = J.value("call_cost", R.CallCost);
@@ -149,7 +153,10 @@ Decision planRefill(const PlanContext &PC,
     }
     D.Applied = true;
     D.Reason = Head + "; applied because of " + PC.ForcedBy +
-               " (profitability was not checked)";
+               " (profitability was not checked)" +
+               (C.Measured ? "; its launches time the refill and the original "
+                             "and run the faster"
+                           : "");
     return D;
   }
   if (C.DataDependence.empty()) {
@@ -240,12 +247,27 @@ Decision planRefill(const PlanContext &PC,
   }
   D.Measured = Occ + "; SASS instructions " + std::to_string(B.Instructions) +
                " -> " + std::to_string(A.Instructions);
+  if (C.Measured && Rules.ApplyMeasured) {
+    // Whether the items' trip counts differ within a warp is the data's:
+    // the run times both kernels and keeps the faster.
+    D.Applied = true;
+    D.Reason = Head + "; " + Model + "; " + D.Measured +
+               "; applied under measured dispatch: its launches time the "
+               "refill and the original on their first launches of each "
+               "shape, the refill first, and run the faster (-DWARPWISE_"
+               "DISPATCH=0 or =1 pins one), since the refill gains where "
+               "trip counts differ within a warp and loses 8-12% where they "
+               "are equal (rules/refill.json)";
+    return D;
+  }
   if (!Rules.ApplyAutomatically) {
     // Legal and within the register guard, but the refill lost on most of
-    // the shapes it was measured on: the user asks for it.
+    // the shapes it was measured on: the user asks for it, or the measured
+    // dispatch decides at run time.
     D.Reason = Head + "; " + Model + "; " + D.Measured +
-               "; the refill would apply, but it is applied only on request "
-               "(--force-transforms or a directive): " +
+               "; the refill would apply, but without measured dispatch it "
+               "is applied only on request (--force-transforms or a "
+               "directive): " +
                Rules.Measured;
     return D;
   }

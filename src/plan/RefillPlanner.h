@@ -29,6 +29,10 @@ struct RefillCandidate {
   /// The divergence analysis' verdict on the loop's exit.
   bool Divergent = false;
   std::string NewKernel; ///< `<k>_ww_refill`.
+  /// Whether the launches time the refill against the original and run the
+  /// faster (the measured dispatch is among the transformations run, and
+  /// nothing disables it for this kernel).
+  bool Measured = false;
   std::vector<clang::tooling::Replacement> Edits;
 };
 

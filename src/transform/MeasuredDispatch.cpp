@@ -200,13 +200,7 @@ std::string dispatchLaunch(llvm::StringRef MainText, const LaunchSite &L,
               Site = "ww_msite_" + L.Tag, Plan = "ww_mplan_" + L.Tag,
               Cfg = G + ", " + Bl + ", " + L.shared() + ", " + L.stream();
   std::string NL = "\n" + Ind + "  ";
-  // Launches that differ in a scalar argument (a merge pass's width) are
-  // measured apart.
-  std::string Key;
-  for (const std::string &A : L.ScalarArgs)
-    Key += (Key.empty() ? "" : ", ") + A;
-  if (!Key.empty())
-    Key = "," + NL + "    ww_measured_key(" + Key + ")";
+  std::string Key = measuredKeyArgument(L, NL);
   return "{ // warpwise " + Tag + ": measured dispatch launch" + NL +
          llvm::StringRef(L.Temps).rtrim().str() + (L.Temps.empty() ? "" : NL) +
          "dim3 const " + G + "(" + L.Config[0] + ");" + NL + "dim3 const " +
@@ -242,6 +236,14 @@ private:
                       const std::string &Function) const {
     const DeclContext *In = FD->getDeclContext()->getRedeclContext();
     return !In->lookup(DeclarationName(&TC.Ctx.Idents.get(Function))).empty();
+  }
+  /// Whether an earlier transformation of this pass writes \p Definition
+  /// (a name and its opening parenthesis).
+  bool earlierDefines(const std::string &Definition) const {
+    for (const tooling::Replacement &R : TC.Applied)
+      if (R.getReplacementText().contains(Definition))
+        return true;
+    return false;
   }
   void report(Decision &D, SourceLocation Loc, const char *Code) {
     const SourceManager &SM = TC.Ctx.getSourceManager();
@@ -355,9 +357,13 @@ void DispatchRun::apply(const FunctionDecl *FD, Decision &D,
 void DispatchRun::kernel(const FunctionDecl *FD) {
   const SourceManager &SM = TC.Ctx.getSourceManager();
   std::string Kernel = FD->getNameAsString();
-  // Kernels warpwise wrote, and kernels whose original is already kept.
+  // Kernels warpwise wrote, kernels whose original is already kept, and
+  // kernels refilled (the refill's launches choose between the refill kernel
+  // and the kernel as written, timed where this dispatch runs).
   if (llvm::StringRef(Kernel).contains("_ww_") ||
-      declaresBeside(FD, Kernel + KeptOriginalSuffix))
+      declaresBeside(FD, Kernel + KeptOriginalSuffix) ||
+      declaresBeside(FD, Kernel + "_ww_refill") ||
+      earlierDefines(Kernel + "_ww_refill("))
     return;
   const FunctionTemplateDecl *FT = FD->getDescribedFunctionTemplate();
   CharSourceRange KR = Lexer::makeFileCharRange(

@@ -59,9 +59,11 @@ RefillText refillKernelText(const TransformContext &TC, const RefillShape &S,
                             const std::string &NewName);
 
 /// The launch \p L as the host's choice between the refill kernel and the
-/// original, braced; \p Tag is the decision's name for its comment.
+/// original, braced; \p Tag is the decision's name for its comment. With
+/// \p Measured, the measured dispatch times the two and picks (the
+/// original whenever it picks version 0).
 std::string refillLaunch(llvm::StringRef MainText, const LaunchSite &L,
-                         const std::string &Tag);
+                         const std::string &Tag, bool Measured);
 
 } // namespace warpwise
 

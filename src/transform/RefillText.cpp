@@ -285,25 +285,44 @@ RefillText refillKernelText(const TransformContext &TC, const RefillShape &S,
 }
 
 std::string refillLaunch(llvm::StringRef MainText, const LaunchSite &L,
-                         const std::string &Tag) {
+                         const std::string &Tag, bool Measured) {
   std::string Ind = indentBefore(MainText, L.Begin);
   std::string G = "ww_grid_" + L.Tag, Bl = "ww_block_" + L.Tag,
               Site = "ww_site_" + L.Tag, Plan = "ww_plan_" + L.Tag,
+              MSite = "ww_msite_" + L.Tag, MPlan = "ww_mplan_" + L.Tag,
               St = L.stream(), Sh = L.shared();
   std::string Refill = L.Callee + "_ww_refill" + L.TemplateArgs;
   std::string NL = "\n" + Ind + "  ";
-  return "{ // warpwise " + Tag + ": work refill launch" + NL +
+  std::string Begin = "ww_refill_begin(" + NL + "    " + Site +
+                      ", (const void *)" + Refill + ", " + G + ", " + Bl +
+                      ", " + Sh + ", " + St + ")";
+  // Measured: the dispatch's plan first (its start event precedes the
+  // counter's zeroing, which is part of the refill's cost); version 0 runs
+  // the original without touching the refill's site.
+  std::string Choice =
+      Measured
+          ? "static ww_measured_site " + MSite + ";" + NL +
+                "ww_measured_plan " + MPlan + " = ww_measured_begin(" + NL +
+                "    " + MSite + ", " + G + ", " + Bl + ", " + Sh + ", " + St +
+                measuredKeyArgument(L, NL) + ");" + NL +
+                "static ww_refill_site " + Site + ";" + NL + "ww_refill_plan " +
+                Plan + " = " + MPlan + ".version != 0u" + NL + "    ? " +
+                llvm::StringRef(Begin).rtrim().str() + NL +
+                "    : ww_refill_plan();" + NL
+          : "static ww_refill_site " + Site + ";" + NL + "ww_refill_plan " +
+                Plan + " = " + Begin + ";" + NL;
+  return "{ // warpwise " + Tag + ": work refill launch" +
+         (Measured ? ", measured" : "") + NL +
          llvm::StringRef(L.Temps).rtrim().str() + (L.Temps.empty() ? "" : NL) +
          "dim3 const " + G + "(" + L.Config[0] + ");" + NL + "dim3 const " +
-         Bl + "(" + L.Config[1] + ");" + NL + "static ww_refill_site " + Site +
-         ";" + NL + "ww_refill_plan " + Plan + " = ww_refill_begin(" + NL +
-         "    " + Site + ", (const void *)" + Refill + ", " + G + ", " + Bl +
-         ", " + Sh + ", " + St + ");" + NL + "if (" + Plan + ".counter)" + NL +
-         "  " + Refill + "<<<" + Plan + ".grid, " + Bl + ", " + Sh + ", " + St +
-         ">>>(" + NL + "      " +
+         Bl + "(" + L.Config[1] + ");" + NL + Choice + "if (" + Plan +
+         ".counter)" + NL + "  " + Refill + "<<<" + Plan + ".grid, " + Bl +
+         ", " + Sh + ", " + St + ">>>(" + NL + "      " +
          L.argsThen(Plan + ".counter, " + Plan + ".items") + ");" + NL +
          "else" + NL + "  " + L.Callee + L.TemplateArgs + "<<<" + G + ", " +
-         Bl + ", " + Sh + ", " + St + ">>>(" + L.Args + ");\n" + Ind + "}";
+         Bl + ", " + Sh + ", " + St + ">>>(" + L.Args + ");" +
+         (Measured ? NL + "ww_measured_end(" + MPlan + ");" : "") + "\n" + Ind +
+         "}";
 }
 
 } // namespace warpwise

@@ -33,20 +33,14 @@ std::vector<std::string> availableTransforms() {
           "split", "refill", "share",   "dispatch"};
 }
 
-// The work refill runs only where the user names it (--transforms, the
-// configuration's transforms): it lost on most shapes measured on an H100
-// (docs/benchmarks.md, rules/refill.json), so a forced run of the default
-// set (--force-transforms) leaves it out. The measured dispatch is in the
-// default set: where the model's decision depends on data and launches it
-// cannot see, the run decides (issue 25; --no-measured-dispatch leaves it
-// out).
-std::vector<std::string> defaultTransforms() {
-  std::vector<std::string> Names;
-  for (const std::string &Name : availableTransforms())
-    if (Name != "refill")
-      Names.push_back(Name);
-  return Names;
-}
+// Every transformation is in the default set. The work refill loses 8-12%
+// where its items take equally long (docs/benchmarks.md, rules/refill.json),
+// which only the run can tell: its planner applies it where the measured
+// dispatch times it against the original, and declines it otherwise unless
+// forced. The measured dispatch decides where the model's decision depends
+// on data and launches it cannot see (issue 25; --no-measured-dispatch
+// leaves it out).
+std::vector<std::string> defaultTransforms() { return availableTransforms(); }
 
 std::unique_ptr<Transform> createTransform(const std::string &Name) {
   if (Name == "fuse")

@@ -234,6 +234,13 @@ std::string placeProblem(const TransformContext &TC, const SplitBranch &B,
 
 } // namespace
 
+std::string measuredKeyArgument(const LaunchSite &L, const std::string &NL) {
+  std::string Key;
+  for (const std::string &A : L.ScalarArgs)
+    Key += (Key.empty() ? "" : ", ") + A;
+  return Key.empty() ? Key : "," + NL + "    ww_measured_key(" + Key + ")";
+}
+
 std::string findLaunchSites(const TransformContext &TC, const SplitBranch &B,
                             std::vector<const CUDAKernelCallExpr *> &Calls,
                             std::vector<LaunchSite> &Sites) {

@@ -59,6 +59,12 @@ struct LaunchSite {
   }
 };
 
+/// The measured dispatch's key argument for launch \p L (`,` then \p NL
+/// and `ww_measured_key(...)` of its scalar arguments), or "" when it has
+/// none: launches that differ in a scalar argument (a merge pass's width)
+/// are measured apart.
+std::string measuredKeyArgument(const LaunchSite &L, const std::string &NL);
+
 /// The launches of \p B's kernel in the file (\p Calls) and how each is
 /// spelled (\p Sites), or why one cannot be rewritten ("" when all can).
 std::string findLaunchSites(const TransformContext &TC, const SplitBranch &B,

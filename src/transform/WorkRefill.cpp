@@ -905,6 +905,10 @@ void RefillRun::kernel(const FunctionDecl *FD) {
   C.Loop = S.Loop;
   C.Where = Where;
   C.NewKernel = Kernel + "_ww_refill";
+  // The measured dispatch, where it runs and nothing disables it for this
+  // kernel, times the refill against the original at each launch.
+  C.Measured = TC.MeasuredDispatch &&
+               !TC.steer("dispatch", FD, SourceLocation()).disabled();
   if (Why.empty()) {
     RefillText T = refillKernelText(TC, S, C.NewKernel);
     Why = T.Problem;
@@ -924,7 +928,7 @@ void RefillRun::kernel(const FunctionDecl *FD) {
       llvm::StringRef Main = SM.getBufferData(SM.getMainFileID());
       for (const LaunchSite &L : Sites)
         C.Edits.emplace_back(TC.File, L.Begin, L.Length,
-                             refillLaunch(Main, L, Tag));
+                             refillLaunch(Main, L, Tag, C.Measured));
     }
   }
   if (!Why.empty()) {

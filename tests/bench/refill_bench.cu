@@ -3,7 +3,10 @@
 // inputs; checks that both give identical outputs and prints one line per
 // case. Built and run by refill_bench.sh.
 //
-// Usage: refill_bench [rounds]   (default 21; the median is reported)
+// Usage: refill_bench [rounds [case]]   (default 21 rounds, the median is
+// reported; with a case, only the cases whose name contains it run, so that
+// a measured dispatch starts each case with no state: ray-march random and
+// uniform launch the same shape with the same scalar arguments)
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -70,6 +73,8 @@ static float time_median(int rounds, const std::function<void()> &reset,
 
 /// Whether any case's outputs differed (the exit status then says so).
 static bool differ = false;
+/// Run only the cases whose name contains this (null: all).
+static const char *only_case = nullptr;
 
 /// Each item's trip count, from the original's output bytes.
 using WorkOf = std::function<std::vector<int>(const std::vector<unsigned char> &)>;
@@ -96,6 +101,8 @@ static void run_case(const char *name, int rounds, size_t out_bytes,
                      const std::function<void()> &original,
                      const std::function<void()> &rewritten,
                      const WorkOf &work) {
+  if (only_case && !strstr(name, only_case))
+    return;
   std::vector<unsigned char> want(out_bytes), got(out_bytes);
   reset();
   original();
@@ -119,6 +126,7 @@ static void run_case(const char *name, int rounds, size_t out_bytes,
 
 int main(int argc, char **argv) {
   int rounds = argc > 1 ? atoi(argv[1]) : 21;
+  only_case = argc > 2 ? argv[2] : nullptr;
   const int block = 256;
 
   // dec2zero: 2^20 elements, random in [0, 4096) or all 2048.

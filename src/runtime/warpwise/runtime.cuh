@@ -66,7 +66,9 @@ static inline void ww_adaptive_end(ww_adaptive_plan &plan) {
 /// `ww_refill_plan plan = ww_refill_begin(site, (const void *)k_ww_refill,
 /// grid, block, shared, stream);` then, when plan.counter is set,
 /// `k_ww_refill<<<plan.grid, block, shared, stream>>>(args..., plan.counter,
-/// plan.items)`, else the original launch.
+/// plan.items)`, else the original launch. Under measured dispatch the
+/// plan is `ww_refill_plan()` (no counter: the original) where the
+/// dispatch's plan.version is 0.
 typedef ww_v1::refill_site ww_refill_site;
 typedef ww_v1::refill_plan ww_refill_plan;
 
