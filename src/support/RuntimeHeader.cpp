@@ -95,6 +95,12 @@ std::string buildRuntimeHeader() {
                std::to_string(Dispatch.value("reprobe_max", 65536u)) + "u");
     setDefault(Text, "WARPWISE_DISPATCH_SHAPES",
                std::to_string(Dispatch.value("shapes", 32u)) + "u");
+    setDefault(Text, "WARPWISE_DISPATCH_WATCH_EVERY",
+               std::to_string(Dispatch.value("watch_every", 16u)) + "u");
+    setDefault(Text, "WARPWISE_DISPATCH_WATCH_MAX",
+               std::to_string(Dispatch.value("watch_max", 1024u)) + "u");
+    setDefault(Text, "WARPWISE_DISPATCH_DRIFT",
+               doubleLiteral(Dispatch.value("drift", 0.15)));
   }
   return Text;
 }

@@ -10,7 +10,8 @@
 //
 // With -DWARPWISE_DISPATCH=0 or 1 it checks the pinned version instead.
 // The policy is rules/dispatch.json's: 3 probes of each version after a
-// warm-up, a gain of 1% at least, a re-probe after 256 launches, doubling.
+// warm-up, a gain of 1% at least, a re-probe after 256 launches, doubling;
+// a watch of the committed version every 16 launches, a drift of 15%.
 #include "warpwise_runtime.cuh"
 
 #include <cstdio>
@@ -47,7 +48,8 @@ __global__ void k_ww_original(int *out) {
 // One launch, and what came of it.
 struct Launched {
   unsigned version; // The plan's.
-  bool timed;       // Events enclose it.
+  bool timed;       // A probe: events enclose it.
+  bool watched;     // A watch of the committed version: events enclose it.
 };
 
 // The kernel that ran disagreed with the plan's version.
@@ -68,9 +70,10 @@ static Launched launch(ww_measured_site &site, dim3 grid = dim3(1),
   else
     k_ww_original<<<grid, block, shared, stream>>>(out);
 #if defined(WARPWISE_DISPATCH)
-  l.timed = false;
+  l.timed = l.watched = false;
 #else
-  l.timed = plan.pair != 0;
+  l.timed = plan.pair != 0 && !plan.pair->watch;
+  l.watched = plan.pair != 0 && plan.pair->watch;
 #endif
   ww_measured_end(plan);
   l.version = plan.version;
@@ -97,7 +100,8 @@ static int rewritten(int *out, int n, cudaStream_t stream) {
 }
 
 #if !defined(WARPWISE_DISPATCH)
-// Launches until one is timed (at most \p limit): the untimed ones before it.
+// Launches until a probe (at most \p limit): the others before it (watches
+// of the committed version among them).
 static unsigned untimed_until_probe(ww_measured_site &site, unsigned limit,
                                     unsigned *versions) {
   for (unsigned n = 0; n < limit; ++n) {
@@ -231,23 +235,85 @@ static void reprobes() {
   check(untimed_until_probe(site, 511, &versions) == 511u &&
             versions == 1u << 1,
         "the decision stays: the next re-probe after 512 launches");
-  // The data changes: now the rewrite is slower. The first re-probe's one
-  // sample does not outvote the window; the next one does.
+  // The data changes: now the rewrite is slower. The re-probe's one sample
+  // does not outvote the window of 3; the watches of the rewrite that
+  // follow, 87% off its median, do: the second starts a fresh measurement.
   rewrite_ms = 1.5;
   check(launch(site).timed, "the re-probe after 512 launches");
-  launch(site);
-  versions = 0;
-  check(untimed_until_probe(site, 3000, &versions) == 1023u &&
-            versions == 1u << 1,
-        "one slower sample in the window of 3 keeps the rewrite, 1024 more");
-  launch(site);
+  const Launched kept = launch(site);
+  unsigned n = 1, watches = 0;
+  Launched l = launch(site);
+  for (; n < 200 && !l.timed; ++n) {
+    watches += l.watched;
+    l = launch(site);
+  }
+  check(kept.timed && n == 33u && watches == 2u && l.version == 0u,
+        "one slower sample in the window keeps the rewrite; two watches off "
+        "its median (launches 16 and 32 after the decision) measure both "
+        "again, the original first");
+  for (unsigned i = 0; i < 5u; ++i)
+    launch(site);
   versions = 0;
   check(untimed_until_probe(site, 3000, &versions) == 255u &&
             versions == 1u << 0,
-        "the second flips the decision to the original, and the wait starts "
-        "again at 256");
+        "the fresh samples flip the decision to the original, and the wait "
+        "starts again at 256");
   launch(site);
   rewrite_ms = 0.8;
+}
+
+// Launches until a watch (at most \p limit): the untimed ones before it;
+// \p probed is set when a probe came first.
+static unsigned until_watch(ww_measured_site &site, unsigned limit,
+                            bool *probed) {
+  for (unsigned n = 0; n < limit; ++n) {
+    const Launched l = launch(site);
+    if (l.watched)
+      return n;
+    *probed |= l.timed;
+  }
+  return limit;
+}
+
+static void drift() {
+  ww_measured_site site;
+  original_ms = 1.0, rewrite_ms = 0.8;
+  first_probes(site);
+  bool probed = false;
+  check(until_watch(site, 100, &probed) == 15u && !probed &&
+            until_watch(site, 100, &probed) == 15u && !probed,
+        "a committed shape times one launch in 16 (a watch)");
+  // 80 launches each, so that the periodic re-probe (256 launches after the
+  // decision) falls after them.
+  rewrite_ms = 0.85; // Within the drift of 15%.
+  for (unsigned i = 0; i < 80u; ++i)
+    probed |= launch(site).timed;
+  check(!probed, "watches within 15% of the median change nothing");
+  rewrite_ms = 2.0; // One odd watch, then the time it had.
+  until_watch(site, 100, &probed);
+  rewrite_ms = 0.8;
+  for (unsigned i = 0; i < 80u; ++i)
+    probed |= launch(site).timed;
+  check(!probed, "one odd watch alone changes nothing");
+  // Both versions slower alike (a larger input under the same shape): the
+  // fresh measurement confirms the rewrite, and the watches halve.
+  original_ms = 2.0, rewrite_ms = 1.6;
+  until_watch(site, 100, &probed);
+  until_watch(site, 100, &probed);
+  unsigned order = 0;
+  for (unsigned i = 0; i < 6u; ++i) {
+    const Launched p = launch(site);
+    order |= (p.timed ? p.version : 1u) << i;
+  }
+  check(order == 0x2au, "a drift measures both again, alternating from the "
+                        "other version (the original)");
+  probed = false;
+  const Launched decided = launch(site); // The first after the decision.
+  check(decided.version == 1u && until_watch(site, 100, &probed) == 30u &&
+            !probed,
+        "the rewrite confirmed: the next watch 32 launches after the "
+        "decision");
+  original_ms = 1.0, rewrite_ms = 0.8;
 }
 
 static void outstanding() {
@@ -352,6 +418,7 @@ int main() {
   decisions();
   shapes();
   reprobes();
+  drift();
   outstanding();
   unmeasured();
   original_ms = 1.0, rewrite_ms = 0.8;

@@ -28,6 +28,14 @@
 // WARPWISE_DISPATCH_PROBES per version, so that one odd probe does not flip the
 // decision); the wait doubles while the decision stays, up to
 // WARPWISE_DISPATCH_REPROBE_MAX launches, and starts again when it flips.
+// Between re-probes, one launch in WARPWISE_DISPATCH_WATCH_EVERY of a
+// committed shape is timed (a watch): the data can change under the same
+// shape (a ray march's directions, a mask's density). Two watches in a row
+// that differ from the committed version's median by more than
+// WARPWISE_DISPATCH_DRIFT (a fraction of it) start a fresh measurement of
+// both versions (the old samples dropped); where it confirms the decision,
+// the watch's interval doubles, up to WARPWISE_DISPATCH_WATCH_MAX launches,
+// and it starts again when it flips.
 // Probes in flight are at most the samples still wanted and measured_pairs
 // pairs of events; launches beyond them run untimed: the committed version,
 // else the one with fewer samples (the original on a tie). A steady launch
@@ -72,6 +80,15 @@
 #endif
 #ifndef WARPWISE_DISPATCH_SHAPES
 #define WARPWISE_DISPATCH_SHAPES 32u
+#endif
+#ifndef WARPWISE_DISPATCH_WATCH_EVERY
+#define WARPWISE_DISPATCH_WATCH_EVERY 16u
+#endif
+#ifndef WARPWISE_DISPATCH_WATCH_MAX
+#define WARPWISE_DISPATCH_WATCH_MAX 1024u
+#endif
+#ifndef WARPWISE_DISPATCH_DRIFT
+#define WARPWISE_DISPATCH_DRIFT 0.15
 #endif
 
 namespace ww_v1 {
@@ -120,6 +137,10 @@ static inline void measured_end(measured_plan &) {}
 
 static_assert(WARPWISE_DISPATCH_PROBES >= 1u && WARPWISE_DISPATCH_PROBES <= 15u,
               "WARPWISE_DISPATCH_PROBES must be within 1..15");
+static_assert(WARPWISE_DISPATCH_WATCH_EVERY >= 1u &&
+                  WARPWISE_DISPATCH_WATCH_MAX >= WARPWISE_DISPATCH_WATCH_EVERY,
+              "WARPWISE_DISPATCH_WATCH_MAX must be at least "
+              "WARPWISE_DISPATCH_WATCH_EVERY (>= 1)");
 static_assert(WARPWISE_DISPATCH_SHAPES >= 1u &&
                   WARPWISE_DISPATCH_SHAPES <= 1024u,
               "WARPWISE_DISPATCH_SHAPES must be within 1..1024");
@@ -147,6 +168,9 @@ struct measured_shape {
   signed char committed;     // -1: probing; else the version that runs.
   unsigned done[2];          // Samples collected, warm-ups included.
   unsigned since, interval;  // Launches since the decision, until a re-probe.
+  unsigned watch_since, watch_interval; // Likewise, until the next watch.
+  unsigned char strikes; // Watches in a row off the committed median.
+  unsigned char drifted; // The probes under way follow a drift.
 };
 
 /// Two events around one probe launch.
@@ -154,6 +178,7 @@ struct measured_pair {
   cudaEvent_t start, stop;
   int state; // 0: free, 1: started (by measured_begin), 2: stopped
   unsigned shape, generation, version;
+  bool watch; // A watch of the committed version, not a probe.
 };
 
 /// One launch site's state on one device.
@@ -212,6 +237,16 @@ static inline void measured_decide(measured_shape &s) {
     s.interval = s.interval < WARPWISE_DISPATCH_REPROBE_MAX / 2u
                      ? 2u * s.interval
                      : WARPWISE_DISPATCH_REPROBE_MAX;
+  // A drift that did not change the decision: watch less often.
+  if (s.drifted && pick == s.committed)
+    s.watch_interval = s.watch_interval < WARPWISE_DISPATCH_WATCH_MAX / 2u
+                           ? 2u * s.watch_interval
+                           : WARPWISE_DISPATCH_WATCH_MAX;
+  else if (pick != s.committed)
+    s.watch_interval = WARPWISE_DISPATCH_WATCH_EVERY;
+  s.drifted = 0u;
+  s.strikes = 0u;
+  s.watch_since = 0u;
 #if defined(WARPWISE_DISPATCH_LOG)
   std::fprintf(stderr,
                "warpwise: dispatch: shape %p grid %ux%ux%u block %ux%ux%u "
@@ -246,6 +281,38 @@ static inline void measured_sample(measured_shape &s, unsigned version,
     measured_decide(s);
 }
 
+/// A completed watch of the committed \p version that took \p ms: the
+/// second in a row off its median by more than the drift starts a fresh
+/// measurement of both versions, the other one first.
+static inline void measured_watched(measured_shape &s, unsigned version,
+                                    float ms) {
+  if (s.settled || s.committed != (signed char)version || s.want[0] != 0u ||
+      s.want[1] != 0u || s.kept[version] == 0u)
+    return;
+  const double median = measured_median(s.window[version], s.kept[version]);
+  const double off =
+      (double)ms > median ? (double)ms - median : median - (double)ms;
+  if (off <= median * WARPWISE_DISPATCH_DRIFT) {
+    s.strikes = 0u;
+    return;
+  }
+  if (++s.strikes < 2u)
+    return;
+#if defined(WARPWISE_DISPATCH_LOG)
+  std::fprintf(stderr,
+               "warpwise: dispatch: shape %p: the %s took %.4f ms against a "
+               "median of %.4f ms: measuring both again\n",
+               (void *)&s, version ? "rewrite" : "original", (double)ms,
+               median);
+#endif
+  s.strikes = 0u;
+  s.drifted = 1u;
+  s.kept[0] = s.kept[1] = 0u;
+  s.head[0] = s.head[1] = 0u;
+  s.want[0] = s.want[1] = (unsigned char)WARPWISE_DISPATCH_PROBES;
+  s.next = (unsigned char)(version ^ 1u);
+}
+
 /// Collects the probes of \p d whose stop event has completed; the others
 /// stay for a later launch. False after an error (cleared).
 static inline bool measured_poll(measured_device &d) {
@@ -276,7 +343,10 @@ static inline bool measured_poll(measured_device &d) {
       (void)cudaGetLastError(); // Only the error of the query, if any.
       ok = false;
     } else if (current && stopped) {
-      measured_sample(s, p.version, ms);
+      if (p.watch)
+        measured_watched(s, p.version, ms);
+      else
+        measured_sample(s, p.version, ms);
     }
   }
   return ok;
@@ -316,6 +386,7 @@ static inline measured_shape *measured_find(measured_device &d, dim3 grid,
   s.committed = -1;
   s.want[0] = s.want[1] = (unsigned char)(WARPWISE_DISPATCH_PROBES + 1u);
   s.next = 1u; // The model's choice first: a single launch runs the rewrite.
+  s.watch_interval = WARPWISE_DISPATCH_WATCH_EVERY;
   return &s;
 }
 
@@ -344,6 +415,34 @@ static inline measured_pair *measured_free_pair(measured_device &d) {
   return &p;
 }
 
+/// Times this launch of \p version of \p s (a probe, or a \p watch of the
+/// committed version) where a pair of events is free and no error pending.
+static inline void measured_time(measured_device &d, measured_shape &s,
+                                 measured_plan &plan, cudaStream_t stream,
+                                 unsigned version, bool watch) {
+  measured_pair *p = measured_free_pair(d);
+  // An error pending from before would look like this launch's failure.
+  if (!p || cudaPeekAtLastError() != cudaSuccess)
+    return;
+  if (cudaEventRecord(p->start, stream) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return;
+  }
+  p->state = 1;
+  p->shape = (unsigned)(&s - d.shape);
+  p->generation = s.generation;
+  p->version = version;
+  p->watch = watch;
+  ++s.inflight[version];
+  ++d.outstanding;
+  if (!watch)
+    s.next = (unsigned char)(version ^ 1u);
+  plan.version = version;
+  plan.device = &d;
+  plan.pair = p;
+  plan.stream = stream;
+}
+
 /// A launch of \p s while it wants samples: a timed launch of a version that
 /// needs one (alternating while both do), else untimed with the best guess.
 static inline void measured_probe(measured_device &d, measured_shape &s,
@@ -357,26 +456,11 @@ static inline void measured_probe(measured_device &d, measured_shape &s,
   const bool need1 = s.want[1] > s.inflight[1];
   if (!need0 && !need1)
     return; // Enough probes in flight: their samples decide.
-  const unsigned version = need0 && need1 ? s.next : need1 ? 1u : 0u;
-  measured_pair *p = measured_free_pair(d);
-  // An error pending from before would look like this launch's failure.
-  if (!p || cudaPeekAtLastError() != cudaSuccess)
-    return;
-  if (cudaEventRecord(p->start, stream) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return;
-  }
-  p->state = 1;
-  p->shape = (unsigned)(&s - d.shape);
-  p->generation = s.generation;
-  p->version = version;
-  ++s.inflight[version];
-  ++d.outstanding;
-  s.next = (unsigned char)(version ^ 1u);
-  plan.version = version;
-  plan.device = &d;
-  plan.pair = p;
-  plan.stream = stream;
+  measured_time(d, s, plan, stream,
+                need0 && need1 ? s.next
+                : need1        ? 1u
+                               : 0u,
+                false);
 }
 
 /// Before a launch of \p grid x \p block threads with \p shared bytes in
@@ -419,8 +503,14 @@ static inline measured_plan measured_begin(measured_site &site, dim3 grid,
   if (!timed || s->settled)
     return plan;
   if (s->committed >= 0 && s->want[0] == 0u && s->want[1] == 0u) {
-    if (++s->since < s->interval)
-      return plan; // The steady state: no CUDA call.
+    if (++s->since < s->interval) {
+      const unsigned version = plan.version;
+      if (++s->watch_since < s->watch_interval || s->inflight[version] != 0u)
+        return plan; // The steady state: no CUDA call.
+      s->watch_since = 0u;
+      measured_time(d, *s, plan, stream, version, true);
+      return plan;
+    }
     s->since = 0u;
     s->want[0] = s->want[1] = 1u; // A re-probe: one sample of each.
   }
