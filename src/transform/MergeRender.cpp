@@ -475,6 +475,19 @@ static const DeclStmt *pairedDecl(const Stmt *S) {
   return nullptr;
 }
 
+/// Whether \p A and \p B declare one variable each that nothing reads: such
+/// a pair stays apart, each in its guarded arm, so that the rewrite warns
+/// about the variables the user wrote ("declared but never referenced"),
+/// not about a merged one under a new name.
+static bool unreferencedPair(const Stmt *A, const Stmt *B) {
+  auto *DA = dyn_cast_or_null<DeclStmt>(A), *DB = dyn_cast_or_null<DeclStmt>(B);
+  if (!DA || !DB || !DA->isSingleDecl() || !DB->isSingleDecl())
+    return false;
+  auto *VA = dyn_cast<VarDecl>(DA->getSingleDecl()),
+       *VB = dyn_cast<VarDecl>(DB->getSingleDecl());
+  return VA && VB && !VA->isReferenced() && !VB->isReferenced();
+}
+
 bool Merger::renderSeq(const std::vector<const Stmt *> &A,
                        const std::vector<const Stmt *> &B, unsigned Depth,
                        std::string &Text) {
@@ -494,7 +507,8 @@ bool Merger::renderSeq(const std::vector<const Stmt *> &A,
         }
     for (size_t I = 0; I < Steps.size(); ++I) {
       Step &S = Steps[I];
-      if (S.K != Step::Match || pairScore(S.A, S.B, false) > 0)
+      if (S.K != Step::Match ||
+          (pairScore(S.A, S.B, false) > 0 && !unreferencedPair(S.A, S.B)))
         continue;
       if (const DeclStmt *DA = pairedDecl(S.A))
         Partner.erase(cast<VarDecl>(DA->getSingleDecl()));
