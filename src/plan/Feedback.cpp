@@ -294,30 +294,43 @@ static double secondsSince(std::chrono::steady_clock::time_point Start) {
       .count();
 }
 
+/// Runs \p Program; \p Output is what it printed, both streams (nvcc's
+/// -Xptxas -v counts are on standard error), or with \p StdoutOnly its
+/// standard output alone: a listing that a warning or the dynamic loader's
+/// messages (LD_DEBUG) on standard error would corrupt, in the decisions and
+/// in the cache that keeps them.
 static bool runTool(const std::string &Program,
                     const std::vector<std::string> &Args, std::string &Output,
                     std::string &Error,
                     const std::vector<std::string> &ExtraEnv = {},
-                    bool *Rejected = nullptr) {
-  llvm::SmallString<128> Log;
+                    bool *Rejected = nullptr, bool StdoutOnly = false) {
+  llvm::SmallString<128> Log, ErrLog;
   createTemporaryFile("tool", "log", Log);
+  if (StdoutOnly)
+    createTemporaryFile("tool", "err", ErrLog);
   std::vector<std::string> EnvStrings = toolEnvironment(ExtraEnv);
   std::vector<llvm::StringRef> Env(EnvStrings.begin(), EnvStrings.end());
   std::vector<llvm::StringRef> Refs(Args.begin(), Args.end());
-  std::optional<llvm::StringRef> Redirects[] = {std::nullopt, Log.str(),
-                                                Log.str()};
+  std::optional<llvm::StringRef> Redirects[] = {
+      std::nullopt, Log.str(), StdoutOnly ? ErrLog.str() : Log.str()};
   int RC =
       llvm::sys::ExecuteAndWait(Program, Refs, Env, Redirects, 300, 0, &Error);
   auto Buf = llvm::MemoryBuffer::getFile(Log);
   Output = Buf ? (*Buf)->getBuffer().str() : "";
   llvm::sys::fs::remove(Log);
+  std::string Said = Output;
+  if (StdoutOnly) {
+    auto Err = llvm::MemoryBuffer::getFile(ErrLog);
+    Said = (Err ? (*Err)->getBuffer().str() : "") + Output;
+    llvm::sys::fs::remove(ErrLog);
+  }
   // The tool ran and said no (nvcc's errors in the source): the same input
   // gets the same answer. A tool that could not run, timed out or crashed
   // (ExecuteAndWait's message) may do better next time.
   if (Rejected)
     *Rejected = RC > 0 && Error.empty();
   if (RC != 0 && Error.empty())
-    Error = firstErrorLine(Output);
+    Error = firstErrorLine(Said);
   return RC == 0;
 }
 
@@ -842,7 +855,8 @@ CompileFeedback::measureUncached(
   double NvccSeconds = secondsSince(Started);
   Started = std::chrono::steady_clock::now();
   if (OK) // The code, each instruction with its source line.
-    OK = runTool(Nvdisasm, {Nvdisasm, "-g", "-c", Cubin}, SassOut, Error);
+    OK = runTool(Nvdisasm, {Nvdisasm, "-g", "-c", Cubin}, SassOut, Error, {},
+                 nullptr, /*StdoutOnly=*/true);
   else
     Error = withCopiesNamed(Error, *Tree);
   logMeasurement("run " + Key.substr(0, 12) + " " + OriginalPath + " nvcc " +
