@@ -25,16 +25,18 @@ built to offer warpwise candidates for one or more transformations:
             are the same with or without it.
   uniform   block-uniform scalars and a table every thread computes
             (variable sharing); a third generator of its own.
-  nested, fpchain, extern
-            the families of issue 26's general rules (gen_families.py):
-            brace-less loop nests (fission), floating-point chains after a
-            divergent branch (fuse and meld under nvcc's contraction),
-            externally linked kernels with launch-uniform arithmetic
-            (share). Each is in about a third of the programs, each from a
-            generator of its own; --no-rule-families leaves them out (the
-            programs of earlier versions, byte for byte);
-            --only-rule-families gives a program of the three alone (the
-            kernels they are wherever the seed draws them).
+  nested, fpchain, extern, refill
+            the families of issue 26's general rules and issue 30's refill
+            (gen_families.py): brace-less loop nests (fission),
+            floating-point chains after a divergent branch (fuse and meld
+            under nvcc's contraction), externally linked kernels with
+            launch-uniform arithmetic (share), loops of data-dependent
+            length per item (refill). Each is in about a third of the
+            programs, each from a generator of its own; --no-rule-families
+            leaves them out (the programs of earlier versions, byte for
+            byte); --only-rule-families gives a program of the four alone
+            (the kernels they are wherever the seed draws them). The refill
+            family, added later, adds a kernel to some seeds' programs.
 
 Each kernel has a plain C++ host reference (the per-thread code is the kernel
 text with device-only names mapped to host ones). The program compares the

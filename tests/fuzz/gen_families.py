@@ -24,6 +24,13 @@ into gen.py's Gen (class Gen(RuleFamilies)).
            parameters (`int pitch = w + 2 * halo;`) and use it in a loop, so
            that variable sharing is a candidate: a kernel that other files
            may launch must keep its definition (tests/fuzz/run.py checks it).
+  refill   a kernel whose threads each run a loop of data-dependent length
+           on their own item (issue 30: `while (x > lim && it < cap) { x =
+           x * k + c; ++it; }` from `x = |in[i]| * 64`, as a while, a for
+           with a break or a do-while, behind an early return or an if;
+           now and then a loop that only steps its own element,
+           dec2zero's shape), so that the work refill is a candidate: by
+           default under measured dispatch, forced with or without it.
 
 Each family takes its own random.Random and never Gen.r, so that the kernels
 gen.py drew before these stay the same, and adds nothing to Gen.uses.
@@ -34,7 +41,9 @@ import re
 # stream (random.Random(seed * mul + add)).
 FAMILY_SHARE = 0.35
 FAMILY_STREAMS = [('nested', 1000003, 31), ('fpchain', 1000033, 37),
-                  ('extern', 1000037, 41)]
+                  ('extern', 1000037, 41), ('refill', 1000039, 43)]
+REFILL_K = ['0.5f', '0.75f', '0.625f', '0.875f']
+REFILL_C = ['0.001f', '0.0625f', '0.125f', '0.25f']
 
 # Multipliers below 1 keep the chains bounded.
 CHAIN_K = ['0.5f', '0.75f', '0.25f', '0.875f', '0.625f', '0.375f']
@@ -364,4 +373,54 @@ class RuleFamilies:
                   '  acc += c * %s;' % gain,
                   '  acc -= %s * %s;' % (second, r.choice(ARM_C)), '}']
         B.append('out[x] = acc;')
+        return k
+
+    # ------------------------------------------------------------- refill
+    def refill(self, idx, r):
+        k = self.Kernel('k%d_refill' % idx)
+        k.families.append('refill')
+        n = self.launch_of(k, r)
+        R = '__restrict__ ' if r.random() < 0.7 else ''
+        steps_only = r.random() < 0.2
+        guard_return = r.random() < 0.6
+        item = ['int i = blockIdx.x * blockDim.x + threadIdx.x;']
+        if steps_only:
+            # dec2zero: the loop only steps the item's own element.
+            k.families.append('steps')
+            self.add_buf(k, 'v', 'int', n, 'mask', True, 'int *%sv' % R)
+            self.add_scalar(k, 'int n', str(n))
+            loop = ['while (v[i] > 0)', '  v[i] -= 1;'] if r.random() < 0.5 \
+                else ['while (v[i] > 0) {', '  v[i]--;', '}']
+        else:
+            self.add_buf(k, 'in', 'float', n, 'rand', False,
+                         'const float *%sin' % R)
+            self.add_buf(k, 'out', 'float', n, 'zero', True,
+                         'float *%sout' % R)
+            self.add_buf(k, 'steps', 'int', n, 'zero', True,
+                         'int *%ssteps' % R)
+            self.add_scalar(k, 'int n', str(n))
+            cap = r.choice([8, 16, 32, 64])
+            self.add_scalar(k, 'int cap', str(cap))
+            kk, c = r.choice(REFILL_K), r.choice(REFILL_C)
+            lim = r.choice(['0.5f', '1.0f', '2.0f'])
+            shape = r.choice(['while', 'while', 'for-break', 'do'])
+            k.families.append(shape)
+            step = 'x = x * %s + %s;' % (kk, c)
+            pre = ['float x = fabsf(in[i]) * 64.0f;', 'int it = 0;']
+            if shape == 'while':
+                body = ['while (x > %s && it < cap) {' % lim, '  ' + step,
+                        '  ++it;', '}']
+            elif shape == 'for-break':
+                body = ['for (; it < cap; ++it) {',
+                        '  if (x <= %s)' % lim, '    break;', '  ' + step,
+                        '}']
+            else:
+                body = ['do {', '  ' + step, '  ++it;',
+                        '} while (x > %s && it < cap);' % lim]
+            loop = pre + body + ['out[i] = x;', 'steps[i] = it;']
+        if guard_return:
+            k.body += item + ['if (i >= n)', '  return;'] + loop
+        else:
+            k.families.append('if-guard')
+            k.body += item + ['if (i < n) {'] + indent(loop) + ['}']
         return k

@@ -42,6 +42,12 @@ if [ ! -x $WW/bin/warpwise ]; then
   [ -d /usr/lib/llvm-22/lib/clang/22 ] || mv /opt/clang22 /usr/lib/llvm-22/lib/clang/22
   printf '#!/bin/sh\nLD_LIBRARY_PATH=/opt/ww/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} exec /opt/ww/bin/warpwise "$@"\n' > /opt/ww/wrapper
   chmod +x $WW/wrapper
+  # WW_OVERLAY: a newer bin/warpwise (tar.xz of ww/bin/warpwise) over the
+  # bundle's, so that a new binary travels without the libraries again.
+  if [ -n "${WW_OVERLAY:-}" ]; then
+    timeout 60 sh -c "xz -dc '$WW_OVERLAY' | tar -C /opt -xf -"
+    log "overlay: $(sha256sum $WW/bin/warpwise)"
+  fi
   log "setup done"
 fi
 {
