@@ -307,8 +307,7 @@ std::string refillLaunch(llvm::StringRef MainText, const LaunchSite &L,
                 measuredKeyArgument(L, NL) + ");" + NL +
                 "static ww_refill_site " + Site + ";" + NL + "ww_refill_plan " +
                 Plan + " = " + MPlan + ".version != 0u" + NL + "    ? " +
-                llvm::StringRef(Begin).rtrim().str() + NL +
-                "    : ww_refill_plan();" + NL
+                Begin + NL + "    : ww_refill_plan();" + NL
           : "static ww_refill_site " + Site + ";" + NL + "ww_refill_plan " +
                 Plan + " = " + Begin + ";" + NL;
   return "{ // warpwise " + Tag + ": work refill launch" +
