@@ -121,21 +121,30 @@ std::string spellLaunch(const TransformContext &TC, const SplitBranch &B,
   static const char *const CfgType[] = {"dim3", "dim3", "size_t",
                                         "cudaStream_t"};
   static const char *const CfgName[] = {"grid", "block", "shared", "stream"};
+  // `_value_`: the compact and adaptive forms declare their own
+  // `ww_grid_<tag>` and `ww_block_<tag>` from this.
+  auto ConfigTemp = [&](unsigned I) {
+    std::string N = "ww_" + std::string(CfgName[I]) + "_value_" + Site.Tag;
+    Site.Temps += std::string(CfgType[I]) + " const " + N + " = " +
+                  Site.Config[I] + "; ";
+    Site.Config[I] = N;
+  };
+  // Written configuration expressions that are not constants and were not
+  // hoisted: evaluated where the rewritten launch uses them.
+  std::vector<unsigned> Later;
   for (unsigned I = 0; Cfg && I < Cfg->getNumArgs() && I < 4; ++I) {
     const Expr *A = Cfg->getArg(I);
     if (isa<CXXDefaultArgExpr>(A))
       continue;
-    std::string T = writtenText(SM, LO, A->getSourceRange());
-    if (hasEffects(A)) {
-      // `_value_`: the compact and adaptive forms declare their own
-      // `ww_grid_<tag>` and `ww_block_<tag>` from this.
-      std::string N = "ww_" + std::string(CfgName[I]) + "_value_" + Site.Tag;
-      Site.Temps += std::string(CfgType[I]) + " const " + N + " = " + T + "; ";
-      T = N;
-    }
-    Site.Config[I] = T;
+    Site.Config[I] = writtenText(SM, LO, A->getSourceRange());
     Site.Written[I] = true;
+    if (hasEffects(A))
+      ConfigTemp(I);
+    else if (A->isValueDependent() || !A->isEvaluatable(TC.Ctx))
+      Later.push_back(I);
   }
+  std::string ConfigTemps = Site.Temps;
+  Site.Temps.clear();
   Site.Callee = writtenCalleeName(Call, SM, LO);
   if (Site.Callee.empty())
     Site.Callee = B.Name;
@@ -180,6 +189,18 @@ std::string spellLaunch(const TransformContext &TC, const SplitBranch &B,
           !PT->isSpecificBuiltinType(BuiltinType::LongDouble))))
       Site.ScalarArgs.push_back(T);
     Site.Args += (Site.Args.empty() ? "" : ", ") + T;
+  }
+  // A launch evaluates its configuration before its arguments: where an
+  // argument's side effects now run first (`k<<<(n + 255) / 256, 256>>>(p,
+  // n++)`), the configuration is evaluated before them, into temporaries.
+  if (!Site.Temps.empty()) {
+    std::string ArgTemps = Site.Temps;
+    Site.Temps = ConfigTemps;
+    for (unsigned I : Later)
+      ConfigTemp(I);
+    Site.Temps += ArgTemps;
+  } else {
+    Site.Temps = ConfigTemps;
   }
   return "";
 }

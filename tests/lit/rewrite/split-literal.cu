@@ -64,9 +64,15 @@ void run(const int *m, const float *in, float *out, int n, cudaStream_t s,
 // CHECK:        if (mask[i] == 0)
 // CHECK-NEXT:     return;
 // CHECK:      if (go) { // warpwise WW4003 split.pick.[[N]]: split launch
-// CHECK-NEXT:   int const ww_arg3_{{[0-9]+}}_0 = next_n(&calls) + n;
-// CHECK-NEXT:   pick_ww_then<<<n / 256, 256, 0, s>>>(m, in, out, ww_arg3_{{[0-9]+}}_0);
-// CHECK-NEXT:   pick_ww_else<<<n / 256, 256, 0, s>>>(m, in, out, ww_arg3_{{[0-9]+}}_0);
+// The configuration is evaluated before the argument with side effects, as
+// the launch evaluates it (tests/lit/rewrite/launch-arg-effects-order.cu).
+// CHECK-NEXT:   dim3 const ww_grid_value_[[G:[0-9]+_0]] = n / 256;
+// CHECK-NEXT:   cudaStream_t const ww_stream_value_[[G]] = s;
+// CHECK-NEXT:   int const ww_arg3_[[G]] = next_n(&calls) + n;
+// CHECK-NEXT:   pick_ww_then<<<ww_grid_value_[[G]], 256, 0, ww_stream_value_[[G]]>>>(
+// CHECK-NEXT:       m, in, out, ww_arg3_[[G]]);
+// CHECK-NEXT:   pick_ww_else<<<ww_grid_value_[[G]], 256, 0, ww_stream_value_[[G]]>>>(
+// CHECK-NEXT:       m, in, out, ww_arg3_[[G]]);
 // CHECK-NEXT: }
 // CHECK-NEXT: { // warpwise WW4003 split.pick.[[N]]: split launch
 // CHECK-NEXT:   pick_ww_then<<<n / 256, 256>>>(m, in, out, n);

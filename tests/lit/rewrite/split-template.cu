@@ -101,9 +101,10 @@ void run(const int *m, const float *in, float *out, const double *ind,
 // LITERAL-NEXT:   deduced_ww_else<<<n / 256, 256>>>(m, out);
 // LITERAL-NEXT: }
 // LITERAL:      { // warpwise WW4003 split.pick.[[P]]: split launch
-// LITERAL-NEXT:   float const ww_arg3_{{[0-9_]+}} = next_bias(&b);
-// LITERAL-NEXT:   pick_ww_then<2><<<n / 256, 256>>>(m, in, out, ww_arg3_{{[0-9_]+}});
-// LITERAL-NEXT:   pick_ww_else<2><<<n / 256, 256>>>(m, in, out, ww_arg3_{{[0-9_]+}});
+// LITERAL-NEXT:   dim3 const ww_grid_value_[[A:[0-9_]+]] = n / 256;
+// LITERAL-NEXT:   float const ww_arg3_[[A]] = next_bias(&b);
+// LITERAL-NEXT:   pick_ww_then<2><<<ww_grid_value_[[A]], 256>>>(m, in, out, ww_arg3_[[A]]);
+// LITERAL-NEXT:   pick_ww_else<2><<<ww_grid_value_[[A]], 256>>>(m, in, out, ww_arg3_[[A]]);
 // LITERAL-NEXT: }
 // LITERAL-NEXT: { // warpwise WW4003 split.pick.[[P]]: split launch
 // LITERAL-NEXT:   pick_ww_then<4, double><<<n / 256, 256>>>(m, ind, outd, 0.0);
@@ -141,7 +142,8 @@ void run(const int *m, const float *in, float *out, const double *ind,
 // ADAPTIVE:      deduced_ww_adaptive<<<
 // ADAPTIVE:      deduced_ww_heavy<<<
 // ADAPTIVE:      { // warpwise WW4003 split.pick.[[P]]: split launch, adaptive form
-// ADAPTIVE-NEXT:   float const ww_arg3_[[T:[0-9_]+]] = next_bias(&b);
+// ADAPTIVE-NEXT:   dim3 const ww_grid_value_[[T:[0-9_]+]] = n / 256;
+// ADAPTIVE-NEXT:   float const ww_arg3_[[T]] = next_bias(&b);
 // ADAPTIVE:      pick_ww_adaptive<2><<<{{.*}}>>>(
 // ADAPTIVE-NEXT:     m, in, out, ww_arg3_[[T]], ww_plan_{{[0-9_]+}}.counts, ww_plan_{{[0-9_]+}}.list);
 // ADAPTIVE:      pick_ww_heavy<2><<<
