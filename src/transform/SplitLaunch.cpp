@@ -125,8 +125,8 @@ std::string spellLaunch(const TransformContext &TC, const SplitBranch &B,
   // `ww_grid_<tag>` and `ww_block_<tag>` from this.
   auto ConfigTemp = [&](unsigned I) {
     std::string N = "ww_" + std::string(CfgName[I]) + "_value_" + Site.Tag;
-    Site.Temps += std::string(CfgType[I]) + " const " + N + " = " +
-                  Site.Config[I] + "; ";
+    Site.Temps +=
+        std::string(CfgType[I]) + " const " + N + " = " + Site.Config[I] + "; ";
     Site.Config[I] = N;
   };
   // Written configuration expressions that are not constants and were not
