@@ -123,9 +123,10 @@ std::string spellLaunch(const TransformContext &TC, const SplitBranch &B,
   static const char *const CfgName[] = {"grid", "block", "shared", "stream"};
   // `_value_`: the compact and adaptive forms declare their own
   // `ww_grid_<tag>` and `ww_block_<tag>` from this.
+  std::string ConfigTemps;
   auto ConfigTemp = [&](unsigned I) {
     std::string N = "ww_" + std::string(CfgName[I]) + "_value_" + Site.Tag;
-    Site.Temps +=
+    ConfigTemps +=
         std::string(CfgType[I]) + " const " + N + " = " + Site.Config[I] + "; ";
     Site.Config[I] = N;
   };
@@ -143,8 +144,6 @@ std::string spellLaunch(const TransformContext &TC, const SplitBranch &B,
     else if (A->isValueDependent() || !A->isEvaluatable(TC.Ctx))
       Later.push_back(I);
   }
-  std::string ConfigTemps = Site.Temps;
-  Site.Temps.clear();
   Site.Callee = writtenCalleeName(Call, SM, LO);
   if (Site.Callee.empty())
     Site.Callee = B.Name;
@@ -193,15 +192,10 @@ std::string spellLaunch(const TransformContext &TC, const SplitBranch &B,
   // A launch evaluates its configuration before its arguments: where an
   // argument's side effects now run first (`k<<<(n + 255) / 256, 256>>>(p,
   // n++)`), the configuration is evaluated before them, into temporaries.
-  if (!Site.Temps.empty()) {
-    std::string ArgTemps = Site.Temps;
-    Site.Temps = ConfigTemps;
+  if (!Site.Temps.empty())
     for (unsigned I : Later)
       ConfigTemp(I);
-    Site.Temps += ArgTemps;
-  } else {
-    Site.Temps = ConfigTemps;
-  }
+  Site.Temps = ConfigTemps + Site.Temps;
   return "";
 }
 
