@@ -21,6 +21,10 @@
 // RUN: diff %t.orig.out %t.refill.out
 // RUN: diff %t.orig.out %t.split.out
 // RUN: FileCheck %s --check-prefix=OUT --input-file %t.orig.out
+// Both outputs compile with nvcc, every warning an error.
+// REQUIRES: nvcc
+// RUN: %nvcc -arch=sm_90 -Werror all-warnings -c %t.refill.cu -o %t.refill.o
+// RUN: %nvcc -arch=sm_90 -Werror all-warnings -c %t.split.cu -o %t.split.o
 #include <cstdio>
 
 __global__ void esc(const float *__restrict__ in, int *__restrict__ it_out,
