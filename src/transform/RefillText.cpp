@@ -36,6 +36,7 @@
 #include "SplitText.h"
 
 #include "clang/AST/ASTContext.h"
+#include "clang/AST/Attr.h"
 #include "clang/AST/Decl.h"
 #include "clang/AST/Stmt.h"
 #include "clang/AST/StmtCXX.h"
@@ -64,6 +65,7 @@ private:
   std::string text(const Stmt *St);
   std::string exprText(const Expr *E);
   void hoist(const Stmt *St);
+  std::string attributesOf(const VarDecl *V);
   std::string typeOf(const VarDecl *V) const {
     return V->getType().getUnqualifiedType().getAsString(PP);
   }
@@ -101,6 +103,32 @@ std::string KernelWriter::exprText(const Expr *E) {
   return T;
 }
 
+/// The attributes written on \p V, spelled as written, for its hoisted
+/// declaration: `[[maybe_unused]]` on a variable that is set and not read
+/// keeps nvcc's "set but never used" away from the copy too. Another
+/// attribute sets Problem (the copy would not carry it).
+std::string KernelWriter::attributesOf(const VarDecl *V) {
+  std::string Out;
+  for (const Attr *A : V->attrs()) {
+    if (A->isImplicit())
+      continue;
+    if (!isa<UnusedAttr>(A)) {
+      if (Problem.empty())
+        Problem = "the declaration of `" + V->getNameAsString() +
+                  "` carries an attribute (" + A->getSpelling() +
+                  ") that its hoisted copy would not";
+      continue;
+    }
+    std::string Name = A->getSpelling();
+    if (const IdentifierInfo *Scope = A->getScopeName())
+      Name = Scope->getName().str() + "::" + Name;
+    Out += A->isCXX11Attribute() || A->isC23Attribute()
+               ? "[[" + Name + "]] "
+               : "__attribute__((" + Name + ")) ";
+  }
+  return Out;
+}
+
 /// A prologue statement: declarations become a hoisted `T v{};` and, per
 /// item, `v = init;`; other statements run per item as written.
 void KernelWriter::hoist(const Stmt *St) {
@@ -113,7 +141,8 @@ void KernelWriter::hoist(const Stmt *St) {
     auto *V = dyn_cast<VarDecl>(D);
     if (!V)
       continue;
-    Hoisted += typeOf(V) + " " + V->getNameAsString() + "{};\n";
+    Hoisted +=
+        attributesOf(V) + typeOf(V) + " " + V->getNameAsString() + "{};\n";
     if (V->getInit())
       Assigns +=
           V->getNameAsString() + " = " + exprText(V->getInit()) + ";\n";
