@@ -45,6 +45,7 @@ bit-exact checksums of every result buffer, so that the original and a
 rewritten program can be compared exactly on the same platform.
 """
 import random
+import re
 import sys
 
 from gen_families import FAMILY_SHARE, FAMILY_STREAMS, RuleFamilies
@@ -65,6 +66,26 @@ def host_text(text):
                  ('atomicAdd(', 'fz_atomic_add(')):
         text = text.replace(a, b)
     return text
+
+
+def mark_unused(lines, names):
+    """`[[maybe_unused]]` on the declaration of each of NAMES that LINES
+    declare once and never read: nvcc warns for it (#177, #550), which would
+    keep the program from compiling under -Werror all-warnings. Returns the
+    names marked."""
+    marked = []
+    for n in names:
+        pat = re.compile(r'(?<![\w.])%s\b' % n)
+        uses = sum(len(pat.findall(l)) for l in lines)
+        decl = [j for j, l in enumerate(lines)
+                if re.match(r'\s*(float|T) %s = ' % n, l)]
+        if uses == 1 and len(decl) == 1:
+            j = decl[0]
+            body = lines[j].lstrip()
+            lines[j] = lines[j][:len(lines[j]) - len(body)] + \
+                '[[maybe_unused]] ' + body
+            marked.append(n)
+    return marked
 
 
 class Buf:
@@ -299,7 +320,9 @@ class Gen(RuleFamilies):
         for s in sts:
             k = s[0]
             if k == 'decl':
-                lines.append('%sfloat %s = %s;' % (p, s[1], self.bounded(s[2])))
+                lines.append('%s%sfloat %s = %s;' % (
+                    p, '[[maybe_unused]] ' if len(s) > 3 else '', s[1],
+                    self.bounded(s[2])))
             elif k == 'acc':
                 if s[2] == 'mix':
                     lines.append('%s%s = %s * 0.5f + %s;' % (
@@ -327,6 +350,41 @@ class Gen(RuleFamilies):
                 lines.append('%s}' % p)
         return lines
 
+    def mark_unread(self, arms):
+        """The arms with each temporary that an arm declares and never
+        reads declared `[[maybe_unused]]` (nvcc's #177 and #550 would keep
+        the original from compiling under -Werror all-warnings), in every
+        arm that declares it, so that the arms keep the same shape. No
+        random draw: the rest of the seed's program is as before."""
+        unread = set()
+        for arm in arms:
+            text = '\n'.join(self.emit(arm, 0))
+            unread |= {n for n in self.decl_names(arm)
+                       if len(re.findall(r'(?<![\w.])%s\b' % n, text)) == 1}
+
+        def mark(sts):
+            out = []
+            for s in sts:
+                if s[0] == 'if':
+                    s = s[:4] + (mark(s[4]), mark(s[5]) if s[5] else None)
+                elif s[0] == 'for':
+                    s = s[:3] + (mark(s[3]),)
+                if s[0] == 'decl' and s[1] in unread:
+                    s = s + ('unused',)
+                out.append(s)
+            return out
+        return [mark(a) for a in arms]
+
+    def decl_names(self, sts):
+        for s in sts:
+            if s[0] == 'decl':
+                yield s[1]
+            elif s[0] == 'if':
+                yield from self.decl_names(s[4])
+                yield from self.decl_names(s[5] or [])
+            elif s[0] == 'for':
+                yield from self.decl_names(s[3])
+
     def arms(self, avail, accs, ctrl, arrays, n_arms=2):
         r = self.r
         first = self.stmts(r.randint(2, 6), avail, accs, 0, ctrl, 't', arrays)
@@ -337,7 +395,7 @@ class Gen(RuleFamilies):
                 if self.emit(other, 0) not in [self.emit(a, 0) for a in res]:
                     break
             res.append(other)
-        return res
+        return self.mark_unread(res)
 
     # -------------------------------------------------------------- kernels
     def launch_shape(self, warps_only=False):
@@ -516,6 +574,7 @@ class Gen(RuleFamilies):
             B.append('out2[i] = u - s * 0.25f;')
         else:
             B.append('out[i] = %s;' % tail)
+        mark_unused(B, ['x', 'v', 'w'])
         self.grid_arg(k, str(n))
         return k
 
@@ -741,6 +800,7 @@ class Gen(RuleFamilies):
         else:
             B.append('out[i] = s - u;')
         k.defines = ['#define %s %d' % (S, block)]
+        y_unused = mark_unused(B, ['y'])
         # The reference.
         hl = []
         hl.append('static void ref_%s(const float *a, const int *m, float *out, '
@@ -755,7 +815,8 @@ class Gen(RuleFamilies):
         hl.append('    for (int t = 0; t < %s; ++t) {' % S)
         hl.append('      int i = bx * %s + t;' % S)
         hl.append('      float x = a[bx * %s + (t + %d) %% %s];' % (S, sh, S))
-        hl.append('      float y = (float)(m[i] % 5) * 0.25f;')
+        hl.append('      %sfloat y = (float)(m[i] %% 5) * 0.25f;' % (
+            '[[maybe_unused]] ' if y_unused else ''))
         hl.append('      float s = 0.0f;')
         hl.append('      float u = 0.0f;')
         hl += ['      ' + host_text(l) for l in arm_lines]
@@ -1060,7 +1121,10 @@ class Gen(RuleFamilies):
             w('')
             w(f)
             w('')
-            w(host_text(f))
+            # A helper that only a discarded draw called is not referenced
+            # (nvcc #177 for a static host function; a __device__ one is
+            # not reported).
+            w(host_text(f).replace('static ', '[[maybe_unused]] static ', 1))
         for k in self.kernels:
             w('')
             w(self.kernel_text(k))
