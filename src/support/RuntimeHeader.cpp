@@ -101,6 +101,10 @@ std::string buildRuntimeHeader() {
                std::to_string(Dispatch.value("watch_max", 1024u)) + "u");
     setDefault(Text, "WARPWISE_DISPATCH_DRIFT",
                doubleLiteral(Dispatch.value("drift", 0.15)));
+    setDefault(Text, "WARPWISE_DISPATCH_WATCH_OTHER_EVERY",
+               std::to_string(Dispatch.value("watch_other_every", 64u)) + "u");
+    setDefault(Text, "WARPWISE_DISPATCH_WATCH_OTHER_RATIO",
+               doubleLiteral(Dispatch.value("watch_other_ratio", 1.5)));
   }
   return Text;
 }

@@ -11,7 +11,9 @@
 // With -DWARPWISE_DISPATCH=0 or 1 it checks the pinned version instead.
 // The policy is rules/dispatch.json's: 3 probes of each version after a
 // warm-up, a gain of 1% at least, a re-probe after 256 launches, doubling;
-// a watch of the committed version every 16 launches, a drift of 15%.
+// a watch of the committed version every 16 launches, a drift of 15%; a
+// watch of the other version every 64 launches where its median is within
+// 1.5 times the committed one's.
 #include "warpwise_runtime.cuh"
 
 #include <cstdio>
@@ -49,7 +51,7 @@ __global__ void k_ww_original(int *out) {
 struct Launched {
   unsigned version; // The plan's.
   bool timed;       // A probe: events enclose it.
-  bool watched;     // A watch of the committed version: events enclose it.
+  bool watched;     // A watch (of either version): events enclose it.
 };
 
 // The kernel that ran disagreed with the plan's version.
@@ -101,14 +103,16 @@ static int rewritten(int *out, int n, cudaStream_t stream) {
 
 #if !defined(WARPWISE_DISPATCH)
 // Launches until a probe (at most \p limit): the others before it (watches
-// of the committed version among them).
+// among them); \p versions gets the versions of those that were not
+// watches.
 static unsigned untimed_until_probe(ww_measured_site &site, unsigned limit,
                                     unsigned *versions) {
   for (unsigned n = 0; n < limit; ++n) {
     const Launched l = launch(site);
     if (l.timed)
       return n;
-    *versions |= 1u << l.version;
+    if (!l.watched)
+      *versions |= 1u << l.version;
   }
   return limit;
 }
@@ -134,9 +138,10 @@ static void decisions() {
     bool steady = true;
     for (int i = 0; i < 100; ++i) {
       const Launched l = launch(site);
-      steady &= !l.timed && l.version == 1u;
+      steady &= !l.timed && (l.watched || l.version == 1u);
     }
-    check(steady, "a rewrite 20% faster is committed, untimed launches");
+    check(steady, "a rewrite 20% faster is committed, untimed launches (but "
+                  "the watches)");
   }
   {
     ww_measured_site site;
@@ -262,17 +267,77 @@ static void reprobes() {
   rewrite_ms = 0.8;
 }
 
-// Launches until a watch (at most \p limit): the untimed ones before it;
-// \p probed is set when a probe came first.
+// Launches until a watch of \p version (at most \p limit): the others
+// before it; \p probed is set when a probe came first.
 static unsigned until_watch(ww_measured_site &site, unsigned limit,
-                            bool *probed) {
+                            bool *probed, unsigned version = 1u) {
   for (unsigned n = 0; n < limit; ++n) {
     const Launched l = launch(site);
-    if (l.watched)
+    if (l.watched && l.version == version)
       return n;
     *probed |= l.timed;
   }
   return limit;
+}
+
+// The watch of the version not committed: a committed version whose time
+// stays flat while the other's falls (a mask's heavy share dropping under a
+// kernel that runs both sides in every warp either way).
+static void other_watch() {
+  {
+    ww_measured_site site;
+    original_ms = 1.0, rewrite_ms = 1.2;
+    first_probes(site); // The original committed (the 9th launch).
+    rewrite_ms = 0.5;   // The data changes: only the rewrite gains.
+    bool probed = false;
+    check(until_watch(site, 200, &probed, 1u) == 63u && !probed,
+          "the other version (median 1.2 ms, within 1.5 times 1.0 ms) is "
+          "watched once in 64 launches");
+    const Launched next = launch(site);
+    check(next.timed && next.version == 1u,
+          "a watch below the committed median by more than 15% measures both "
+          "again at once, the watched version first");
+    for (unsigned i = 0; i < 5u; ++i)
+      launch(site);
+    const Launched after = launch(site);
+    check(!after.timed && after.version == 1u,
+          "the fresh samples commit the rewrite");
+  }
+  {
+    ww_measured_site site;
+    original_ms = 1.0, rewrite_ms = 0.8;
+    first_probes(site); // The rewrite committed.
+    original_ms = 0.8;  // 20% below its median, not below the rewrite's.
+    bool probed = false;
+    const unsigned first = until_watch(site, 200, &probed, 0u);
+    const Launched after_one = launch(site);
+    const unsigned second = until_watch(site, 200, &probed, 0u);
+    const Launched after_two = launch(site);
+    check(first == 63u && !after_one.timed && second == 62u && !probed &&
+              after_two.timed && after_two.version == 0u,
+          "two watches of the other version in a row faster than its median "
+          "measure both again, itself first");
+    for (unsigned i = 0; i < 6u; ++i)
+      launch(site);
+    check(launch(site).version == 0u,
+          "a tie within the 1% margin commits the original");
+  }
+  {
+    ww_measured_site site;
+    original_ms = 1.0, rewrite_ms = 2.0;
+    first_probes(site);
+    unsigned versions = 0;
+    bool watched_other = false;
+    for (unsigned i = 0; i < 200u; ++i) {
+      const Launched l = launch(site);
+      versions |= 1u << l.version;
+      watched_other |= l.watched && l.version == 1u;
+    }
+    check(versions == 1u << 0 && !watched_other,
+          "a version twice as slow is not watched: 200 launches of the "
+          "committed one");
+  }
+  original_ms = 1.0, rewrite_ms = 0.8;
 }
 
 static void drift() {
@@ -419,6 +484,7 @@ int main() {
   shapes();
   reprobes();
   drift();
+  other_watch();
   outstanding();
   unmeasured();
   original_ms = 1.0, rewrite_ms = 0.8;

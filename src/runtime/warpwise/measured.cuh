@@ -35,7 +35,17 @@
 // WARPWISE_DISPATCH_DRIFT (a fraction of it) start a fresh measurement of
 // both versions (the old samples dropped); where it confirms the decision,
 // the watch's interval doubles, up to WARPWISE_DISPATCH_WATCH_MAX launches,
-// and it starts again when it flips.
+// and it starts again when it flips. A watch sees only the committed
+// version, whose time may stay flat while the other's falls (a mask's heavy
+// share dropping from 100% to 50%: every warp still runs both sides in the
+// original, while the split's work halves): so one launch in
+// WARPWISE_DISPATCH_WATCH_OTHER_EVERY runs the other version, timed, where
+// its median is within WARPWISE_DISPATCH_WATCH_OTHER_RATIO of the committed
+// one's (which bounds its cost: 1.5 and 64 cost at most 0.8% of the
+// launches' time). It measures both again at once when it beats the
+// committed median by more than the drift, and after two in a row faster
+// than its own median by more than the drift; where that confirms the
+// decision, its interval doubles up to WARPWISE_DISPATCH_WATCH_MAX.
 // Probes in flight are at most the samples still wanted and measured_pairs
 // pairs of events; launches beyond them run untimed: the committed version,
 // else the one with fewer samples (the original on a tie). A steady launch
@@ -90,6 +100,12 @@
 #ifndef WARPWISE_DISPATCH_DRIFT
 #define WARPWISE_DISPATCH_DRIFT 0.15
 #endif
+#ifndef WARPWISE_DISPATCH_WATCH_OTHER_EVERY
+#define WARPWISE_DISPATCH_WATCH_OTHER_EVERY 64u
+#endif
+#ifndef WARPWISE_DISPATCH_WATCH_OTHER_RATIO
+#define WARPWISE_DISPATCH_WATCH_OTHER_RATIO 1.5
+#endif
 
 namespace ww_v1 {
 
@@ -141,6 +157,8 @@ static_assert(WARPWISE_DISPATCH_WATCH_EVERY >= 1u &&
                   WARPWISE_DISPATCH_WATCH_MAX >= WARPWISE_DISPATCH_WATCH_EVERY,
               "WARPWISE_DISPATCH_WATCH_MAX must be at least "
               "WARPWISE_DISPATCH_WATCH_EVERY (>= 1)");
+static_assert(WARPWISE_DISPATCH_WATCH_OTHER_EVERY >= 1u,
+              "WARPWISE_DISPATCH_WATCH_OTHER_EVERY must be at least 1");
 static_assert(WARPWISE_DISPATCH_SHAPES >= 1u &&
                   WARPWISE_DISPATCH_SHAPES <= 1024u,
               "WARPWISE_DISPATCH_SHAPES must be within 1..1024");
@@ -171,6 +189,9 @@ struct measured_shape {
   unsigned watch_since, watch_interval; // Likewise, until the next watch.
   unsigned char strikes; // Watches in a row off the committed median.
   unsigned char drifted; // The probes under way follow a drift.
+  unsigned other_since, other_interval; // Until the other version's watch.
+  unsigned char other_strikes; // Its watches in a row faster than its median.
+  unsigned char other_drifted; // The probes under way follow such watches.
 };
 
 /// Two events around one probe launch.
@@ -244,9 +265,18 @@ static inline void measured_decide(measured_shape &s) {
                            : WARPWISE_DISPATCH_WATCH_MAX;
   else if (pick != s.committed)
     s.watch_interval = WARPWISE_DISPATCH_WATCH_EVERY;
+  if (s.other_drifted && pick == s.committed)
+    s.other_interval = s.other_interval < WARPWISE_DISPATCH_WATCH_MAX / 2u
+                           ? 2u * s.other_interval
+                           : WARPWISE_DISPATCH_WATCH_MAX;
+  else if (pick != s.committed)
+    s.other_interval = WARPWISE_DISPATCH_WATCH_OTHER_EVERY;
   s.drifted = 0u;
+  s.other_drifted = 0u;
   s.strikes = 0u;
+  s.other_strikes = 0u;
   s.watch_since = 0u;
+  s.other_since = 0u;
 #if defined(WARPWISE_DISPATCH_LOG)
   std::fprintf(stderr,
                "warpwise: dispatch: shape %p grid %ux%ux%u block %ux%ux%u "
@@ -284,11 +314,52 @@ static inline void measured_sample(measured_shape &s, unsigned version,
 /// A completed watch of the committed \p version that took \p ms: the
 /// second in a row off its median by more than the drift starts a fresh
 /// measurement of both versions, the other one first.
+static inline void measured_remeasure(measured_shape &s, unsigned first) {
+  s.kept[0] = s.kept[1] = 0u;
+  s.head[0] = s.head[1] = 0u;
+  s.want[0] = s.want[1] = (unsigned char)WARPWISE_DISPATCH_PROBES;
+  s.next = (unsigned char)first;
+}
+
+/// A completed watch of the version not committed (\p version) that took
+/// \p ms: below the committed median by more than the drift, or twice in a
+/// row below its own, it starts a fresh measurement of both, itself first.
+static inline void measured_watched_other(measured_shape &s, unsigned version,
+                                          float ms) {
+  const unsigned committed = version ^ 1u;
+  if (s.kept[0] == 0u || s.kept[1] == 0u)
+    return;
+  const double own = measured_median(s.window[version], s.kept[version]);
+  const double best = measured_median(s.window[committed], s.kept[committed]);
+  const double drift = WARPWISE_DISPATCH_DRIFT;
+  if ((double)ms >= best * (1.0 - drift)) {
+    if ((double)ms >= own * (1.0 - drift)) {
+      s.other_strikes = 0u;
+      return;
+    }
+    if (++s.other_strikes < 2u)
+      return;
+  }
+#if defined(WARPWISE_DISPATCH_LOG)
+  std::fprintf(stderr,
+               "warpwise: dispatch: shape %p: the %s, not committed, took "
+               "%.4f ms against medians of %.4f ms (its own) and %.4f ms "
+               "(the %s): measuring both again\n",
+               (void *)&s, version ? "rewrite" : "original", (double)ms, own,
+               best, committed ? "rewrite" : "original");
+#endif
+  s.other_strikes = 0u;
+  s.other_drifted = 1u;
+  measured_remeasure(s, version);
+}
+
 static inline void measured_watched(measured_shape &s, unsigned version,
                                     float ms) {
-  if (s.settled || s.committed != (signed char)version || s.want[0] != 0u ||
-      s.want[1] != 0u || s.kept[version] == 0u)
+  if (s.settled || s.committed < 0 || s.want[0] != 0u || s.want[1] != 0u ||
+      s.kept[version] == 0u)
     return;
+  if (s.committed != (signed char)version)
+    return measured_watched_other(s, version, ms);
   const double median = measured_median(s.window[version], s.kept[version]);
   const double off =
       (double)ms > median ? (double)ms - median : median - (double)ms;
@@ -307,10 +378,7 @@ static inline void measured_watched(measured_shape &s, unsigned version,
 #endif
   s.strikes = 0u;
   s.drifted = 1u;
-  s.kept[0] = s.kept[1] = 0u;
-  s.head[0] = s.head[1] = 0u;
-  s.want[0] = s.want[1] = (unsigned char)WARPWISE_DISPATCH_PROBES;
-  s.next = (unsigned char)(version ^ 1u);
+  measured_remeasure(s, version ^ 1u);
 }
 
 /// Collects the probes of \p d whose stop event has completed; the others
@@ -387,6 +455,7 @@ static inline measured_shape *measured_find(measured_device &d, dim3 grid,
   s.want[0] = s.want[1] = (unsigned char)(WARPWISE_DISPATCH_PROBES + 1u);
   s.next = 1u; // The model's choice first: a single launch runs the rewrite.
   s.watch_interval = WARPWISE_DISPATCH_WATCH_EVERY;
+  s.other_interval = WARPWISE_DISPATCH_WATCH_OTHER_EVERY;
   return &s;
 }
 
@@ -441,6 +510,18 @@ static inline void measured_time(measured_device &d, measured_shape &s,
   plan.device = &d;
   plan.pair = p;
   plan.stream = stream;
+}
+
+/// Whether the version not committed, \p committed ^ 1, is worth a watch:
+/// its median within WARPWISE_DISPATCH_WATCH_OTHER_RATIO of the committed's.
+static inline bool measured_other_close(const measured_shape &s,
+                                        unsigned committed) {
+  const unsigned other = committed ^ 1u;
+  if (s.kept[0] == 0u || s.kept[1] == 0u)
+    return false;
+  return measured_median(s.window[other], s.kept[other]) <=
+         WARPWISE_DISPATCH_WATCH_OTHER_RATIO *
+             measured_median(s.window[committed], s.kept[committed]);
 }
 
 /// A launch of \p s while it wants samples: a timed launch of a version that
@@ -504,7 +585,13 @@ static inline measured_plan measured_begin(measured_site &site, dim3 grid,
     return plan;
   if (s->committed >= 0 && s->want[0] == 0u && s->want[1] == 0u) {
     if (++s->since < s->interval) {
-      const unsigned version = plan.version;
+      const unsigned version = plan.version, other = version ^ 1u;
+      if (++s->other_since >= s->other_interval && s->inflight[other] == 0u &&
+          measured_other_close(*s, version)) {
+        s->other_since = 0u;
+        measured_time(d, *s, plan, stream, other, true);
+        return plan;
+      }
       if (++s->watch_since < s->watch_interval || s->inflight[version] != 0u)
         return plan; // The steady state: no CUDA call.
       s->watch_since = 0u;
