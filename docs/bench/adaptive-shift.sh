@@ -7,10 +7,12 @@
 # its output's checksum.
 #   docs/bench/adaptive-shift.sh prepare        # here: the rewrites
 #   docs/bench/adaptive-shift.sh run [ROUNDS]   # on the GPU machine
+#     (LAUNCHES=96: that many launches per point, into shift-96.txt)
 #   docs/bench/adaptive-shift.py OUT/shift.txt  # the table
-# `run` builds the original, the default rewrite (the adaptive split), its
-# pairs pinned (-DWARPWISE_SPLIT_PATH=1: in place, =2: light) and the forced
-# compact split, and runs each at 2^21 and 2^16 elements, ROUNDS rounds
+# `run` builds the original, the adaptive split alone (`--transforms split`),
+# its pairs pinned (-DWARPWISE_SPLIT_PATH=1: in place, =2: light), the forced
+# compact split and the adaptive split under the measured dispatch, as the
+# default set writes it (`--transforms split,dispatch`: `measured`), and runs each at 2^21 and 2^16 elements, ROUNDS rounds
 # (default 4) interleaved; results go to $OUT/shift.txt (or /tmp).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -24,25 +26,35 @@ prepare)
   cd "$out/t/b"
   "$ww" rewrite adaptive_shift.cu --transforms split -o shift_adaptive.cu 2> adaptive.remarks
   grep -q "split launch, adaptive form" shift_adaptive.cu || { echo "no adaptive split"; cat adaptive.remarks; exit 1; }
-  "$ww" rewrite adaptive_shift.cu --transforms split --split-form compact -o shift_compact.cu 2> compact.remarks ;;
+  "$ww" rewrite adaptive_shift.cu --transforms split --split-form compact -o shift_compact.cu 2> compact.remarks
+  "$ww" rewrite adaptive_shift.cu --transforms split,dispatch -o shift_measured.cu 2> measured.remarks
+  grep -q "split launch, adaptive form, measured" shift_measured.cu || { echo "no measured adaptive split"; cat measured.remarks; exit 1; } ;;
 run)
   rounds=${2:-4}
+  # LAUNCHES per point (default 24) and where the results go.
+  launches=${LAUNCHES:-24}
+  file=shift.txt
+  [ "$launches" = 24 ] || file=shift-$launches.txt
   o=${OUT:-/tmp}
   cd "$out/t/b"
   nvcc=/usr/local/cuda/bin/nvcc
   build() { timeout 300 $nvcc -O3 -arch=sm_90 "$@"; }
-  build -o orig adaptive_shift.cu &
-  build -o adaptive shift_adaptive.cu &
-  build -DWARPWISE_SPLIT_PATH=1 -o inplace shift_adaptive.cu &
-  build -DWARPWISE_SPLIT_PATH=2 -o light shift_adaptive.cu &
-  build -o compact shift_compact.cu &
-  wait
+  # A second run (another LAUNCHES) reuses the builds: SKIP_BUILD=1.
+  [ -n "${SKIP_BUILD:-}" ] || {
+    build -o orig adaptive_shift.cu &
+    build -o adaptive shift_adaptive.cu &
+    build -DWARPWISE_SPLIT_PATH=1 -o inplace shift_adaptive.cu &
+    build -DWARPWISE_SPLIT_PATH=2 -o light shift_adaptive.cu &
+    build -o compact shift_compact.cu &
+    build -o measured shift_measured.cu &
+    wait
+  }
   for r in $(seq 1 "$rounds"); do
     for n in 21 16; do
-      for p in orig adaptive inplace light compact; do
-        echo "== round $r n $n $p" >> "$o/shift.txt"
-        timeout 120 "./$p" "$n" 24 >> "$o/shift.txt" 2>&1
-        echo "exit $?" >> "$o/shift.txt"
+      for p in orig adaptive inplace light compact measured; do
+        echo "== round $r n $n $p" >> "$o/$file"
+        timeout 120 "./$p" "$n" "$launches" >> "$o/$file" 2>&1
+        echo "exit $?" >> "$o/$file"
       done
     done
   done ;;

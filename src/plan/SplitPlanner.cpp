@@ -43,6 +43,8 @@ SplitPolicy readSplitPolicy() {
   P.Adaptive.RecheckEvery = A.value("recheck_every", P.Adaptive.RecheckEvery);
   P.Adaptive.HeavyGridMargin =
       A.value("heavy_grid_margin", P.Adaptive.HeavyGridMargin);
+  P.Adaptive.MeasuredDispatch =
+      A.value("measured_dispatch", P.Adaptive.MeasuredDispatch);
   return P;
 }
 
@@ -468,7 +470,13 @@ Decision SplitPlan::adaptive(bool Forced) {
                        "(" +
                            S.askedFor("adaptive") + "); "
                      : "adaptive split applied; ") +
-             Rule;
+             Rule +
+             (C.AdaptiveMeasured
+                  ? "; each launch also times this choice against the "
+                    "original kernel on its first launches of each shape "
+                    "and runs the faster (measured dispatch; "
+                    "-DWARPWISE_DISPATCH=0 or =1 pins one)"
+                  : "");
   return A;
 }
 

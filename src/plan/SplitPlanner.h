@@ -38,6 +38,10 @@ struct SplitPolicy {
     double MinSavedWarpFraction = 0.05;
     unsigned RecheckEvery = 32;
     double HeavyGridMargin = 1.25;
+    /// Each launch also a measured dispatch against the original, where the
+    /// dispatch runs; else only where a directive or the configuration
+    /// forces `dispatch` for the kernel.
+    bool MeasuredDispatch = false;
   } Adaptive;
 };
 
@@ -95,6 +99,10 @@ struct SplitCandidate {
   std::string AdaptivePrelude;
   std::vector<clang::tooling::Replacement> AdaptiveLaunches;
   std::string AdaptiveProblem;
+  /// Each adaptive launch is also a measured dispatch between the adaptive
+  /// split and the original kernel (where the dispatch runs and nothing
+  /// disables it for the kernel).
+  bool AdaptiveMeasured = false;
   /// The condition or the code before it loads from memory: which threads
   /// take the heavy side is run-time data.
   bool DataDependent = false;

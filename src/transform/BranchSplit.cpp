@@ -115,10 +115,18 @@ SplitRun::candidate(const SplitBranch &B,
                             ? ""
                             : runtimeIncludeLine();
     C.AdaptiveKernels = adaptiveKernels(TC, B, Returns);
+    // The measured dispatch, where it runs, times the adaptive split against
+    // the original at each launch: by rules/split.json, or where a directive
+    // or the configuration forces `dispatch` for the kernel.
+    Steer Dispatch = TC.steer("dispatch", B.Kernel, SourceLocation());
+    C.AdaptiveMeasured =
+        TC.MeasuredDispatch && !Dispatch.disabled() &&
+        (splitPolicy().Adaptive.MeasuredDispatch || Dispatch.forced());
     llvm::StringRef MainText = SM.getBufferData(SM.getMainFileID());
     for (const LaunchSite &L : Sites)
       C.AdaptiveLaunches.push_back(tooling::Replacement(
-          TC.File, L.Begin, L.Length, adaptiveLaunch(MainText, B, L)));
+          TC.File, L.Begin, L.Length,
+          adaptiveLaunch(MainText, B, L, C.AdaptiveMeasured)));
   }
   return C;
 }

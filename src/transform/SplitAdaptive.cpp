@@ -252,39 +252,50 @@ std::string adaptiveKernels(const TransformContext &TC, const SplitBranch &B,
 }
 
 std::string adaptiveLaunch(llvm::StringRef MainText, const SplitBranch &B,
-                           const LaunchSite &L) {
+                           const LaunchSite &L, bool Measured) {
   // The host decides per launch (ww_adaptive_begin); the original kernel
-  // stays for the launches it keeps.
+  // stays for the launches it keeps. Measured: the dispatch's plan first
+  // (its start event precedes every kernel of the launch), and its version
+  // 0 runs the original without asking the split's policy.
   std::string Ind = indentBefore(MainText, L.Begin);
   std::string G = "ww_grid_" + L.Tag, Bl = "ww_block_" + L.Tag,
               Site = "ww_site_" + L.Tag, Plan = "ww_plan_" + L.Tag,
+              MSite = "ww_msite_" + L.Tag, MPlan = "ww_mplan_" + L.Tag,
               St = L.stream();
   std::string Cfg = G + ", " + Bl + ", " + L.shared() + ", " + St;
   std::string NL = "\n" + Ind + "  ";
-  return
-      "{ // warpwise " + B.Tag + ": split launch, adaptive form" + NL +
-      llvm::StringRef(L.Temps).rtrim().str() +
-      (L.Temps.empty() ? "" : NL) + "dim3 const " + G + "(" +
-      L.Config[0] + ");" + NL + "dim3 const " + Bl + "(" + L.Config[1] +
-      ");" + NL + "static ww_adaptive_site " + Site + ";" + NL +
-      "ww_adaptive_plan " + Plan + " =" + NL + "    ww_adaptive_begin(" +
-      Site + ", " + G + ", " + Bl + ", " + St + ");" + NL + "if (" +
-      Plan + ".path != 0u) {" + NL + "  if (" + Plan + ".path == 1u)" +
-      NL + "    " + L.Callee + "_ww_adaptive" + L.TemplateArgs + "<<<" +
-      Cfg + ">>>(" + NL + "        " +
-      L.argsThen(Plan + ".counts, " + Plan + ".list") + ");" + NL +
-      "  else" + NL + "    " + L.Callee + "_ww_light" + L.TemplateArgs +
-      "<<<" + Cfg + ">>>(" + NL + "        " +
-      L.argsThen(Plan + ".counts, " + Plan + ".list") + ");" + NL +
-      "  " + L.Callee + "_ww_heavy" + L.TemplateArgs + "<<<" + Plan +
-      ".heavy_blocks, " + Bl + ", " + L.shared() + ", " + St + ">>>(" +
-      NL + "      " +
-      L.argsThen(Plan + ".counts, " + Plan + ".list, " + Plan +
-                 ".stats, " + G + ", " + Plan + ".threads, " + Plan +
-                 ".path") +
-      ");" + NL + "} else {" + NL + "  " + L.Callee + L.TemplateArgs +
-      "<<<" + Cfg + ">>>(" + L.Args + ");" + NL + "}" + NL +
-      "ww_adaptive_end(" + Plan + ");\n" + Ind + "}";
+  std::string Dispatch =
+      Measured
+          ? "static ww_measured_site " + MSite + ";" + NL +
+                "ww_measured_plan " + MPlan + " = ww_measured_begin(" + NL +
+                "    " + MSite + ", " + G + ", " + Bl + ", " + L.shared() +
+                ", " + St + measuredKeyArgument(L, NL) + ");" + NL
+          : "";
+  return "{ // warpwise " + B.Tag + ": split launch, adaptive form" +
+         (Measured ? ", measured" : "") + NL +
+         llvm::StringRef(L.Temps).rtrim().str() + (L.Temps.empty() ? "" : NL) +
+         "dim3 const " + G + "(" + L.Config[0] + ");" + NL + "dim3 const " +
+         Bl + "(" + L.Config[1] + ");" + NL + Dispatch +
+         "static ww_adaptive_site " + Site + ";" + NL + "ww_adaptive_plan " +
+         Plan + " =" + NL + "    ww_adaptive_begin(" + Site + ", " + G + ", " +
+         Bl + ", " + St + (Measured ? ", " + MPlan : "") + ");" + NL + "if (" +
+         Plan + ".path != 0u) {" + NL + "  if (" + Plan + ".path == 1u)" + NL +
+         "    " + L.Callee + "_ww_adaptive" + L.TemplateArgs + "<<<" + Cfg +
+         ">>>(" + NL + "        " +
+         L.argsThen(Plan + ".counts, " + Plan + ".list") + ");" + NL +
+         "  else" + NL + "    " + L.Callee + "_ww_light" + L.TemplateArgs +
+         "<<<" + Cfg + ">>>(" + NL + "        " +
+         L.argsThen(Plan + ".counts, " + Plan + ".list") + ");" + NL + "  " +
+         L.Callee + "_ww_heavy" + L.TemplateArgs + "<<<" + Plan +
+         ".heavy_blocks, " + Bl + ", " + L.shared() + ", " + St + ">>>(" + NL +
+         "      " +
+         L.argsThen(Plan + ".counts, " + Plan + ".list, " + Plan + ".stats, " +
+                    G + ", " + Plan + ".threads, " + Plan + ".path") +
+         ");" + NL + "} else {" + NL + "  " + L.Callee + L.TemplateArgs +
+         "<<<" + Cfg + ">>>(" + L.Args + ");" + NL + "}" + NL +
+         "ww_adaptive_end(" + Plan + ");" +
+         (Measured ? NL + "ww_measured_end(" + MPlan + ");" : "") + "\n" + Ind +
+         "}";
 }
 
 } // namespace warpwise

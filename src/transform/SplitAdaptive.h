@@ -29,9 +29,10 @@ std::string adaptiveKernels(const TransformContext &TC, const SplitBranch &B,
                             const std::set<const clang::Stmt *> &Returns);
 
 /// The launch \p L (in the main file, \p MainText) as the host's choice
-/// between the original kernel and the two pairs, braced.
+/// between the original kernel and the two pairs, braced; \p Measured: a
+/// measured dispatch too, between that choice and the original alone.
 std::string adaptiveLaunch(llvm::StringRef MainText, const SplitBranch &B,
-                           const LaunchSite &L);
+                           const LaunchSite &L, bool Measured);
 
 } // namespace warpwise
 

@@ -600,8 +600,10 @@ inline cudaError_t cudaGetDevice(int *D) {
   *D = ww::currentDevice();
   return cudaSuccess;
 }
-inline cudaError_t cudaDeviceGetAttribute(int *V, cudaDeviceAttr, int) {
-  *V = 4; // A small pretend GPU: persistent kernels loop several times.
+inline cudaError_t cudaDeviceGetAttribute(int *V, cudaDeviceAttr A, int) {
+  // A small pretend GPU (persistent kernels loop several times): 4 SMs of
+  // 2048 thread slots.
+  *V = A == cudaDevAttrMaxThreadsPerMultiProcessor ? 2048 : 4;
   return cudaSuccess;
 }
 template <class K>

@@ -10,8 +10,8 @@
 #include "warpwise_runtime.cuh"
 #endif
 
-#if WARPWISE_RUNTIME_API != 3
-#error "warpwise's run-time support does not provide API version 3"
+#if WARPWISE_RUNTIME_API != 4
+#error "warpwise's run-time support does not provide API version 4"
 #endif
 
 #ifndef WW_INCLUDE_ONLY
@@ -99,6 +99,23 @@ void ww_test_measured_launch(int *out, int n, size_t shared,
                                                                           n);
     ww_measured_end(ww_mplan_81_3);
   }
+}
+
+// API version 4: the adaptive form's launch under a measured dispatch.
+void ww_test_adaptive_measured(int *out, int n, cudaStream_t stream) {
+  dim3 const grid(4), block(64);
+  static ww_measured_site msite;
+  ww_measured_plan mplan =
+      ww_measured_begin(msite, grid, block, 0, stream, ww_measured_key(n));
+  static ww_adaptive_site site;
+  ww_adaptive_plan plan = ww_adaptive_begin(site, grid, block, stream, mplan);
+  if (plan.path != 0u)
+    ww_test_kernel<<<plan.heavy_blocks, block, 0, stream>>>(out, plan.list,
+                                                            plan.list);
+  else
+    ww_test_kernel<<<grid, block, 0, stream>>>(out, out, out);
+  ww_adaptive_end(plan);
+  ww_measured_end(mplan);
 }
 #endif
 #endif

@@ -51,6 +51,19 @@ static unsigned launch(ww_adaptive_site &site, dim3 grid, dim3 block,
   return plan.path;
 }
 
+// The same under a measured dispatch (API version 4) that chose \p version.
+static unsigned launch_measured(ww_adaptive_site &site, unsigned version,
+                                const Counts *counts) {
+  ww_measured_plan measured = ww_measured_plan();
+  measured.version = version;
+  ww_adaptive_plan plan =
+      ww_adaptive_begin(site, dim3(32), dim3(256), 0, measured);
+  if (plan.path != 0u && counts)
+    publish(plan, *counts);
+  ww_adaptive_end(plan);
+  return plan.path;
+}
+
 static void pools() {
   cudaMemPool_t first = ww_list_pool(0);
   check(first != 0, "device 0 has a list pool");
@@ -78,21 +91,29 @@ static void decisions() {
   const dim3 grid(32), block(256);
   unsigned blocks = 0;
   // Nothing published yet: the first launch looks at the data with the
-  // light pair (path 2), over one block per SM at least.
+  // light pair (path 2), over one wave of the device at least (4 SMs of
+  // 2048 thread slots: 32 blocks of 256, here the whole grid).
   const Counts scattered = {100, 100, 0}; // 100 heavy threads, each alone.
   check(launch(site, grid, block, 0, &scattered, &blocks) == 2u,
         "the first launch at a site is a look, with path 2");
-  check(blocks == 4u, "the heavy grid has one block per SM at least");
+  check(blocks == 32u, "the heavy grid is one wave of the device at least");
   // 100 mixed warps cost the original 100 warp-executions of the heavy
   // side; listing their 100 threads costs 1.5 * 100 / 32 = 4.7: a pair
   // pays, and with no uniformly heavy warps path 2 wins the tie.
   check(launch(site, grid, block, 0, &scattered) == 2u,
         "scattered heavy threads keep the light pair");
-  // The heavy grid follows the last published list: 1.25 * 3000 / 256 + 1.
+  // Beyond a wave, the heavy grid follows the last published list: on 256
+  // blocks, 1.25 * 30000 / 256 + 1.
+  {
+    ww_adaptive_site big;
+    const Counts wide = {30000, 2048, 0};
+    launch(big, dim3(256), block, 0, &wide);
+    check(launch(big, dim3(256), block, 0, &wide, &blocks) == 2u &&
+              blocks == 147u,
+          "the heavy grid covers the last list with a margin");
+  }
   const Counts many = {3000, 256, 0};
   launch(site, grid, block, 0, &many);
-  check(launch(site, grid, block, 0, &many, &blocks) == 2u && blocks == 15u,
-        "the heavy grid covers the last list with a margin");
   // Every warp uniformly heavy: the original and path 1 run 256 warps of the
   // heavy side, path 2 would list 8192 threads (384): no pair saves 5%, so
   // the original runs, and the next look uses path 1, the cheaper pair.
@@ -132,6 +153,37 @@ static void decisions() {
         "path 1's own counts keep it");
 }
 
+// Under a measured dispatch, which weighs the original against the split,
+// version 0 runs the original without touching the split's state, and
+// version 1 a split pair, the cheaper by the counts, even where the split's
+// own policy would run the original.
+static void measured() {
+  ww_adaptive_site site;
+  const Counts scattered = {100, 100, 0};
+  unsigned taken = 0;
+  for (int i = 0; i < 100; ++i)
+    taken |= launch_measured(site, 0u, &scattered);
+  check(taken == 0u, "measured version 0 runs the original, 100 launches");
+  check(launch_measured(site, 1u, &scattered) == 2u,
+        "measured version 1: the site's first split, the light pair");
+  check(launch_measured(site, 0u, &scattered) == 0u,
+        "measured version 0 again runs the original");
+  // Every warp uniformly heavy: the policy alone would run the original,
+  // with path 1 as the cheaper pair.
+  const Counts uniform = {0, 0, 256};
+  launch_measured(site, 1u, &uniform);
+  unsigned paths = 0;
+  for (int i = 0; i < 40; ++i)
+    paths |= 1u << launch_measured(site, 1u, &uniform);
+  check(paths == 1u << 1, "measured version 1 runs the cheaper pair, path 1, "
+                          "where the policy alone keeps the original");
+  check(launch(site, dim3(32), dim3(256), 0, &uniform) == 0u,
+        "without the dispatch the same site runs the original");
+  check(launch_measured(site, 1u, &scattered) == 1u &&
+            launch_measured(site, 1u, &scattered) == 2u,
+        "the pair follows the counts: scattered heavy threads, path 2");
+}
+
 static void streams() {
   ww_adaptive_site site;
   cudaStream_t mine = (cudaStream_t)0x10, theirs = (cudaStream_t)0x20;
@@ -154,6 +206,8 @@ static void pinned() {
         "-DWARPWISE_SPLIT_PATH pins every launch to that path");
   check(launch(site, dim3(32), dim3(48), 0, &uniform) == 0u,
         "a launch that cannot split still runs the original");
+  check(launch_measured(site, 0u, &uniform) == WARPWISE_SPLIT_PATH,
+        "the pin holds where a measured dispatch chose the original");
 }
 #endif
 
@@ -164,6 +218,7 @@ int main() {
 #if !defined(WARPWISE_SPLIT_PATH)
   refusals();
   decisions();
+  measured();
   streams();
 #else
   pinned();

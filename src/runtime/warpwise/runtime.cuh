@@ -1,4 +1,5 @@
-//===- runtime.cuh - warpwise's run-time support, API version 3 -*- CUDA -*-===//
+//===- runtime.cuh - warpwise's run-time support, API version 4 -*- CUDA
+//-*-===//
 //
 // The code that programs rewritten by warpwise call at run time: the compact
 // split form's list pool (list_pool.cuh), the adaptive split form's
@@ -22,8 +23,9 @@
 /// The API version: the names below, with these signatures. Version 2 adds
 /// measured dispatch (ww_measured_*) to the names of version 1, which keep
 /// working; version 3 adds ww_measured_key and a ww_measured_begin that
-/// takes it.
-#define WARPWISE_RUNTIME_API 3
+/// takes it; version 4 a ww_adaptive_begin that takes the launch's measured
+/// dispatch plan.
+#define WARPWISE_RUNTIME_API 4
 
 #include "list_pool.cuh"
 #if __cplusplus >= 201103L
@@ -115,6 +117,23 @@ ww_measured_begin(ww_measured_site &site, dim3 grid, dim3 block, size_t shared,
 
 static inline void ww_measured_end(ww_measured_plan &plan) {
   ww_v1::measured_end(plan);
+}
+
+/// The adaptive split under a measured dispatch, which weighs the original
+/// against the split: version 0 runs the original kernel (an empty plan),
+/// version 1 a split pair (the cheaper by the counts) wherever one can run.
+/// A pair pinned with WARPWISE_SPLIT_PATH=1 or =2 runs at every launch.
+static inline ww_adaptive_plan
+ww_adaptive_begin(ww_adaptive_site &site, dim3 grid, dim3 block,
+                  cudaStream_t stream, const ww_measured_plan &measured) {
+#if !defined(WARPWISE_SPLIT_PATH) ||                                           \
+    (WARPWISE_SPLIT_PATH != 1 && WARPWISE_SPLIT_PATH != 2)
+  if (measured.version == 0u)
+    return ww_adaptive_plan();
+#else
+  (void)measured;
+#endif
+  return ww_v1::adaptive_begin(site, grid, block, stream, true);
 }
 #endif
 

@@ -64,6 +64,7 @@ struct adaptive_device {
   unsigned long long seen;
   unsigned long long expected[3]; // Threads each path would list.
   unsigned since_probe, interval, sms;
+  unsigned sm_threads; // Thread slots per SM (one wave: sms * sm_threads).
 };
 
 /// One launch site (a function-local static of the rewritten launch).
@@ -86,13 +87,16 @@ struct adaptive_plan {
 };
 
 /// Before a launch of \p grid x \p block threads in \p stream: the path it
-/// takes. The plan holds the site's lock until it is destroyed.
+/// takes. The plan holds the site's lock until it is destroyed. \p split: a
+/// split pair wherever one can run (the cheaper by the counts), for a
+/// measured dispatch that itself weighs the pair against the original.
 static inline adaptive_plan adaptive_begin(adaptive_site &site, dim3 grid,
-                                           dim3 block, cudaStream_t stream) {
+                                           dim3 block, cudaStream_t stream,
+                                           bool split = false) {
   adaptive_plan plan = adaptive_plan();
   plan.path = 0u;
 #if defined(WARPWISE_SPLIT_PATH) && WARPWISE_SPLIT_PATH == 0
-  (void)site, (void)grid, (void)block, (void)stream;
+  (void)site, (void)grid, (void)block, (void)stream, (void)split;
   return plan;
 #else
   const unsigned long long per_block =
@@ -120,10 +124,13 @@ static inline adaptive_plan adaptive_begin(adaptive_site &site, dim3 grid,
   adaptive_device &d = site.device[dev];
   if (d.state == 0) {
     d.state = -1;
-    int sms = 0;
+    int sms = 0, sm_threads = 0;
     void *host = 0;
     if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) !=
             cudaSuccess ||
+        cudaDeviceGetAttribute(&sm_threads,
+                               cudaDevAttrMaxThreadsPerMultiProcessor,
+                               dev) != cudaSuccess ||
         cudaHostAlloc(&host, 6 * sizeof(unsigned long long),
                       cudaHostAllocMapped) != cudaSuccess) {
       (void)cudaGetLastError();
@@ -143,6 +150,7 @@ static inline adaptive_plan adaptive_begin(adaptive_site &site, dim3 grid,
     }
     d.stream = stream;
     d.sms = sms > 0 ? (unsigned)sms : 1u;
+    d.sm_threads = sm_threads > 0 ? (unsigned)sm_threads : 0u;
     d.probe_path = 2u;
     d.interval = WARPWISE_SPLIT_RECHECK_EVERY;
     // The first launch looks at the data.
@@ -153,7 +161,9 @@ static inline adaptive_plan adaptive_begin(adaptive_site &site, dim3 grid,
     return plan; // The buffers belong to another stream's launches.
   plan.device = &d;
   unsigned path = d.path;
-  if (path == 0u && ++d.since_probe >= d.interval) {
+  if (split && path == 0u)
+    path = d.probe_path;
+  else if (path == 0u && ++d.since_probe >= d.interval) {
     d.since_probe = 0u;
     path = d.probe_path;
   }
@@ -174,14 +184,23 @@ static inline adaptive_plan adaptive_begin(adaptive_site &site, dim3 grid,
     d.list = grown;
     d.capacity = threads;
   }
-  // The heavy grid: enough blocks for the last published list, at least one
-  // per SM, at most the original grid; its loop takes any excess.
+  // The heavy grid: enough blocks for the last published list, and at
+  // least one wave of the device (every SM's thread slots), at most the
+  // original grid; its loop takes any excess. The wave covers a list that
+  // grew since the last count (the first launch at a site has none): sized
+  // by the count alone, a list grown from 1% to 50% of 2^22 threads ran on
+  // one block per SM, and a measured dispatch timing that launch kept the
+  // original (H200, wave 12). Blocks beyond the list exit at once.
   const unsigned long long blocks = grid.x * grid.y * grid.z;
   unsigned long long want =
       (unsigned long long)(WARPWISE_SPLIT_HEAVY_GRID_MARGIN *
                            (double)d.expected[path]) /
           per_block +
       1u;
+  const unsigned long long wave =
+      (unsigned long long)d.sms * (d.sm_threads / per_block);
+  if (want < wave)
+    want = wave;
   if (want < d.sms)
     want = d.sms;
   plan.heavy_blocks = (unsigned)(want < blocks ? want : blocks);

@@ -13,15 +13,30 @@
 // RUN: sed '/^\/\/ [A-Z0-9-]*:/d' %t.cu > %t.code
 // RUN: FileCheck %s --input-file %t.code
 // RUN: FileCheck %s --check-prefix=REMARK --input-file %t.err
+// (--transforms split: the force of `dispatch` has no effect, WW1022.)
 // RUN: grep -c "^#include \"warpwise_runtime.cuh\"" %t.code | FileCheck %s --check-prefix=ONE-HELPER
 // ONE-HELPER: 1
 // RUN: %nvcc -arch=sm_75 -Werror all-warnings -c %t.cu -o %t.75.o
 // RUN: %nvcc -arch=sm_90 -Werror all-warnings -c %t.cu -o %t.90.o
 // RUN: %warpwise rewrite %t.cu --transforms split -o %t.again.cu 2> /dev/null
 // RUN: cmp %t.cu %t.again.cu
+// With the measured dispatch (the default set has both), a kernel whose
+// `dispatch` a directive forces (`heavy_else`; rules/split.json leaves it
+// off for the others) times the adaptive split against the original at
+// each launch; `rows`, whose dispatch a directive disables, keeps the
+// launch above.
+// RUN: %warpwise rewrite %s --transforms split,dispatch -o %t.m.cu 2> %t.m.err
+// RUN: sed '/^\/\/ [A-Z0-9-]*:/d' %t.m.cu > %t.m.code
+// RUN: FileCheck %s --check-prefix=MEASURED --input-file %t.m.code
+// RUN: FileCheck %s --check-prefix=MEASURED-REMARK --input-file %t.m.err
+// RUN: %nvcc -arch=sm_75 -Werror all-warnings -c %t.m.cu -o %t.m75.o
+// RUN: %nvcc -arch=sm_90 -Werror all-warnings -c %t.m.cu -o %t.m90.o
+// RUN: %warpwise rewrite %t.m.cu --transforms split,dispatch -o %t.m.again.cu 2> /dev/null
+// RUN: cmp %t.m.cu %t.m.again.cu
 
 #define WIDTH 32
 
+// warpwise-force(dispatch)
 __global__ void heavy_else(const int *mask, const float *in, float *out,
                            int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -45,6 +60,7 @@ __global__ void heavy_else(const int *mask, const float *in, float *out,
 }
 
 // Rows on blockIdx.y: the heavy kernel rebuilds every index component.
+// warpwise-disable-next-line(dispatch)
 __global__ void rows(const int *solid, const float *in, float *out, int nx) {
   int x = blockIdx.x * blockDim.x + threadIdx.x;
   int y = blockIdx.y;
@@ -209,7 +225,32 @@ void run(int n, int nx, int ny, cudaStream_t s) {
 // CHECK:        early_out<<<n / 256, 256>>>(m, in, out, n);
 // CHECK-NEXT:   by_index<<<n / 256, 256>>>(in, out, n);
 
-// REMARK-DAG: split: if-else at line 31 of `heavy_else` is divergent {{.*}}; the light (then) side alone needs {{[0-9]+}} registers (100.0% occupancy), the heavy side {{[0-9]+}} ({{[0-9.]+}}%) on sm_90 at 256 threads; `heavy_else_ww_adaptive` {{[0-9]+}} registers ({{[0-9.]+}}%; the original {{[0-9]+}}, {{[0-9.]+}}%), `heavy_else_ww_light` {{[0-9]+}} (100.0%), `heavy_else_ww_heavy` {{[0-9]+}} ({{[0-9.]+}}%); adaptive split applied; at run time the host picks per launch the original kernel or a split pair (in place or light) when, by the counts of earlier launches, it saves heavy-side work of at least 5% of the launch's warps, looking again every 32 launches (rules/split.json) (legal because {{.*}}) [WW4003]
-// REMARK-DAG: split: if-else at line 54 of `rows` is divergent {{.*}}adaptive split applied;{{.*}}[WW4003]
-// REMARK-DAG: split: if-else at line 73 of `early_out` is divergent {{.*}}; the adaptive form does not apply: a return inside a loop or switch (line 80) cannot become the `continue` of the heavy kernel's loop; not split {{.*}}[WW3003]
-// REMARK-DAG: split: if-else at line 93 of `by_index` is divergent {{.*}}; which threads take the heavy side follows from the thread indices alone, not from data, so the adaptive form is not chosen (--split-form adaptive forces it); not split {{.*}}[WW3003]
+// REMARK-DAG: split: if-else at line 46 of `heavy_else` is divergent {{.*}}; the light (then) side alone needs {{[0-9]+}} registers (100.0% occupancy), the heavy side {{[0-9]+}} ({{[0-9.]+}}%) on sm_90 at 256 threads; `heavy_else_ww_adaptive` {{[0-9]+}} registers ({{[0-9.]+}}%; the original {{[0-9]+}}, {{[0-9.]+}}%), `heavy_else_ww_light` {{[0-9]+}} (100.0%), `heavy_else_ww_heavy` {{[0-9]+}} ({{[0-9.]+}}%); adaptive split applied; at run time the host picks per launch the original kernel or a split pair (in place or light) when, by the counts of earlier launches, it saves heavy-side work of at least 5% of the launch's warps, looking again every 32 launches (rules/split.json) (legal because {{.*}}) [WW4003]
+// REMARK-DAG: split: if-else at line 70 of `rows` is divergent {{.*}}adaptive split applied;{{.*}}[WW4003]
+// REMARK-DAG: split: if-else at line 89 of `early_out` is divergent {{.*}}; the adaptive form does not apply: a return inside a loop or switch (line 96) cannot become the `continue` of the heavy kernel's loop; not split {{.*}}[WW3003]
+// REMARK-DAG: split: if-else at line 109 of `by_index` is divergent {{.*}}; which threads take the heavy side follows from the thread indices alone, not from data, so the adaptive form is not chosen (--split-form adaptive forces it); not split {{.*}}[WW3003]
+
+// MEASURED-REMARK-DAG: split: if-else at line 46 of `heavy_else` is divergent {{.*}}adaptive split applied; {{.*}}looking again every 32 launches (rules/split.json); each launch also times this choice against the original kernel on its first launches of each shape and runs the faster (measured dispatch; -DWARPWISE_DISPATCH=0 or =1 pins one) {{.*}}[WW4003]
+// MEASURED-REMARK-DAG: split: if-else at line 70 of `rows` is divergent {{.*}}adaptive split applied; {{.*}}looking again every 32 launches (rules/split.json) (legal because {{.*}}[WW4003]
+// MEASURED-REMARK-NOT: WW3006
+// MEASURED:      { // warpwise WW4003 split.heavy_else.{{[0-9]+}}: split launch, adaptive form, measured
+// MEASURED-NEXT:   dim3 const ww_grid_[[M:[0-9]+_0]]((n + 255) / 256);
+// MEASURED-NEXT:   dim3 const ww_block_[[M]](256);
+// MEASURED-NEXT:   static ww_measured_site ww_msite_[[M]];
+// MEASURED-NEXT:   ww_measured_plan ww_mplan_[[M]] =
+// MEASURED-NEXT:       ww_measured_begin(ww_msite_[[M]], ww_grid_[[M]], ww_block_[[M]], 0, s,
+// MEASURED-NEXT:                         ww_measured_key(n));
+// MEASURED-NEXT:   static ww_adaptive_site ww_site_[[M]];
+// MEASURED-NEXT:   ww_adaptive_plan ww_plan_[[M]] = ww_adaptive_begin(
+// MEASURED-NEXT:       ww_site_[[M]], ww_grid_[[M]], ww_block_[[M]], s, ww_mplan_[[M]]);
+// MEASURED-NEXT:   if (ww_plan_[[M]].path != 0u) {
+// MEASURED:        } else {
+// MEASURED-NEXT:     heavy_else<<<ww_grid_[[M]], ww_block_[[M]], 0, s>>>(m, in, out, n);
+// MEASURED-NEXT:   }
+// MEASURED-NEXT:   ww_adaptive_end(ww_plan_[[M]]);
+// MEASURED-NEXT:   ww_measured_end(ww_mplan_[[M]]);
+// MEASURED-NEXT: }
+// MEASURED-NEXT: { // warpwise WW4003 split.rows.{{[0-9]+}}: split launch, adaptive form{{$}}
+// MEASURED-NOT:  ww_measured
+// MEASURED:        ww_adaptive_end(ww_plan_{{[0-9]+_0}});
+// MEASURED-NEXT: }
