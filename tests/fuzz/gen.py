@@ -14,7 +14,8 @@ built to offer warpwise candidates for one or more transformations:
   fission   loops whose bodies hold independent accumulations over separate
             arrays (sometimes with a dependence that forbids the split);
   split     a top-level if-else with one light and one heavy arm, launched
-            with side-effecting launch arguments now and then;
+            with side-effecting launch arguments now and then (whose values
+            show the launch's order of evaluation, docs/fuzzing.md);
   block     __shared__ staging with __syncthreads, warp shuffles, ballots and
             int atomics at convergent points, around a divergent branch;
   exchange  bitonic compare-exchange steps in __shared__ memory (seed 004's
@@ -1177,7 +1178,17 @@ class Gen(RuleFamilies):
         w('')
         w('int main() {')
         w('  int ok = 1;')
+        # fz_grid_of calls made by the launches so far: a side-effecting
+        # argument of a `<<<>>>` launch whose grid is fz_grid_of(...) also
+        # reads fz_calls, so that its value shows the launch's order of
+        # evaluation (the configuration first, then the arguments); a
+        # rewrite that evaluates them in another order computes another
+        # result. A wrapper's call passes both as function arguments, whose
+        # order C++ leaves open: there it reads fz_salt alone.
+        grid_calls = 0
         for k in self.kernels:
+            if k.grid_expr.startswith('fz_grid_of('):
+                grid_calls += 1
             w('  {')
             w('    // %s (%s)' % (k.name, ', '.join(k.families)))
             for bf in k.bufs:
@@ -1201,11 +1212,24 @@ class Gen(RuleFamilies):
                 w('    cudaMemcpy(d_%s, h_%s, %d * sizeof(%s), cudaMemcpyHostToDevice);'
                   % (bf.name, bf.name, c, t))
             dargs, rargs = [], []
+            launch_grid = k.grid_expr
             for a in k.args:
                 if a[0] == 'buf':
                     off = ' + %d' % a[2] if a[2] else ''
                     dargs.append('d_%s%s' % (a[1], off))
                     rargs.append('r_%s%s' % (a[1], off))
+                elif (a[1] == 'fz_salt++' and not k.wrapper and
+                      k.grid_expr.startswith('fz_grid_of(')):
+                    dargs.append('fz_salt++ + 1000 * fz_calls')
+                    rargs.append(str(int(a[2]) + 1000 * grid_calls))
+                elif a[1] == 'fz_salt++' and not k.wrapper:
+                    # A constant grid spelled to read fz_salt before the
+                    # argument increments it: evaluated in the launch's
+                    # order it is the grid; after the argument, one block
+                    # fewer.
+                    dargs.append(a[1])
+                    rargs.append(a[2])
+                    launch_grid = '%d + %s - fz_salt' % (k.grid, a[2])
                 else:
                     dargs.append(a[1])
                     rargs.append(a[2])
@@ -1214,7 +1238,7 @@ class Gen(RuleFamilies):
                 dargs = [k.grid_expr, str(k.block)] + dargs
             else:
                 call = '    %s%s<<<%s, %d>>>(' % (k.name, k.tmpl_args,
-                                                 k.grid_expr, k.block)
+                                                 launch_grid, k.block)
             out.extend(self.wrap(call, dargs, ');'))
             w('    if (cudaDeviceSynchronize() != cudaSuccess) {')
             w('      printf("%s: launch failed\\n");' % k.name)
