@@ -311,9 +311,8 @@ static inline void measured_sample(measured_shape &s, unsigned version,
     measured_decide(s);
 }
 
-/// A completed watch of the committed \p version that took \p ms: the
-/// second in a row off its median by more than the drift starts a fresh
-/// measurement of both versions, the other one first.
+/// Drops \p s's samples and wants fresh ones of both versions, \p first
+/// first.
 static inline void measured_remeasure(measured_shape &s, unsigned first) {
   s.kept[0] = s.kept[1] = 0u;
   s.head[0] = s.head[1] = 0u;
@@ -353,6 +352,9 @@ static inline void measured_watched_other(measured_shape &s, unsigned version,
   measured_remeasure(s, version);
 }
 
+/// A completed watch of \p version that took \p ms. Of the committed
+/// version: the second in a row off its median by more than the drift
+/// starts a fresh measurement of both versions, the other one first.
 static inline void measured_watched(measured_shape &s, unsigned version,
                                     float ms) {
   if (s.settled || s.committed < 0 || s.want[0] != 0u || s.want[1] != 0u ||
