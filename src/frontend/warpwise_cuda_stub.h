@@ -110,7 +110,10 @@ cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end);
 cudaError_t cudaEventDestroy(cudaEvent_t event);
 cudaError_t cudaEventQuery(cudaEvent_t event);
 // What the split forms' launches call.
-enum cudaDeviceAttr { cudaDevAttrMultiProcessorCount = 16 };
+enum cudaDeviceAttr {
+  cudaDevAttrMultiProcessorCount = 16,
+  cudaDevAttrMaxThreadsPerMultiProcessor = 39
+};
 typedef struct CUmemPoolHandle_st *cudaMemPool_t;
 enum cudaMemAllocationType { cudaMemAllocationTypePinned = 1 };
 enum cudaMemLocationType { cudaMemLocationTypeDevice = 1 };
