@@ -472,10 +472,10 @@ Decision SplitPlan::adaptive(bool Forced) {
                      : "adaptive split applied; ") +
              Rule +
              (C.AdaptiveMeasured
-                  ? "; each launch also times this choice against the "
-                    "original kernel on its first launches of each shape "
-                    "and runs the faster (measured dispatch; "
-                    "-DWARPWISE_DISPATCH=0 or =1 pins one)"
+                  ? "; each launch is also a measured dispatch: on its "
+                    "first launches of each shape it times a split pair "
+                    "against the original kernel and runs the faster "
+                    "(-DWARPWISE_DISPATCH=0 or =1 pins one)"
                   : "");
   return A;
 }

@@ -99,9 +99,9 @@ struct SplitCandidate {
   std::string AdaptivePrelude;
   std::vector<clang::tooling::Replacement> AdaptiveLaunches;
   std::string AdaptiveProblem;
-  /// Each adaptive launch is also a measured dispatch between the adaptive
-  /// split and the original kernel (where the dispatch runs and nothing
-  /// disables it for the kernel).
+  /// Each adaptive launch is also a measured dispatch between a split pair
+  /// and the original kernel: where the dispatch runs, rules/split.json or
+  /// a directive or the configuration asks for it, and nothing disables it.
   bool AdaptiveMeasured = false;
   /// The condition or the code before it loads from memory: which threads
   /// take the heavy side is run-time data.

@@ -1,5 +1,4 @@
-//===- runtime.cuh - warpwise's run-time support, API version 4 -*- CUDA
-//-*-===//
+//===- runtime.cuh - warpwise's run-time support, API 4 -*- CUDA -*-===//
 //
 // The code that programs rewritten by warpwise call at run time: the compact
 // split form's list pool (list_pool.cuh), the adaptive split form's

@@ -230,7 +230,7 @@ void run(int n, int nx, int ny, cudaStream_t s) {
 // REMARK-DAG: split: if-else at line 89 of `early_out` is divergent {{.*}}; the adaptive form does not apply: a return inside a loop or switch (line 96) cannot become the `continue` of the heavy kernel's loop; not split {{.*}}[WW3003]
 // REMARK-DAG: split: if-else at line 109 of `by_index` is divergent {{.*}}; which threads take the heavy side follows from the thread indices alone, not from data, so the adaptive form is not chosen (--split-form adaptive forces it); not split {{.*}}[WW3003]
 
-// MEASURED-REMARK-DAG: split: if-else at line 46 of `heavy_else` is divergent {{.*}}adaptive split applied; {{.*}}looking again every 32 launches (rules/split.json); each launch also times this choice against the original kernel on its first launches of each shape and runs the faster (measured dispatch; -DWARPWISE_DISPATCH=0 or =1 pins one) {{.*}}[WW4003]
+// MEASURED-REMARK-DAG: split: if-else at line 46 of `heavy_else` is divergent {{.*}}adaptive split applied; {{.*}}looking again every 32 launches (rules/split.json); each launch is also a measured dispatch: on its first launches of each shape it times a split pair against the original kernel and runs the faster (-DWARPWISE_DISPATCH=0 or =1 pins one) {{.*}}[WW4003]
 // MEASURED-REMARK-DAG: split: if-else at line 70 of `rows` is divergent {{.*}}adaptive split applied; {{.*}}looking again every 32 launches (rules/split.json) (legal because {{.*}}[WW4003]
 // MEASURED-REMARK-NOT: WW3006
 // MEASURED:      { // warpwise WW4003 split.heavy_else.{{[0-9]+}}: split launch, adaptive form, measured
