@@ -27,8 +27,8 @@ void scale(int n, double a[1000], double s) {
   KernelEmitter E(*In->Src, 256);
   CHECK(E.kernelText(P) ==
         "// warpwise offload: '#pragma omp parallel for' at line 3.\n"
-        "__global__ void k_L3(double *a, int n, double s, int ww_lb0, "
-        "unsigned int ww_n0) {\n"
+        "__global__ void k_L3(double *__restrict__ a, int n, double s, int "
+        "ww_lb0, unsigned int ww_n0) {\n"
         "  for (unsigned int ww_t0 = (unsigned int)blockIdx.x * blockDim.x + "
         "threadIdx.x; ww_t0 < ww_n0; ww_t0 += (unsigned int)gridDim.x * "
         "blockDim.x) {\n"
@@ -90,8 +90,9 @@ double dot(int n, double x[1000], double y[1000]) {
   const KernelPlan &P = *R.Units[0].Kernels[0];
   KernelEmitter E(*In->Src, 256);
   std::string K = E.kernelText(P);
-  CHECK_THAT(K, Contains("__global__ void k_L4(double *x, double *y, int n, "
-                         "int ww_lb0, unsigned int ww_n0, double *ww_part0) "
+  CHECK_THAT(K, Contains("__global__ void k_L4(double *__restrict__ x, double "
+                         "*__restrict__ y, int n, int ww_lb0, unsigned int "
+                         "ww_n0, double *ww_part0) "
                          "{\n  double s = (double)0;\n"));
   CHECK_THAT(K, EndsWith("  s = ww_omp_block_reduce(s, ww_omp_plus(), "
                          "(double)0);\n"
@@ -132,9 +133,11 @@ void two(double a[N][N], int m) {
   KernelEmitter E(*In->Src, 256);
   std::string K = E.kernelText(P);
   // The kernel's array type follows the program's macro.
-  CHECK_THAT(K, Contains("__global__ void k_L4(double (*a)[N], int m, int "
-                         "ww_lb0, unsigned int ww_n0, int ww_lb1, int "
-                         "ww_st1, unsigned int ww_n1) {\n"));
+  CHECK_THAT(
+      K,
+      Contains("__global__ void k_L4(double (*__restrict__ a)[N], int m, int "
+               "ww_lb0, unsigned int ww_n0, int ww_lb1, int "
+               "ww_st1, unsigned int ww_n1) {\n"));
   CHECK_THAT(K, Contains("  for (unsigned int ww_t0 = (unsigned "
                          "int)blockIdx.y * blockDim.y + threadIdx.y;"));
   CHECK_THAT(K, Contains("    for (unsigned int ww_t1 = (unsigned "
