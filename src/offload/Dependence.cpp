@@ -10,6 +10,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 
 using namespace clang;
@@ -445,7 +446,7 @@ bool rowOfItsOwn(const MappedArray &A,
 
 bool swapIndependent(const OffloadSource &Src, const KernelPlan &P,
                      const VarDecl *I, const VarDecl *J, const LoopLevel &Inner,
-                     std::string &Why) {
+                     std::string &Why, bool JAtLeastI) {
   ASTContext &Ctx = Src.Ctx;
   const Stmt *Body = Inner.For->getBody();
   UseCollector U = collectUses(Body);
@@ -514,6 +515,14 @@ bool swapIndependent(const OffloadSource &Src, const KernelPlan &P,
     }
     if (rowOfItsOwn(A, Lists[A.Var], I, J))
       continue;
+    // a[i][j] and a[j][i] with j >= i: iterations (i, j) and (i', j') share
+    // an element only when (i, j) = (j', i'), then i <= j = i' <= j' = i.
+    std::string IJ = "[" + IN + "][" + JN + "]",
+                JI = "[" + JN + "][" + IN + "]";
+    if (JAtLeastI && llvm::all_of(K, [&](const std::string &X) {
+          return X == IJ || X == JI;
+        }))
+      continue;
     if (llvm::any_of(K, [&](const std::string &X) { return X != K[0]; })) {
       Why = "'" + A.Name + "' is accessed at different subscripts (" + K[0] +
             ", ...)";
@@ -539,6 +548,36 @@ bool swapIndependent(const OffloadSource &Src, const KernelPlan &P,
 }
 
 namespace {
+
+/// \p Lb as `I`, `I + c`, `c + I` or `I - c` with c an integer constant:
+/// its offset from I.
+std::optional<long long> offsetFrom(const ASTContext &Ctx, const Expr *Lb,
+                                    const VarDecl *I) {
+  auto IsI = [&](const Expr *E) {
+    auto *DR = dyn_cast<DeclRefExpr>(strip(E));
+    return DR && DR->getDecl() == I;
+  };
+  auto Constant = [&](const Expr *E) -> std::optional<long long> {
+    Expr::EvalResult R;
+    if (E->EvaluateAsInt(R, Ctx) && R.Val.getInt().getSignificantBits() < 32)
+      return R.Val.getInt().getExtValue();
+    return std::nullopt;
+  };
+  if (IsI(Lb))
+    return 0;
+  auto *B = dyn_cast<BinaryOperator>(strip(Lb));
+  if (!B)
+    return std::nullopt;
+  if (B->getOpcode() == BO_Sub && IsI(B->getLHS()))
+    if (auto C = Constant(B->getRHS()))
+      return -*C;
+  if (B->getOpcode() == BO_Add)
+    for (auto [X, C] : {std::pair(B->getLHS(), B->getRHS()),
+                        std::pair(B->getRHS(), B->getLHS())})
+      if (IsI(X))
+        return Constant(C);
+  return std::nullopt;
+}
 
 /// Some access of the body strides by rows of \p I and runs along \p J:
 /// a[..i..][j] (j alone, or j + c, c + j, last) or a[i * E + j].
@@ -593,20 +632,34 @@ void trySwap(const OffloadSource &Src, KernelPlan &P) {
   if (!stridedInI(Src.Ctx, For->getBody(), I, L.Var))
     return;
   std::string JN = L.Var->getNameAsString(), IN = I->getNameAsString();
-  // Rectangular: j's bounds do not use i.
-  UseCollector B;
-  for (const Expr *E : {L.Lb, L.Ub, L.Step})
+  // Rectangular (j's bounds do not use i), or triangular: j starts at i
+  // plus a constant c and its other bounds do not use i.
+  UseCollector B, LbUses;
+  for (const Expr *E : {L.Ub, L.Step})
     if (E)
       B.TraverseStmt(const_cast<Expr *>(E));
+  LbUses.TraverseStmt(const_cast<Expr *>(L.Lb));
   std::string Why;
-  if (B.Uses.count(I))
+  const LoopLevel &Outer = P.Levels[0];
+  std::optional<long long> Offset;
+  if (LbUses.Uses.count(I))
+    Offset = offsetFrom(Src.Ctx, L.Lb, I);
+  bool Triangular = Offset && L.UnitStep && !L.Decreasing && Outer.UnitStep &&
+                    !Outer.Decreasing;
+  if (B.Uses.count(I) || (LbUses.Uses.count(I) && !Triangular))
     Why = "the bounds of '" + JN + "' depend on '" + IN + "'";
   else
-    swapIndependent(Src, P, I, L.Var, L, Why);
+    swapIndependent(Src, P, I, L.Var, L, Why, Triangular && *Offset >= 0);
   if (!Why.empty()) {
     P.SwapNote = "the accesses stride by rows of '" + IN +
                  "' but the nest was not swapped: " + Why;
     return;
+  }
+  if (Triangular) {
+    // The grid covers every j of every i: from the outer level's first
+    // value plus c (Outer increases); the threads below i + c return.
+    L.HullFrom = Outer.Lb;
+    L.HullOffset = *Offset;
   }
   P.Levels.push_back(L);
   P.Body = For->getBody();
@@ -617,6 +670,11 @@ void trySwap(const OffloadSource &Src, KernelPlan &P) {
                "across consecutive threads and '" +
                IN + "' across the grid's y dimension; legal because every (" +
                IN + ", " + JN + ") iteration touches its own elements";
+  if (Triangular)
+    P.SwapNote += " ('" + JN + "' starts at '" + normalised(Src.Ctx, L.Lb) +
+                  "': the grid spans the "
+                  "rectangle around the triangle, and its threads below that "
+                  "start do nothing)";
 }
 
 } // namespace offload

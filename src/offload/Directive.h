@@ -36,6 +36,13 @@ struct LoopLevel {
   clang::BinaryOperatorKind Cmp = clang::BO_LT; ///< As if written `Var Cmp Ub`.
   bool Decreasing = false;
   bool UnitStep = false;
+  /// A triangular level made parallel by loop swap (`for (j2 = j1 + c;
+  /// ...)`, c a constant, the outer level increasing from HullFrom): the grid
+  /// runs it over the hull of its ranges, from HullFrom + HullOffset, and
+  /// each thread whose index is below Lb (as written, in the outer index)
+  /// does nothing.
+  const clang::Expr *HullFrom = nullptr;
+  long long HullOffset = 0;
 };
 
 enum class MapKind { None, To, From, ToFrom, Alloc };

@@ -10,6 +10,7 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstdlib>
 #include <tuple>
 
 using namespace clang;
@@ -323,6 +324,11 @@ std::string KernelEmitter::kernelText(const KernelPlan &P) const {
       OS << " * ww_st" << K;
     OS << ";\n";
   }
+  for (const LoopLevel &L : P.Levels)
+    if (L.HullFrom)
+      OS << Indent << "if (" << L.Var->getName() << " < ("
+         << sourceText(Ctx, L.Lb->getSourceRange()) << "))\n"
+         << Indent << "  continue; // below the triangle's lower bound\n";
   for (const VarDecl *V : P.Private)
     OS << Indent << varTypeText(V, V->getName(), /*KeepQualifiers=*/true)
        << ";\n";
@@ -354,7 +360,11 @@ std::string KernelEmitter::iterationCounts(const KernelPlan &P,
     const LoopLevel &L = P.Levels[K];
     std::string Ks = std::to_string(K);
     OS << "  const long long ww_lb" << Ks << " = (long long)("
-       << sourceText(Ctx, L.Lb->getSourceRange()) << ");\n";
+       << (L.HullFrom ? "(" + sourceText(Ctx, L.HullFrom->getSourceRange()) +
+                            ")" + (L.HullOffset < 0 ? " - " : " + ") +
+                            std::to_string(std::llabs(L.HullOffset))
+                      : sourceText(Ctx, L.Lb->getSourceRange()))
+       << ");\n";
     OS << "  const long long ww_ub" << Ks << " = (long long)("
        << sourceText(Ctx, L.Ub->getSourceRange()) << ");\n";
     OS << "  const long long ww_st" << Ks << " = "
