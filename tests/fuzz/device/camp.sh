@@ -10,7 +10,8 @@
 #   RUN_END:  seconds after start by which run.py chunks should be done
 #             (a new chunk starts only if the last one's duration fits)
 #   HARD_END: run.py chunks are killed at this time
-#   GPU_END:  the GPU phase is cut at this time
+#   GPU_COMPILE_END: the GPU phase's compiles stop at this time
+#   GPU_END:  the GPU phase is cut at this time (its runs stop 15 s before)
 set -u
 WW=${WWROOT:-/opt/ww}
 T0=$(date +%s)
@@ -42,13 +43,17 @@ if [ ! -x $WW/bin/warpwise ]; then
   [ -d /usr/lib/llvm-22/lib/clang/22 ] || mv /opt/clang22 /usr/lib/llvm-22/lib/clang/22
   printf '#!/bin/sh\nLD_LIBRARY_PATH=/opt/ww/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} exec /opt/ww/bin/warpwise "$@"\n' > /opt/ww/wrapper
   chmod +x $WW/wrapper
-  # WW_OVERLAY: a newer bin/warpwise (tar.xz of ww/bin/warpwise) over the
-  # bundle's, so that a new binary travels without the libraries again.
-  if [ -n "${WW_OVERLAY:-}" ]; then
-    timeout 60 sh -c "xz -dc '$WW_OVERLAY' | tar -C /opt -xf -"
-    log "overlay: $(sha256sum $WW/bin/warpwise)"
-  fi
   log "setup done"
+fi
+# WW_OVERLAY: a newer bin/warpwise (tar.xz of ww/bin/warpwise) over the
+# bundle's, so that a new binary travels without the libraries again; applied
+# on every call (a warm machine may hold another), replaced by a rename.
+if [ -n "${WW_OVERLAY:-}" ]; then
+  rm -rf /tmp/ov-$TAG; mkdir -p /tmp/ov-$TAG
+  timeout 60 sh -c "xz -dc '$WW_OVERLAY' | tar -C /tmp/ov-$TAG -xf -"
+  cmp -s /tmp/ov-$TAG/ww/bin/warpwise $WW/bin/warpwise || \
+    { cp /tmp/ov-$TAG/ww/bin/warpwise $WW/bin/warpwise.new && mv -f $WW/bin/warpwise.new $WW/bin/warpwise; }
+  log "overlay: $(sha256sum $WW/bin/warpwise)"
 fi
 {
   echo "== machine ($TAG)"
@@ -68,12 +73,15 @@ stream() {
   while :; do
     now=$(el)
     if [ $((now + last)) -gt "$RUN_END" ]; then break; fi
-    a=$((START + (i * STREAMS + s) * CHUNK)); b=$((a + CHUNK - 1))
+    if command -v flock >/dev/null; then   # the next chunk of seeds, shared by the streams: no gaps
+      a=$(flock /tmp/next-$TAG.lock sh -c 'n=$(cat "$0"); echo $((n + $1)) > "$0"; echo $n' /tmp/next-$TAG $CHUNK)
+    else a=$((START + (i * STREAMS + s) * CHUNK)); fi
+    b=$((a + CHUNK - 1))
     t1=$(el)
     log "stream $s: chunk $a-$b start"
     timeout $((HARD_END - t1)) python3 tests/fuzz/run.py --warpwise $WW/wrapper \
       --seeds $a-$b --modes "$MODES" $FAM -j "$JOBS" --gpu-batch /tmp/gb-$TAG-$a \
-      --checks --out /tmp/fz-$TAG-$a > /tmp/log-$TAG-$a.txt 2>&1
+      --checks --out /tmp/fz-$TAG-$a > "$LOGS/$a.txt" 2>&1
     rc=$?
     last=$(( $(el) - t1 ))
     log "stream $s: chunk $a-$b rc=$rc in ${last}s"
@@ -82,14 +90,15 @@ stream() {
     if [ $rc -ge 124 ]; then break; fi
   done
 }
-rm -f /tmp/chunks-$TAG
+rm -f /tmp/chunks-$TAG; echo "$START" > /tmp/next-$TAG
+LOGS=$OUT/$TAG-chunks; mkdir -p "$LOGS"   # each chunk's run.py output, in $OUT as it is written
 for s in $(seq 0 $((STREAMS - 1))); do stream $s & done
 wait
 log "run.py phase done"
 {
   for a in $(sort -n /tmp/chunks-$TAG); do
     echo "######## chunk seeds $a-$((a + CHUNK - 1)): python3 tests/fuzz/run.py --warpwise $WW/wrapper --seeds $a-$((a + CHUNK - 1)) --modes $MODES $FAM -j $JOBS --gpu-batch /tmp/gb-$TAG-$a --checks --out /tmp/fz-$TAG-$a"
-    cat /tmp/log-$TAG-$a.txt
+    cat "$LOGS/$a.txt"
   done
 } > "$OUT/$TAG-runpy.log"
 
@@ -100,7 +109,7 @@ for a in $(sort -n /tmp/chunks-$TAG); do
   [ -f /tmp/gb-$TAG-$a/run_gpu.sh ] && cp /tmp/gb-$TAG-$a/run_gpu.sh $GB/
 done
 log "gpu batch: $(ls $GB | grep -c '^s[0-9]*\.cu$') originals, $(ls $GB | grep -c '^s[0-9]*\..*\.cu$') rewrites"
-timeout $((GPU_END - $(el))) bash "$B/gpu.sh" "$GB" "$OUT/$TAG-gpu.txt" $((T0 + GPU_COMPILE_END)) 2>&1 | tee -a "$TL"
+timeout $((GPU_END - $(el))) bash "$B/gpu.sh" "$GB" "$OUT/$TAG-gpu.txt" $((T0 + GPU_COMPILE_END)) $((T0 + GPU_END - 15)) 2>&1 | tee -a "$TL"
 log "gpu phase done"
 
 # ---------------------------------------------------------------- failures

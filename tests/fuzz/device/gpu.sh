@@ -2,9 +2,11 @@
 # gpu.sh GB RESULT - run_gpu.sh's comparison (tests/fuzz/run.py GPU_SCRIPT:
 # nvcc -arch=sm_90 -fmad=F, the original must print ': OK', each rewrite's
 # output must equal the original's byte for byte), for FMAD=true and false,
-# with compiles and runs in parallel. Originals without a rewrite are skipped.
+# with compiles and runs in parallel (RUNP runs at a time, default 8).
+# Originals without a rewrite are skipped.
 set -u
 GB=$1; RES=$2; DEADLINE=${3:-0}   # epoch seconds by which compiling must stop (0: none)
+RDEADLINE=${4:-0}                 # epoch seconds by which running must stop (0: none)
 cd "$GB"
 arch=${ARCH:-sm_90}
 T0=$(date +%s)
@@ -19,11 +21,12 @@ done
 for f in true false; do rm -rf bin-$f; mkdir bin-$f; done
 ctime=100000; [ "$DEADLINE" -gt 0 ] && ctime=$((DEADLINE - $(date +%s)))
 for x in $list; do for f in true false; do echo "$f $x"; done; done | \
-  timeout $ctime xargs -r -P "$(nproc)" -L 1 sh -c 'timeout 300 nvcc -arch='$arch' -fmad=$0 -o bin-$0/$1 $1.cu > bin-$0/$1.log 2>&1 || touch bin-$0/$1.failed'
+  timeout $ctime xargs -r -P "$(nproc)" -L 1 sh -c 'timeout --foreground 300 nvcc -arch='$arch' -fmad=$0 -o bin-$0/$1 $1.cu > bin-$0/$1.log 2>&1 || touch bin-$0/$1.failed'
 echo "compiled in $(( $(date +%s) - T0 ))s"
 T1=$(date +%s)
-for f in true false; do for x in $list; do [ -e bin-$f/$x.failed ] || [ ! -e bin-$f/$x ] || echo "$f $x"; done; done | \
-  xargs -r -P 8 -L 1 sh -c 'timeout 120 bin-$0/$1 > bin-$0/$1.out 2>&1; echo $? > bin-$0/$1.rc'
+rtime=100000; [ "$RDEADLINE" -gt 0 ] && rtime=$((RDEADLINE - $(date +%s)))
+for x in $list; do for f in true false; do [ -e bin-$f/$x.failed ] || [ ! -e bin-$f/$x ] || echo "$f $x"; done; done | \
+  timeout $rtime xargs -r -P "${RUNP:-8}" -L 1 sh -c 'timeout --foreground 120 bin-$0/$1 > bin-$0/$1.out 2>&1; echo $? > bin-$0/$1.rc'
 echo "ran in $(( $(date +%s) - T1 ))s"
 : > gpu-fail-files
 {
@@ -36,6 +39,9 @@ for f in true false; do
     [ -n "$rws" ] || continue
     if [ ! -e bin-$f/$base.failed ] && [ ! -e bin-$f/$base ]; then
       echo "$base: not compiled (time limit), skipped with its rewrites"; skipped=$((skipped + 1)); continue
+    fi
+    if [ ! -e bin-$f/$base.failed ] && [ ! -e bin-$f/$base.rc ]; then
+      echo "$base: not run (time limit), skipped with its rewrites"; skipped=$((skipped + 1)); continue
     fi
     if [ -e bin-$f/$base.failed ]; then
       echo "$base: the original does not compile"; fail=$((fail + 1)); echo "bin-$f/$base.log" >> gpu-fail-files; continue
@@ -51,6 +57,9 @@ for f in true false; do
       if [ -e bin-$f/$name.failed ]; then
         echo "$name: FAIL (does not compile)"; fail=$((fail + 1)); echo "bin-$f/$name.log $name.cu" >> gpu-fail-files; continue
       fi
+      if [ ! -e bin-$f/$name.rc ]; then
+        echo "$name: not run (time limit), skipped"; skipped=$((skipped + 1)); continue
+      fi
       if cmp -s bin-$f/$base.out bin-$f/$name.out; then
         echo "$name: pass"; pass=$((pass + 1))
       else
@@ -60,7 +69,7 @@ for f in true false; do
       fi
     done
   done
-  echo "FMAD=$f: $pass passed, $fail failed ($skipped skipped: not compiled in time)"
+  echo "FMAD=$f: $pass passed, $fail failed ($skipped skipped: not compiled or not run in time)"
 done
 echo "originals with at least one rewrite: $(echo $list | tr ' ' '\n' | grep -c '^s[0-9]*$'); rewrites: $(echo $list | tr ' ' '\n' | grep -c '\.')"
 echo "gpu phase wall: $(( $(date +%s) - T0 ))s"
