@@ -65,6 +65,9 @@ constexpr const char *NotFormatted = "WW1023";
 /// The architecture measured for, where the compile flags name others (or
 /// chose it: the most restrictive of theirs).
 constexpr const char *BuildArches = "WW1026";
+/// A -D of the build breaks clang's CUDA headers: defined after them for
+/// the parse.
+constexpr const char *DeferredMacros = "WW1027";
 constexpr const char *NoKernels = "WW2001";
 constexpr const char *PtxasFailed = "WW2004";
 constexpr const char *NoLaunchBlockSize = "WW2005";

@@ -13,6 +13,7 @@
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendAction.h"
 #include "clang/Frontend/TextDiagnosticPrinter.h"
+#include "clang/Lex/Lexer.h"
 #include "clang/Tooling/ArgumentsAdjusters.h"
 #include "clang/Tooling/CompilationDatabase.h"
 #include "clang/Tooling/JSONCompilationDatabase.h"
@@ -468,6 +469,7 @@ public:
 
   void BeginSourceFile(const clang::LangOptions &LO,
                        const clang::Preprocessor *PP) override {
+    Lang = &LO;
     Printer.BeginSourceFile(LO, PP);
   }
   void EndSourceFile() override { Printer.EndSourceFile(); }
@@ -483,6 +485,9 @@ public:
       Printer.HandleDiagnostic(Level, Info);
     if (Level != clang::DiagnosticsEngine::Note)
       LastWasError = IsError;
+    if (IsError && Lang && Info.hasSourceManager() &&
+        Info.getLocation().isValid())
+      noteHeaderMacros(Info.getSourceManager(), Info.getLocation());
     if (IsError && First.Message.empty()) {
       llvm::SmallString<128> Msg;
       Info.FormatDiagnostic(Msg);
@@ -490,6 +495,17 @@ public:
       if (Info.hasSourceManager() && Info.getLocation().isValid())
         locate(Info.getSourceManager(), Info.getLocation());
     }
+  }
+
+  /// The macros an error in a system header came through (a command-line
+  /// `-DN=4096` expanding in cuda.h's `size_t N`).
+  void noteHeaderMacros(const clang::SourceManager &SM,
+                        clang::SourceLocation Loc) {
+    if (!SM.isInSystemHeader(SM.getExpansionLoc(Loc)))
+      return;
+    for (; Loc.isMacroID(); Loc = SM.getImmediateMacroCallerLoc(Loc))
+      HeaderErrorMacros.insert(
+          clang::Lexer::getImmediateMacroName(Loc, SM, *Lang).str());
   }
 
   /// Where the first error is, and the statement it is in.
@@ -548,7 +564,57 @@ public:
   bool LastWasError = false;
   unsigned Errors = 0;
   FirstCompileError First;
+  const clang::LangOptions *Lang = nullptr;
+  std::set<std::string> HeaderErrorMacros;
 };
+
+/// \p Args with the -D options of \p Names taken out and, where the first
+/// was, `-include Header`, whose text (\p Text) defines them: after
+/// clang's CUDA wrapper, which the driver includes first.
+std::vector<std::string> deferMacros(const std::vector<std::string> &Args,
+                                     const std::set<std::string> &Names,
+                                     const std::string &Header,
+                                     std::string &Text) {
+  std::vector<std::string> Out;
+  bool Placed = false;
+  for (size_t K = 0; K < Args.size(); ++K) {
+    llvm::StringRef A = Args[K];
+    std::string Def = A == "-D" && K + 1 < Args.size() ? Args[K + 1]
+                      : A.starts_with("-D")            ? A.substr(2).str()
+                                                       : std::string();
+    if (Def.empty() || !Names.count(Def.substr(0, Def.find_first_of("=(")))) {
+      Out.push_back(Args[K]);
+      continue;
+    }
+    size_t Eq = Def.find('=');
+    Text += "#define " +
+            (Eq == std::string::npos
+                 ? Def + " 1"
+                 : Def.substr(0, Eq) + " " + Def.substr(Eq + 1)) +
+            "\n";
+    if (!Placed)
+      Out.insert(Out.end(), {"-include", Header});
+    Placed = true;
+    K += A == "-D";
+  }
+  return Out;
+}
+
+/// The names of the -D options of \p Args among \p Suspects.
+std::set<std::string> definedAmong(const std::vector<std::string> &Args,
+                                   const std::set<std::string> &Suspects) {
+  std::set<std::string> Names;
+  for (size_t K = 0; K < Args.size(); ++K) {
+    llvm::StringRef A = Args[K];
+    llvm::StringRef Def = A == "-D" && K + 1 < Args.size() ? Args[K + 1]
+                          : A.starts_with("-D")            ? A.substr(2)
+                                                           : "";
+    std::string Name = Def.substr(0, Def.find_first_of("=(")).str();
+    if (!Name.empty() && Suspects.count(Name))
+      Names.insert(Name);
+  }
+  return Names;
+}
 
 class HandlerConsumer : public clang::ASTConsumer {
 public:
@@ -644,16 +710,10 @@ bool Frontend::parse(const std::string &File, const std::string &Display,
     OS << "\n";
     Log.raw(std::move(Text));
   }
-  // The command is complete: a fixed database with exactly these arguments.
-  std::vector<std::string> ToolFlags(Args.begin() + 1, Args.end() - 1);
-  clang::tooling::FixedCompilationDatabase DB(".", ToolFlags);
-  clang::tooling::ClangTool Tool(DB, {File});
-  Tool.clearArgumentsAdjusters();
   // Parse exactly the bytes the driver read and will rewrite, with spaced
   // launch chevrons closed up (nvcc reads them; every offset stays).
   std::string Parsed = closeSpacedLaunchChevrons(Contents);
-  Tool.mapVirtualFile(File, Parsed);
-  // Mapped paths and texts are kept by reference: they outlive the run.
+  // Mapped paths and texts are kept by reference: they outlive the runs.
   llvm::SmallString<256> Redirect;
   std::string CudaHRedirect;
   if (!UseStub && !Opts.OpenMPHost) {
@@ -666,33 +726,70 @@ bool Frontend::parse(const std::string &File, const std::string &Display,
     llvm::SmallString<256> Real(Toolkit.Path);
     llvm::sys::path::append(Real, "include", "cuda.h");
     CudaHRedirect = "#include \"" + Real.str().str() + "\"\n";
-    Tool.mapVirtualFile(Redirect, CudaHRedirect);
   }
   // A rewritten text that includes warpwise's runtime finds it beside
   // itself, as the output will.
-  const std::map<std::string, std::string> Mapped =
+  std::map<std::string, std::string> Mapped =
       withRuntimeHeader(File, Contents, Overlays);
-  for (const auto &[Path, Text] : Mapped)
-    Tool.mapVirtualFile(Path, Text);
-  ErrorCollector Errors(Opts.Verbose, Opts.Colors);
-  Tool.setDiagnosticConsumer(&Errors);
-  Tool.setPrintErrorMessage(false); // Our WW1004 summary says it better.
   bool Called = false;
-  HandlerActionFactory Factory(Handler, File, Called);
-  int RC = Tool.run(&Factory);
-  Errors.Stream.flush();
+  auto Run = [&](const std::vector<std::string> &A, ErrorCollector &Errors) {
+    // The command is complete: a fixed database with exactly these
+    // arguments.
+    std::vector<std::string> ToolFlags(A.begin() + 1, A.end() - 1);
+    clang::tooling::FixedCompilationDatabase DB(".", ToolFlags);
+    clang::tooling::ClangTool Tool(DB, {File});
+    Tool.clearArgumentsAdjusters();
+    Tool.mapVirtualFile(File, Parsed);
+    if (!CudaHRedirect.empty())
+      Tool.mapVirtualFile(Redirect, CudaHRedirect);
+    for (const auto &[Path, Text] : Mapped)
+      Tool.mapVirtualFile(Path, Text);
+    Tool.setDiagnosticConsumer(&Errors);
+    Tool.setPrintErrorMessage(false); // Our WW1004 summary says it better.
+    HandlerActionFactory Factory(Handler, File, Called);
+    int RC = Tool.run(&Factory);
+    Errors.Stream.flush();
+    return RC;
+  };
+  auto Errors = std::make_unique<ErrorCollector>(Opts.Verbose, Opts.Colors);
+  int RC = Run(Args, *Errors);
+  // A -D of the build that breaks clang's CUDA headers (cuda.h names a
+  // parameter N; nvcc's headers do not include it): parse again with it
+  // defined after them, as the program sees it.
+  std::set<std::string> Clashing =
+      Opts.OpenMPHost || Called || !Errors->First.InSystemHeader
+          ? std::set<std::string>()
+          : definedAmong(Args, Errors->HeaderErrorMacros);
+  if (!Clashing.empty()) {
+    std::string Header = StubDir + "/warpwise_command_line_macros.h";
+    std::string &Text = Mapped[Header];
+    std::vector<std::string> Deferred =
+        deferMacros(Args, Clashing, Header, Text);
+    Errors = std::make_unique<ErrorCollector>(Opts.Verbose, Opts.Colors);
+    RC = Run(Deferred, *Errors);
+    std::string Names;
+    for (const std::string &N : Clashing)
+      Names += (Names.empty() ? "'" : ", '") + N + "'";
+    Log.report(diag::DeferredMacros, Severity::Remark, Display, 0, 0,
+               std::string(Clashing.size() > 1 ? "the command-line macros "
+                                               : "the command-line macro ") +
+                   Names + (Clashing.size() > 1 ? " break" : " breaks") +
+                   " clang's CUDA headers, which nvcc does not read: "
+                   "warpwise's parse defines " +
+                   (Clashing.size() > 1 ? "them" : "it") +
+                   " after those headers; nvcc's runs get the flags as given");
+  }
   // Clang names the files by the paths it was given (absolute); the user's
   // spelling, as warpwise's own diagnostics have it.
-  Log.raw(respellPaths(Errors.Printed, File, Display));
-  if (Errors.Errors > 0 || RC != 0 || !Called) {
-    const FirstCompileError &First = Errors.First;
+  Log.raw(respellPaths(Errors->Printed, File, Display));
+  if (Errors->Errors > 0 || RC != 0 || !Called) {
+    const FirstCompileError &First = Errors->First;
     std::string Where = First.File.empty() ? File : First.File;
-    std::string What =
-        Errors.Errors
-            ? std::to_string(Errors.Errors) + " compile error" +
-                  (Errors.Errors == 1 ? "" : "s") + " (first: " +
-                  First.Message + ")"
-            : std::string("clang could not parse it");
+    std::string What = Errors->Errors
+                           ? std::to_string(Errors->Errors) + " compile error" +
+                                 (Errors->Errors == 1 ? "" : "s") +
+                                 " (first: " + First.Message + ")"
+                           : std::string("clang could not parse it");
     if (Where != File)
       What += " in " + displayPath(Where);
     std::string Fix =
