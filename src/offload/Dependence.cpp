@@ -446,7 +446,7 @@ bool rowOfItsOwn(const MappedArray &A,
 
 bool swapIndependent(const OffloadSource &Src, const KernelPlan &P,
                      const VarDecl *I, const VarDecl *J, const LoopLevel &Inner,
-                     std::string &Why, bool JAtLeastI) {
+                     std::string &Why, bool Ordered) {
   ASTContext &Ctx = Src.Ctx;
   const Stmt *Body = Inner.For->getBody();
   UseCollector U = collectUses(Body);
@@ -515,11 +515,12 @@ bool swapIndependent(const OffloadSource &Src, const KernelPlan &P,
     }
     if (rowOfItsOwn(A, Lists[A.Var], I, J))
       continue;
-    // a[i][j] and a[j][i] with j >= i: iterations (i, j) and (i', j') share
-    // an element only when (i, j) = (j', i'), then i <= j = i' <= j' = i.
+    // a[i][j] and a[j][i] with j >= i in every iteration (or j <= i):
+    // iterations (i, j) and (i', j') share an element only when (i, j) =
+    // (j', i'), then i <= j = i' <= j' = i.
     std::string IJ = "[" + IN + "][" + JN + "]",
                 JI = "[" + JN + "][" + IN + "]";
-    if (JAtLeastI && llvm::all_of(K, [&](const std::string &X) {
+    if (Ordered && llvm::all_of(K, [&](const std::string &X) {
           return X == IJ || X == JI;
         }))
       continue;
@@ -632,34 +633,47 @@ void trySwap(const OffloadSource &Src, KernelPlan &P) {
   if (!stridedInI(Src.Ctx, For->getBody(), I, L.Var))
     return;
   std::string JN = L.Var->getNameAsString(), IN = I->getNameAsString();
-  // Rectangular (j's bounds do not use i), or triangular: j starts at i
-  // plus a constant c and its other bounds do not use i.
-  UseCollector B, LbUses;
-  for (const Expr *E : {L.Ub, L.Step})
-    if (E)
-      B.TraverseStmt(const_cast<Expr *>(E));
+  // Rectangular (j's bounds do not use i), or triangular: j starts or ends
+  // at i plus a constant (both loops increasing by one), its step free of i.
+  UseCollector StepUses, LbUses, UbUses;
+  if (L.Step)
+    StepUses.TraverseStmt(const_cast<Expr *>(L.Step));
   LbUses.TraverseStmt(const_cast<Expr *>(L.Lb));
-  std::string Why;
+  UbUses.TraverseStmt(const_cast<Expr *>(L.Ub));
   const LoopLevel &Outer = P.Levels[0];
-  std::optional<long long> Offset;
-  if (LbUses.Uses.count(I))
-    Offset = offsetFrom(Src.Ctx, L.Lb, I);
-  bool Triangular = Offset && L.UnitStep && !L.Decreasing && Outer.UnitStep &&
-                    !Outer.Decreasing;
-  if (B.Uses.count(I) || (LbUses.Uses.count(I) && !Triangular))
+  auto Up = [](const LoopLevel &X) {
+    return X.UnitStep && !X.Decreasing && (X.Cmp == BO_LT || X.Cmp == BO_LE);
+  };
+  std::optional<long long> LbOff, UbOff;
+  if (LbUses.Uses.count(I) && Up(L) && Up(Outer))
+    LbOff = offsetFrom(Src.Ctx, L.Lb, I);
+  if (UbUses.Uses.count(I) && Up(L) && Up(Outer))
+    UbOff = offsetFrom(Src.Ctx, L.Ub, I);
+  // Every iteration has j >= i, or every one j <= i: a[i][j] and a[j][i]
+  // then belong to one iteration.
+  bool Ordered = (LbOff && *LbOff >= 0) ||
+                 (UbOff && *UbOff - (L.Cmp == BO_LT ? 1 : 0) <= 0);
+  std::string Why;
+  if (StepUses.Uses.count(I) || (LbUses.Uses.count(I) && !LbOff) ||
+      (UbUses.Uses.count(I) && !UbOff))
     Why = "the bounds of '" + JN + "' depend on '" + IN + "'";
   else
-    swapIndependent(Src, P, I, L.Var, L, Why, Triangular && *Offset >= 0);
+    swapIndependent(Src, P, I, L.Var, L, Why, Ordered);
   if (!Why.empty()) {
     P.SwapNote = "the accesses stride by rows of '" + IN +
                  "' but the nest was not swapped: " + Why;
     return;
   }
-  if (Triangular) {
-    // The grid covers every j of every i: from the outer level's first
-    // value plus c (Outer increases); the threads below i + c return.
+  // The grid covers every j of every i: from the outer level's first value
+  // plus c, or up to its last plus c; the threads outside i's range of j
+  // do nothing.
+  if (LbOff) {
     L.HullFrom = Outer.Lb;
-    L.HullOffset = *Offset;
+    L.HullOffset = *LbOff;
+  }
+  if (UbOff) {
+    L.HullUbFrom = Outer.Ub;
+    L.HullUbOffset = *UbOff - (Outer.Cmp == BO_LT ? 1 : 0);
   }
   P.Levels.push_back(L);
   P.Body = For->getBody();
@@ -670,11 +684,15 @@ void trySwap(const OffloadSource &Src, KernelPlan &P) {
                "across consecutive threads and '" +
                IN + "' across the grid's y dimension; legal because every (" +
                IN + ", " + JN + ") iteration touches its own elements";
-  if (Triangular)
-    P.SwapNote += " ('" + JN + "' starts at '" + normalised(Src.Ctx, L.Lb) +
-                  "': the grid spans the "
-                  "rectangle around the triangle, and its threads below that "
-                  "start do nothing)";
+  if (LbOff || UbOff)
+    P.SwapNote += " ('" + JN + "' " +
+                  (LbOff ? "starts at '" + normalised(Src.Ctx, L.Lb) + "'"
+                         : std::string()) +
+                  (LbOff && UbOff ? " and " : "") +
+                  (UbOff ? "ends at '" + normalised(Src.Ctx, L.Ub) + "'"
+                         : std::string()) +
+                  ": the grid spans the rectangle around the triangle, and "
+                  "its threads outside it do nothing)";
 }
 
 } // namespace offload

@@ -34,13 +34,13 @@ bool parallelIndependent(const OffloadSource &Src, const KernelPlan &P,
 
 /// Whether every (\p I, \p J) iteration of the nest of \p P, \p Inner being
 /// J's loop, touches its own elements of the arrays P writes (a[i][j],
-/// a[i * E + j] with j in [0, E)); false with \p Why. With \p JAtLeastI
-/// (only iterations with j >= i run), an array may also be written at
-/// both a[i][j] and a[j][i]: covariance's symmetric result.
+/// a[i * E + j] with j in [0, E)); false with \p Why. With \p Ordered
+/// (every iteration has j >= i, or every one j <= i), an array may also be
+/// written at both a[i][j] and a[j][i]: covariance's symmetric result.
 bool swapIndependent(const OffloadSource &Src, const KernelPlan &P,
                      const clang::VarDecl *I, const clang::VarDecl *J,
                      const LoopLevel &Inner, std::string &Why,
-                     bool JAtLeastI = false);
+                     bool Ordered = false);
 
 /// Seed 002's parallel loop swap of a one-level plan whose body is one
 /// inner loop that runs along rows: the inner loop becomes the grid's x

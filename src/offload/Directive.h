@@ -37,12 +37,14 @@ struct LoopLevel {
   bool Decreasing = false;
   bool UnitStep = false;
   /// A triangular level made parallel by loop swap (`for (j2 = j1 + c;
-  /// ...)`, c a constant, the outer level increasing from HullFrom): the grid
-  /// runs it over the hull of its ranges, from HullFrom + HullOffset, and
-  /// each thread whose index is below Lb (as written, in the outer index)
-  /// does nothing.
-  const clang::Expr *HullFrom = nullptr;
-  long long HullOffset = 0;
+  /// ...)` or `for (j = 0; j <= i + c; ...)`, c a constant, the outer level
+  /// increasing): the grid runs it over the hull of its ranges, from
+  /// HullFrom + HullOffset (the outer level's first value, HullFrom its
+  /// lower bound) or up to HullUbFrom + HullUbOffset (its last value, its
+  /// upper bound minus one for `<`), and each thread outside its own range
+  /// (Lb and Ub as written, in the outer index) does nothing.
+  const clang::Expr *HullFrom = nullptr, *HullUbFrom = nullptr;
+  long long HullOffset = 0, HullUbOffset = 0;
 };
 
 enum class MapKind { None, To, From, ToFrom, Alloc };

@@ -324,11 +324,17 @@ std::string KernelEmitter::kernelText(const KernelPlan &P) const {
       OS << " * ww_st" << K;
     OS << ";\n";
   }
-  for (const LoopLevel &L : P.Levels)
+  for (const LoopLevel &L : P.Levels) {
     if (L.HullFrom)
       OS << Indent << "if (" << L.Var->getName() << " < ("
          << sourceText(Ctx, L.Lb->getSourceRange()) << "))\n"
          << Indent << "  continue; // below the triangle's lower bound\n";
+    if (L.HullUbFrom)
+      OS << Indent << "if (!(" << L.Var->getName()
+         << (L.Cmp == BO_LT ? " < (" : " <= (")
+         << sourceText(Ctx, L.Ub->getSourceRange()) << ")))\n"
+         << Indent << "  continue; // beyond the triangle's upper bound\n";
+  }
   for (const VarDecl *V : P.Private)
     OS << Indent << varTypeText(V, V->getName(), /*KeepQualifiers=*/true)
        << ";\n";
@@ -352,6 +358,11 @@ std::string KernelEmitter::kernelText(const KernelPlan &P) const {
   return Out;
 }
 
+std::string KernelEmitter::hullText(const Expr *From, long long Offset) const {
+  return "(" + sourceText(Ctx, From->getSourceRange()) + ")" +
+         (Offset < 0 ? " - " : " + ") + std::to_string(std::llabs(Offset));
+}
+
 std::string KernelEmitter::iterationCounts(const KernelPlan &P,
                                            std::string &Cond) const {
   std::string Out;
@@ -360,13 +371,13 @@ std::string KernelEmitter::iterationCounts(const KernelPlan &P,
     const LoopLevel &L = P.Levels[K];
     std::string Ks = std::to_string(K);
     OS << "  const long long ww_lb" << Ks << " = (long long)("
-       << (L.HullFrom ? "(" + sourceText(Ctx, L.HullFrom->getSourceRange()) +
-                            ")" + (L.HullOffset < 0 ? " - " : " + ") +
-                            std::to_string(std::llabs(L.HullOffset))
+       << (L.HullFrom ? hullText(L.HullFrom, L.HullOffset)
                       : sourceText(Ctx, L.Lb->getSourceRange()))
        << ");\n";
     OS << "  const long long ww_ub" << Ks << " = (long long)("
-       << sourceText(Ctx, L.Ub->getSourceRange()) << ");\n";
+       << (L.HullUbFrom ? hullText(L.HullUbFrom, L.HullUbOffset)
+                        : sourceText(Ctx, L.Ub->getSourceRange()))
+       << ");\n";
     OS << "  const long long ww_st" << Ks << " = "
        << (L.Step ? "(long long)(" + sourceText(Ctx, L.Step->getSourceRange()) +
                         ")"

@@ -68,6 +68,8 @@ public:
 private:
   /// `double (*a)[N]`: the device copy's pointer type with \p Name, its
   /// inner dimensions spelled as the program spells them.
+  /// A triangular level's hull bound in host code: `(From) + Offset`.
+  std::string hullText(const clang::Expr *From, long long Offset) const;
   std::string pointerText(const MappedArray &A, llvm::StringRef Name) const;
   /// The thread-index type of a level: 64-bit for a 64-bit loop variable.
   std::string counterType(const LoopLevel &L) const;

@@ -187,12 +187,70 @@ void triangle(double a[N][N]) {
                       "not swapped: the inner loop writes the private 't', "
                       "which may carry a value from one of its iterations to "
                       "the next");
+  // A lower triangle (j < i): swapped over the rectangle up to the outer
+  // loop's last i, N - 1, plus 0; threads with j >= i do nothing.
   FunctionPlanner T(*In, "triangle");
   KernelPlan &R = T.at(19);
   REQUIRE(R.Refusal.empty());
-  CHECK_FALSE(R.Swapped);
-  CHECK(R.SwapNote == "the accesses stride by rows of 'i' but the nest was "
-                      "not swapped: the bounds of 'j' depend on 'i'");
+  CHECK(R.Swapped);
+  REQUIRE(R.Levels.size() == 2);
+  CHECK(R.Levels[1].HullFrom == nullptr);
+  CHECK(R.Levels[1].HullUbFrom == R.Levels[0].Ub);
+  CHECK(R.Levels[1].HullUbOffset == -1);
+  CHECK(R.SwapNote == "loop swap: 'j' (contiguous in memory) now runs across "
+                      "consecutive threads and 'i' across the grid's y "
+                      "dimension; legal because every (i, j) iteration "
+                      "touches its own elements ('j' ends at 'i': the grid "
+                      "spans the rectangle around the triangle, and its "
+                      "threads outside it do nothing)");
+}
+
+TEST_CASE("offload dependence: symmetric writes need an ordered triangle",
+          "[offload][dependence]") {
+  auto In = parse(R"(
+#define N 64
+void upper(double s[N][N]) {
+#pragma omp parallel for
+  for (int i = 0; i < N; i++)
+    for (int j = i; j < N; j++) {
+      s[i][j] = i;
+      s[j][i] = j;
+    }
+}
+void lower(double s[N][N]) {
+#pragma omp parallel for
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j <= i; j++) {
+      s[i][j] = i;
+      s[j][i] = j;
+    }
+}
+void beyond(double s[N][N]) {
+#pragma omp parallel for
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j <= i + 1; j++)
+      s[i][j] = s[j][i];
+}
+)");
+  for (const char *F : {"upper", "lower"}) {
+    INFO(F);
+    KernelPlan P;
+    FunctionData Fn;
+    REQUIRE(readFirstPlan(*In, F, P, Fn));
+    auto *Inner = llvm::cast<clang::ForStmt>(soleStatement(P.Body));
+    LoopLevel J;
+    std::string Why;
+    REQUIRE(readCanonicalLoop(*In->Src, Inner, J, Why));
+    CHECK(swapIndependent(*In->Src, P, P.Levels[0].Var, J.Var, J, Why,
+                          /*Ordered=*/true));
+    CHECK_FALSE(
+        swapIndependent(*In->Src, P, P.Levels[0].Var, J.Var, J, Why, false));
+    CHECK(Why == "'s' is accessed at different subscripts ([i][j], ...)");
+  }
+  // j up to i + 1: (i, i + 1) and (i + 1, i) both write s[i][i + 1]; the
+  // loop over i races already, so it stays on the host.
+  FunctionPlanner B(*In, "beyond");
+  CHECK_FALSE(B.at(20).Refusal.empty());
 }
 
 TEST_CASE("offload dependence: swap legality on its own: i and j each alone, "
