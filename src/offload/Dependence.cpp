@@ -45,6 +45,14 @@ public:
     FindLoops(P.Body);
     for (const LoopLevel &L : P.Levels)
       Inner[L.Var] = L;
+    findIndexLocals(P);
+  }
+
+  /// \p E, or the expression a local index it names holds at every use
+  /// (srad's `k = i + Nr*j;` before `dN[k]`): see findIndexLocals.
+  const Expr *resolved(const Expr *E) const {
+    auto It = IndexLocals.find(referencedVar(strip(E)));
+    return It == IndexLocals.end() ? E : It->second;
   }
 
   /// The same value in every iteration of the nest: no loop variable, no
@@ -111,9 +119,129 @@ public:
   std::map<const VarDecl *, LoopLevel> Inner;
 
 private:
+  /// Where each variable of \p Body is written (assignments, compound
+  /// assignments, increments, address taken, declarations with a value).
+  static std::map<const VarDecl *, std::vector<const Stmt *>>
+  writesIn(const Stmt *Body) {
+    std::map<const VarDecl *, std::vector<const Stmt *>> W;
+    std::function<void(const Stmt *)> Walk = [&](const Stmt *S) {
+      if (!S)
+        return;
+      if (auto *B = dyn_cast<BinaryOperator>(S); B && B->isAssignmentOp())
+        if (const VarDecl *V = referencedVar(B->getLHS()))
+          W[V].push_back(S);
+      if (auto *U = dyn_cast<UnaryOperator>(S);
+          U && (U->isIncrementDecrementOp() || U->getOpcode() == UO_AddrOf))
+        if (const VarDecl *V = referencedVar(U->getSubExpr()))
+          W[V].push_back(S);
+      if (auto *DS = dyn_cast<DeclStmt>(S))
+        for (const Decl *D : DS->decls())
+          if (auto *V = dyn_cast<VarDecl>(D); V && V->hasInit())
+            W[V].push_back(S);
+      for (const Stmt *C : childrenOf(S))
+        Walk(C);
+    };
+    Walk(Body);
+    return W;
+  }
+
+  static unsigned mentions(const Stmt *S, const VarDecl *V) {
+    if (!S)
+      return 0;
+    unsigned N = 0;
+    if (auto *DR = dyn_cast<DeclRefExpr>(S); DR && DR->getDecl() == V)
+      ++N;
+    for (const Stmt *C : childrenOf(S))
+      N += mentions(C, V);
+    return N;
+  }
+
+  /// Integer locals of the body (private, or declared in it) set once, by
+  /// a statement of a block that runs unconditionally there (`k = E;` or
+  /// `int k = E;`), and read only after it in that block, where E holds
+  /// loop variables of the loops around the block (written by their
+  /// headers only), the nest's levels and invariants: at every use, k is
+  /// E, and a subscript [k] is read as [E].
+  void findIndexLocals(const KernelPlan &P) {
+    auto Writes = writesIn(P.Body);
+    std::function<void(const Stmt *, std::vector<const ForStmt *> &)> Walk =
+        [&](const Stmt *S, std::vector<const ForStmt *> &Around) {
+          if (!S)
+            return;
+          if (auto *CS = dyn_cast<CompoundStmt>(S)) {
+            std::vector<const Stmt *> Items(CS->body_begin(), CS->body_end());
+            for (size_t K = 0; K < Items.size(); ++K)
+              tryIndexLocal(P, Items, K, Around, Writes);
+          }
+          auto *For = dyn_cast<ForStmt>(S);
+          if (For)
+            Around.push_back(For);
+          for (const Stmt *C : childrenOf(S))
+            Walk(C, Around);
+          if (For)
+            Around.pop_back();
+        };
+    std::vector<const ForStmt *> Around;
+    Walk(P.Body, Around);
+  }
+
+  void tryIndexLocal(
+      const KernelPlan &P, const std::vector<const Stmt *> &Items, size_t K,
+      const std::vector<const ForStmt *> &Around,
+      const std::map<const VarDecl *, std::vector<const Stmt *>> &Writes) {
+    auto WritesOf = [&](const VarDecl *X) {
+      auto It = Writes.find(X);
+      return It == Writes.end() ? std::vector<const Stmt *>() : It->second;
+    };
+    const VarDecl *V = nullptr;
+    const Expr *Value = nullptr;
+    if (auto *B = dyn_cast<BinaryOperator>(Items[K]);
+        B && B->getOpcode() == BO_Assign) {
+      V = referencedVar(B->getLHS());
+      Value = B->getRHS();
+    } else if (auto *DS = dyn_cast<DeclStmt>(Items[K]);
+               DS && DS->isSingleDecl()) {
+      V = dyn_cast<VarDecl>(DS->getSingleDecl());
+      Value = V ? V->getInit() : nullptr;
+    }
+    if (!V || !Value || !V->getType()->isIntegerType() ||
+        WritesOf(V).size() != 1 ||
+        (!llvm::is_contained(P.Private, V) && !BodyUses.Declared.count(V)))
+      return;
+    // Every mention but the assignment's own is in the statements after it.
+    unsigned After = 0;
+    for (size_t L = K + 1; L < Items.size(); ++L)
+      After += mentions(Items[L], V);
+    if (After + (isa<DeclStmt>(Items[K]) ? 0 : 1) != mentions(P.Body, V))
+      return;
+    UseCollector U = collectUses(Value);
+    if (!U.Calls.empty())
+      return;
+    for (const VarDecl *X : U.Order) {
+      if (LevelVars.count(X) && !Writes.count(X))
+        continue;
+      auto Header = [&](const ForStmt *F) {
+        return llvm::all_of(WritesOf(X), [&](const Stmt *W) {
+          return W == F->getInit() || W == F->getInc();
+        });
+      };
+      if (Inner.count(X) && llvm::is_contained(Around, Inner.at(X).For) &&
+          Header(Inner.at(X).For))
+        continue;
+      auto Use = BodyUses.Uses.find(X);
+      if (!Inner.count(X) && !LevelVars.count(X) && !Writes.count(X) &&
+          !BodyUses.Declared.count(X) &&
+          (Use == BodyUses.Uses.end() || !Use->second.AddressTaken))
+        continue; // The same in every iteration.
+      return;
+    }
+    IndexLocals[V] = Value;
+  }
+
   ASTContext &Ctx;
   std::set<const VarDecl *> LevelVars;
   UseCollector BodyUses;
+  std::map<const VarDecl *, const Expr *> IndexLocals;
 };
 
 /// Every mention of one array in a body: its full-subscript accesses (the
@@ -284,7 +412,11 @@ bool arrayIndependent(ASTContext &Ctx, const KernelPlan &P,
   // Every mention of A: full subscripts, one key.
   ArrayAccesses Mentions(A.Var, Rank);
   Mentions.walk(P.Body);
-  const auto &Accesses = Mentions.Accesses;
+  // A local index is read as the expression it holds (Forms.resolved).
+  std::vector<std::vector<const Expr *>> Accesses = Mentions.Accesses;
+  for (std::vector<const Expr *> &Subs : Accesses)
+    for (const Expr *&X : Subs)
+      X = Forms.resolved(X);
   if (Mentions.AtomicAccesses > 0) {
     if (Mentions.Refs != Mentions.Consumed || !Accesses.empty()) {
       Why = "'" + A.Name +
@@ -444,6 +576,24 @@ bool rowOfItsOwn(const MappedArray &A,
          });
 }
 
+/// The first statement of the block \p Body that mentions \p V assigns it
+/// (`V = E;`, E without V), outside any branch: no value of V passes from
+/// one run of the block to the next (srad's private temporaries).
+bool assignedFirst(const Stmt *Body, const VarDecl *V) {
+  auto *CS = dyn_cast_or_null<CompoundStmt>(Body);
+  if (!CS)
+    return false;
+  for (const Stmt *S : CS->body()) {
+    if (!collectUses(S).Uses.count(V))
+      continue;
+    auto *B = dyn_cast<BinaryOperator>(S);
+    return B && B->getOpcode() == BO_Assign &&
+           referencedVar(B->getLHS()) == V &&
+           !collectUses(B->getRHS()).Uses.count(V);
+  }
+  return false;
+}
+
 bool swapIndependent(const OffloadSource &Src, const KernelPlan &P,
                      const VarDecl *I, const VarDecl *J, const LoopLevel &Inner,
                      std::string &Why, bool Ordered) {
@@ -465,7 +615,7 @@ bool swapIndependent(const OffloadSource &Src, const KernelPlan &P,
     const UseCollector::Use &X = U.Uses.at(V);
     if ((X.ScalarWrite || X.AddressTaken) && V != I && V != J) {
       if (!X.AddressTaken && llvm::is_contained(P.Private, V) &&
-          setBeforeEveryUse(Body, V))
+          (setBeforeEveryUse(Body, V) || assignedFirst(Body, V)))
         continue; // Each (i, j) thread's own, set before it is read.
       if (llvm::is_contained(P.Private, V)) {
         Why = "the inner loop writes the private '" + V->getNameAsString() +
@@ -482,12 +632,15 @@ bool swapIndependent(const OffloadSource &Src, const KernelPlan &P,
   // i and j each alone (a[i][j]), or i*E + j with j in [0, E).
   std::map<const VarDecl *, std::vector<std::string>> Keys;
   std::map<const VarDecl *, std::vector<std::vector<const Expr *>>> Lists;
+  SubscriptForms Forms(Src, P);
   std::function<void(const Stmt *)> Walk = [&](const Stmt *S) {
     if (!S)
       return;
     if (auto *AS = dyn_cast<ArraySubscriptExpr>(S)) {
       std::vector<const Expr *> Subs;
       const VarDecl *V = subscripts(AS, Subs);
+      for (const Expr *&X : Subs)
+        X = Forms.resolved(X); // [k] as [i + n * j] (findIndexLocals)
       if (V) {
         std::string Key;
         for (const Expr *X : Subs)
@@ -583,7 +736,7 @@ std::optional<long long> offsetFrom(const ASTContext &Ctx, const Expr *Lb,
 /// Some access of the body strides by rows of \p I and runs along \p J:
 /// a[..i..][j] (j alone, or j + c, c + j, last) or a[i * E + j].
 bool stridedInI(const ASTContext &Ctx, const Stmt *Body, const VarDecl *I,
-                const VarDecl *J) {
+                const VarDecl *J, const SubscriptForms &Forms) {
   bool Strided = false;
   std::string JN = J->getNameAsString();
   std::function<void(const Stmt *)> Walk = [&](const Stmt *S) {
@@ -591,7 +744,10 @@ bool stridedInI(const ASTContext &Ctx, const Stmt *Body, const VarDecl *I,
       return;
     if (auto *AS = dyn_cast<ArraySubscriptExpr>(S)) {
       std::vector<const Expr *> Subs;
-      if (subscripts(AS, Subs) && !Subs.empty()) {
+      bool Full = subscripts(AS, Subs) && !Subs.empty();
+      for (const Expr *&X : Subs)
+        X = Forms.resolved(X);
+      if (Full) {
         std::string Last = subscriptText(Ctx, Subs.back());
         UseCollector Idx = collectUses(Subs.back());
         bool IInFront = false;
@@ -630,7 +786,7 @@ void trySwap(const OffloadSource &Src, KernelPlan &P) {
   if (!readCanonicalLoop(Src, For, L, Scratch))
     return;
   // Strided in i, contiguous in j: some access a[..i..][j] or a[i*E + j].
-  if (!stridedInI(Src.Ctx, For->getBody(), I, L.Var))
+  if (!stridedInI(Src.Ctx, For->getBody(), I, L.Var, SubscriptForms(Src, P)))
     return;
   std::string JN = L.Var->getNameAsString(), IN = I->getNameAsString();
   // Rectangular (j's bounds do not use i), or triangular: j starts or ends

@@ -138,6 +138,73 @@ TEST_CASE("offload dependence: iterations that may race say which access",
         "race between the two)");
 }
 
+TEST_CASE("offload dependence: a local index set once before its uses is "
+          "read as its value",
+          "[offload][dependence]") {
+  auto In = parse(R"(
+#define M 4096
+void assigned(int nr, int nc, float a[M]) {
+  int i, j, k;
+#pragma omp parallel for private(i, k)
+  for (j = 0; j < nc; j++)
+    for (i = 0; i < nr; i++) {
+      k = i + nr * j;
+      a[k] = a[k] * 2;
+    }
+}
+void declared(int nr, int nc, float a[M]) {
+#pragma omp parallel for
+  for (int j = 0; j < nc; j++)
+    for (int i = 0; i < nr; i++) {
+      int k = nr * j + i;
+      a[k] = 1;
+    }
+}
+void usedbefore(int nr, int nc, float a[M]) {
+  int i, j, k;
+#pragma omp parallel for private(i, k)
+  for (j = 0; j < nc; j++)
+    for (i = 0; i < nr; i++) {
+      a[k] = 0;
+      k = i + nr * j;
+      a[k] = 1;
+    }
+}
+void inbranch(int nr, int nc, float a[M]) {
+  int i, j, k;
+#pragma omp parallel for private(i, k)
+  for (j = 0; j < nc; j++)
+    for (i = 0; i < nr; i++) {
+      if (i > 2) {
+        k = i + nr * j;
+      }
+      a[k] = 1;
+    }
+}
+void moving(int nr, int nc, float a[M]) {
+  int i, j, k, s;
+#pragma omp parallel for private(i, k, s)
+  for (j = 0; j < nc; j++)
+    for (i = 0; i < nr; i++) {
+      s = i;
+      k = s + nr * j;
+      s = 0;
+      a[k] = 1;
+    }
+}
+)");
+  CHECK(race(*In, "assigned").empty());
+  CHECK(race(*In, "declared").empty());
+  // Read before it is set, set in a branch, or set from a variable that
+  // changes later in the body: not followed.
+  for (const char *F : {"usedbefore", "inbranch", "moving"}) {
+    INFO(F);
+    CHECK(race(*In, F) == "the loop writes 'a' at [k], which is not proven "
+                          "to differ between iterations of 'j' (a possible "
+                          "race)");
+  }
+}
+
 TEST_CASE("offload dependence: loop swap: a row-outer nest runs its contiguous "
           "loop across "
           "threads",
@@ -165,6 +232,15 @@ void triangle(double a[N][N]) {
     for (int j = 0; j < i; j++)
       a[i][j] = 0;
 }
+void carried(double a[N][N]) {
+  double t = 0;
+#pragma omp parallel for firstprivate(t)
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < N; j++) {
+      a[i][j] = t;
+      t = a[i][j] + 1;
+    }
+}
 )");
   FunctionPlanner S(*In, "swapped");
   KernelPlan &P = S.at(4);
@@ -176,17 +252,17 @@ void triangle(double a[N][N]) {
         "loop swap: 'j' (contiguous in memory) now runs across consecutive "
         "threads and 'i' across the grid's y dimension; legal because every "
         "(i, j) iteration touches its own elements");
+  // `t`, a private declared outside, is set by the inner body's first
+  // statement that mentions it: each (i, j) thread's own.
   FunctionPlanner K(*In, "kept");
   KernelPlan &Q = K.at(11);
   REQUIRE(Q.Refusal.empty());
-  CHECK_FALSE(Q.Swapped);
-  CHECK(Q.Levels.size() == 1);
-  // `t` is set before it is read in every iteration, but the swap accepts a
-  // private declared outside only where a loop of its own sets it first.
-  CHECK(Q.SwapNote == "the accesses stride by rows of 'i' but the nest was "
-                      "not swapped: the inner loop writes the private 't', "
-                      "which may carry a value from one of its iterations to "
-                      "the next");
+  CHECK(Q.Swapped);
+  CHECK(Q.Levels.size() == 2);
+  // `t` read before it is set: it carries a value from one j to the next.
+  FunctionPlanner C(*In, "carried");
+  KernelPlan &Carried = C.at(26);
+  CHECK_FALSE(Carried.Swapped);
   // A lower triangle (j < i): swapped over the rectangle up to the outer
   // loop's last i, N - 1, plus 0; threads with j >= i do nothing.
   FunctionPlanner T(*In, "triangle");
