@@ -113,6 +113,9 @@ private:
   void annotateDeviceFunctions();
   /// C leaves the conversion from void * implicit; C++ (nvcc) does not.
   void addVoidCasts(const std::vector<const FunctionDecl *> &Functions);
+  /// For a C input: macros that keep C's conversions of the arguments of
+  /// the <math.h>/<stdlib.h> calls C++ would overload ("" if none).
+  std::string cMathMacros(const std::vector<const FunctionDecl *> &Functions);
   /// The edits as one replacement per offset, formatted and applied to the
   /// input: Result.Output (or Result.InternalError).
   void applyEdits();
@@ -688,6 +691,67 @@ void Offloader::addVoidCasts(
     Casts.TraverseDecl(const_cast<FunctionDecl *>(F));
 }
 
+std::string
+Offloader::cMathMacros(const std::vector<const FunctionDecl *> &Functions) {
+  // C's functions of these names take one type; C++'s <cmath> and
+  // <cstdlib> overload them for float, long double and the integer types,
+  // so `exp(f)` of a float f would round as expf, and `abs(x)` of a float
+  // would not truncate.
+  static const std::set<std::string> Overloaded = {
+      "abs",       "labs",      "llabs",   "fabs",   "ceil",   "floor",
+      "fmod",      "sqrt",      "cbrt",    "exp",    "exp2",   "expm1",
+      "log",       "log10",     "log2",    "log1p",  "pow",    "sin",
+      "cos",       "tan",       "asin",    "acos",   "atan",   "atan2",
+      "sinh",      "cosh",      "tanh",    "asinh",  "acosh",  "atanh",
+      "erf",       "erfc",      "tgamma",  "lgamma", "hypot",  "fmin",
+      "fmax",      "fdim",      "fma",     "round",  "trunc",  "rint",
+      "nearbyint", "lround",    "llround", "lrint",  "llrint", "copysign",
+      "nextafter", "remainder", "remquo",  "frexp",  "ldexp",  "modf",
+      "scalbn",    "scalbln",   "ilogb",   "logb"};
+  class Calls : public RecursiveASTVisitor<Calls> {
+  public:
+    const SourceManager &SM;
+    std::map<std::string, const FunctionDecl *> Needed;
+    explicit Calls(const SourceManager &SM) : SM(SM) {}
+    bool VisitCallExpr(CallExpr *C) {
+      const FunctionDecl *F = C->getDirectCallee();
+      if (!F || !F->getIdentifier() || !Overloaded.count(F->getName().str()) ||
+          !SM.isInSystemHeader(SM.getExpansionLoc(F->getLocation())))
+        return true;
+      for (unsigned K = 0; K < C->getNumArgs() && K < F->getNumParams(); ++K) {
+        QualType A = C->getArg(K)->IgnoreImpCasts()->getType();
+        QualType P = F->getParamDecl(K)->getType();
+        if (A->isArithmeticType() && P->isArithmeticType() &&
+            A.getCanonicalType().getUnqualifiedType() !=
+                P.getCanonicalType().getUnqualifiedType())
+          Needed[F->getName().str()] = F;
+      }
+      return true;
+    }
+  } Found(Src.SM);
+  for (const FunctionDecl *F : Functions)
+    Found.TraverseDecl(const_cast<FunctionDecl *>(F));
+  if (Found.Needed.empty())
+    return "";
+  std::string Text = "// warpwise offload: C's math functions take the "
+                     "types they declare; C++ overloads\n// them. These "
+                     "calls convert their arguments as C does.\n";
+  for (const auto &[Name, F] : Found.Needed) {
+    std::string Params, Args;
+    for (unsigned K = 0; K < F->getNumParams(); ++K) {
+      std::string A = "ww_a" + std::to_string(K);
+      QualType P = F->getParamDecl(K)->getType();
+      Params += (K ? ", " : "") + A;
+      Args +=
+          (K ? ", " : "") + (P->isArithmeticType()
+                                 ? "(" + Emitter.typeText(P) + ")(" + A + ")"
+                                 : "(" + A + ")");
+    }
+    Text += "#define " + Name + "(" + Params + ") " + Name + "(" + Args + ")\n";
+  }
+  return Text;
+}
+
 void Offloader::applyEdits() {
   llvm::StringRef Contents = Src.Contents;
   // Apply: insertions at one offset keep their order; no two replacements
@@ -756,27 +820,32 @@ OffloadResult Offloader::run() {
   }
   reportVerdicts(InRegion);
   annotateDeviceFunctions();
-  if (IsC)
+  std::string MathMacros;
+  if (IsC) {
     addVoidCasts(Functions);
-  if (Result.Offloaded == 0 && Edits.empty()) {
+    MathMacros = cMathMacros(Functions);
+  }
+  if (Result.Offloaded == 0 && Edits.empty() && MathMacros.empty()) {
     Result.Output = Src.Contents.str();
     return Result;
   }
-  if (Result.Offloaded > 0) {
-    // After the file's own includes and feature macros (which must come
-    // before any header), before its first declaration.
-    const SourceManager &SM = Src.SM;
-    unsigned At = 0;
-    for (Decl *D : Ctx.getTranslationUnitDecl()->decls()) {
-      SourceLocation L = SM.getExpansionLoc(D->getBeginLoc());
-      if (D->isImplicit() || !SM.isInMainFile(L))
-        continue;
-      At = Src.lineStart(Src.offset(L));
-      break;
-    }
-    // Before the kernels inserted there.
-    Edits.push_back({At, At, KernelEmitter::preamble(IsC), 0});
+  // After the file's own includes and feature macros (which must come
+  // before any header), before its first declaration.
+  const SourceManager &SM = Src.SM;
+  unsigned At = 0;
+  for (Decl *D : Ctx.getTranslationUnitDecl()->decls()) {
+    SourceLocation L = SM.getExpansionLoc(D->getBeginLoc());
+    if (D->isImplicit() || !SM.isInMainFile(L))
+      continue;
+    At = Src.lineStart(Src.offset(L));
+    break;
   }
+  // Before the kernels inserted there (order 0); the math macros after the
+  // preamble's includes.
+  std::string Head =
+      (Result.Offloaded > 0 ? KernelEmitter::preamble(IsC) : "") + MathMacros;
+  if (!Head.empty())
+    Edits.push_back({At, At, Head, 0});
   applyEdits();
   return Result;
 }
