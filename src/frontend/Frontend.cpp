@@ -568,6 +568,20 @@ public:
   std::set<std::string> HeaderErrorMacros;
 };
 
+/// The definition a -D option at \p K of \p Args gives (`N=4096` of
+/// `-DN=4096` or `-D N=4096`), or "".
+std::string definitionAt(const std::vector<std::string> &Args, size_t K) {
+  llvm::StringRef A = Args[K];
+  if (A == "-D")
+    return K + 1 < Args.size() ? Args[K + 1] : "";
+  return A.starts_with("-D") ? A.substr(2).str() : "";
+}
+
+/// The macro name of a -D definition (`F` of `F(x)=x`).
+std::string macroName(const std::string &Def) {
+  return Def.substr(0, Def.find_first_of("=("));
+}
+
 /// \p Args with the -D options of \p Names taken out and, where the first
 /// was, `-include Header`, whose text (\p Text) defines them: after
 /// clang's CUDA wrapper, which the driver includes first.
@@ -578,11 +592,8 @@ std::vector<std::string> deferMacros(const std::vector<std::string> &Args,
   std::vector<std::string> Out;
   bool Placed = false;
   for (size_t K = 0; K < Args.size(); ++K) {
-    llvm::StringRef A = Args[K];
-    std::string Def = A == "-D" && K + 1 < Args.size() ? Args[K + 1]
-                      : A.starts_with("-D")            ? A.substr(2).str()
-                                                       : std::string();
-    if (Def.empty() || !Names.count(Def.substr(0, Def.find_first_of("=(")))) {
+    std::string Def = definitionAt(Args, K);
+    if (Def.empty() || !Names.count(macroName(Def))) {
       Out.push_back(Args[K]);
       continue;
     }
@@ -595,7 +606,7 @@ std::vector<std::string> deferMacros(const std::vector<std::string> &Args,
     if (!Placed)
       Out.insert(Out.end(), {"-include", Header});
     Placed = true;
-    K += A == "-D";
+    K += Args[K] == "-D";
   }
   return Out;
 }
@@ -605,11 +616,7 @@ std::set<std::string> definedAmong(const std::vector<std::string> &Args,
                                    const std::set<std::string> &Suspects) {
   std::set<std::string> Names;
   for (size_t K = 0; K < Args.size(); ++K) {
-    llvm::StringRef A = Args[K];
-    llvm::StringRef Def = A == "-D" && K + 1 < Args.size() ? Args[K + 1]
-                          : A.starts_with("-D")            ? A.substr(2)
-                                                           : "";
-    std::string Name = Def.substr(0, Def.find_first_of("=(")).str();
+    std::string Name = macroName(definitionAt(Args, K));
     if (!Name.empty() && Suspects.count(Name))
       Names.insert(Name);
   }

@@ -317,6 +317,36 @@ struct ArrayAccesses {
 
 bool setBeforeEveryUse(const Stmt *Body, const VarDecl *V);
 
+/// \p Lb as `I`, `I + c`, `c + I` or `I - c` with c an integer constant:
+/// its offset from I.
+std::optional<long long> offsetFrom(const ASTContext &Ctx, const Expr *Lb,
+                                    const VarDecl *I) {
+  auto IsI = [&](const Expr *E) {
+    auto *DR = dyn_cast<DeclRefExpr>(strip(E));
+    return DR && DR->getDecl() == I;
+  };
+  auto Constant = [&](const Expr *E) -> std::optional<long long> {
+    Expr::EvalResult R;
+    if (E->EvaluateAsInt(R, Ctx) && R.Val.getInt().getSignificantBits() < 32)
+      return R.Val.getInt().getExtValue();
+    return std::nullopt;
+  };
+  if (IsI(Lb))
+    return 0;
+  auto *B = dyn_cast<BinaryOperator>(strip(Lb));
+  if (!B)
+    return std::nullopt;
+  if (B->getOpcode() == BO_Sub && IsI(B->getLHS()))
+    if (auto C = Constant(B->getRHS()))
+      return -*C;
+  if (B->getOpcode() == BO_Add)
+    for (auto [X, C] : {std::pair(B->getLHS(), B->getRHS()),
+                        std::pair(B->getRHS(), B->getLHS())})
+      if (IsI(X))
+        return Constant(C);
+  return std::nullopt;
+}
+
 /// \p J only ever runs upwards from \p I inside \p Body: every loop that
 /// sets it starts at i or i + c (c >= 0) and counts up, nothing else
 /// writes it, and every use is inside such a loop.
@@ -331,15 +361,8 @@ bool runsUpFrom(const ASTContext &Ctx, const Stmt *Body, const VarDecl *J,
       auto *Init = dyn_cast_or_null<BinaryOperator>(For->getInit());
       if (Init && Init->getOpcode() == BO_Assign &&
           referencedVar(Init->getLHS()) == J) {
-        const Expr *Lb = strip(Init->getRHS());
-        bool FromI = referencedVar(Lb) == I;
-        if (auto *Add = dyn_cast<BinaryOperator>(Lb);
-            Add && Add->getOpcode() == BO_Add &&
-            referencedVar(Add->getLHS()) == I) {
-          Expr::EvalResult C;
-          FromI = Add->getRHS()->EvaluateAsInt(C, Ctx) &&
-                  !C.Val.getInt().isNegative();
-        }
+        std::optional<long long> Offset = offsetFrom(Ctx, Init->getRHS(), I);
+        bool FromI = Offset && *Offset >= 0;
         const Expr *Inc = For->getInc() ? strip(For->getInc()) : nullptr;
         bool Up = false;
         if (auto *U = dyn_cast_or_null<UnaryOperator>(Inc))
@@ -702,36 +725,6 @@ bool swapIndependent(const OffloadSource &Src, const KernelPlan &P,
 }
 
 namespace {
-
-/// \p Lb as `I`, `I + c`, `c + I` or `I - c` with c an integer constant:
-/// its offset from I.
-std::optional<long long> offsetFrom(const ASTContext &Ctx, const Expr *Lb,
-                                    const VarDecl *I) {
-  auto IsI = [&](const Expr *E) {
-    auto *DR = dyn_cast<DeclRefExpr>(strip(E));
-    return DR && DR->getDecl() == I;
-  };
-  auto Constant = [&](const Expr *E) -> std::optional<long long> {
-    Expr::EvalResult R;
-    if (E->EvaluateAsInt(R, Ctx) && R.Val.getInt().getSignificantBits() < 32)
-      return R.Val.getInt().getExtValue();
-    return std::nullopt;
-  };
-  if (IsI(Lb))
-    return 0;
-  auto *B = dyn_cast<BinaryOperator>(strip(Lb));
-  if (!B)
-    return std::nullopt;
-  if (B->getOpcode() == BO_Sub && IsI(B->getLHS()))
-    if (auto C = Constant(B->getRHS()))
-      return -*C;
-  if (B->getOpcode() == BO_Add)
-    for (auto [X, C] : {std::pair(B->getLHS(), B->getRHS()),
-                        std::pair(B->getRHS(), B->getLHS())})
-      if (IsI(X))
-        return Constant(C);
-  return std::nullopt;
-}
 
 /// Some access of the body strides by rows of \p I and runs along \p J:
 /// a[..i..][j] (j alone, or j + c, c + j, last) or a[i * E + j].
