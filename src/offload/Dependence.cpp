@@ -145,6 +145,17 @@ private:
     return W;
   }
 
+  static bool readsMemory(const Stmt *S) {
+    if (!S)
+      return false;
+    if (isa<ArraySubscriptExpr, MemberExpr>(S))
+      return true;
+    if (auto *U = dyn_cast<UnaryOperator>(S); U && U->getOpcode() == UO_Deref)
+      return true;
+    return llvm::any_of(childrenOf(S),
+                        [](const Stmt *C) { return readsMemory(C); });
+  }
+
   static unsigned mentions(const Stmt *S, const VarDecl *V) {
     if (!S)
       return 0;
@@ -215,8 +226,9 @@ private:
     if (After + (isa<DeclStmt>(Items[K]) ? 0 : 1) != mentions(P.Body, V))
       return;
     UseCollector U = collectUses(Value);
-    if (!U.Calls.empty())
-      return;
+    if (!U.Calls.empty() || readsMemory(Value))
+      return; // A value read from memory may change before the uses.
+
     for (const VarDecl *X : U.Order) {
       if (LevelVars.count(X) && !Writes.count(X))
         continue;

@@ -181,6 +181,15 @@ void inbranch(int nr, int nc, float a[M]) {
       a[k] = 1;
     }
 }
+void fromarray(int nr, int nc, float a[M], int idx[M]) {
+  int i, j, k;
+#pragma omp parallel for private(i, k)
+  for (j = 0; j < nc; j++)
+    for (i = 0; i < nr; i++) {
+      k = idx[i + nr * j];
+      a[k] = 1;
+    }
+}
 void moving(int nr, int nc, float a[M]) {
   int i, j, k, s;
 #pragma omp parallel for private(i, k, s)
@@ -197,6 +206,11 @@ void moving(int nr, int nc, float a[M]) {
   CHECK(race(*In, "declared").empty());
   // Read before it is set, set in a branch, or set from a variable that
   // changes later in the body: not followed.
+  // A value read from memory is not followed (the memory may change
+  // before the uses); the message names the local as written.
+  CHECK(race(*In, "fromarray") == "the loop writes 'a' at [k], which is not "
+                                  "proven to differ between iterations of "
+                                  "'j' (a possible race)");
   for (const char *F : {"usedbefore", "inbranch", "moving"}) {
     INFO(F);
     CHECK(race(*In, F) == "the loop writes 'a' at [k], which is not proven "
