@@ -101,17 +101,35 @@ public:
       const Expr *Stride = referencedVar(M->getLHS()) == I   ? M->getRHS()
                            : referencedVar(M->getRHS()) == I ? M->getLHS()
                                                              : nullptr;
-      const LoopLevel &JL = Inner.at(J);
-      Expr::EvalResult Lb;
-      if (Stride && invariant(Stride) && JL.UnitStep && !JL.Decreasing &&
-          JL.Cmp == BO_LT && JL.Lb->EvaluateAsInt(Lb, Ctx) &&
-          Lb.Val.getInt() == 0 &&
-          normalised(Ctx, Stride->IgnoreParenCasts()) ==
-              normalised(Ctx, JL.Ub->IgnoreParenCasts()) &&
-          sameVariables(Stride, JL.Ub))
+      if (Stride && invariant(Stride) && withinStride(Inner.at(J), Stride))
         return true;
     }
     return false;
+  }
+
+  /// \p JL runs up inside [0, Stride): from a constant >= 0 to below
+  /// Stride, or to below or at `Stride - c` (a stencil's interior, `j < n -
+  /// 1`), Stride being the same expression of the same variables.
+  bool withinStride(const LoopLevel &JL, const Expr *Stride) const {
+    Expr::EvalResult Lb;
+    if (!JL.UnitStep || JL.Decreasing || !JL.Lb->EvaluateAsInt(Lb, Ctx) ||
+        Lb.Val.getInt().isNegative() || (JL.Cmp != BO_LT && JL.Cmp != BO_LE))
+      return false;
+    auto Same = [&](const Expr *X) {
+      return normalised(Ctx, Stride->IgnoreParenCasts()) ==
+                 normalised(Ctx, X->IgnoreParenCasts()) &&
+             sameVariables(Stride, X);
+    };
+    const Expr *Ub = JL.Ub->IgnoreParenImpCasts();
+    if (JL.Cmp == BO_LT && Same(Ub))
+      return true;
+    auto *Minus = dyn_cast<BinaryOperator>(Ub);
+    Expr::EvalResult C;
+    if (!Minus || Minus->getOpcode() != BO_Sub ||
+        !Minus->getRHS()->EvaluateAsInt(C, Ctx) || !Same(Minus->getLHS()))
+      return false;
+    // j < Stride - c needs c >= 0; j <= Stride - c needs c >= 1.
+    return C.Val.getInt().getSExtValue() >= (JL.Cmp == BO_LT ? 0 : 1);
   }
 
   /// The canonical loops of the nest (its levels and the loops inside its

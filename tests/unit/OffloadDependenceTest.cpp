@@ -68,6 +68,30 @@ void flat(int n, int m, double a[N]) {
     for (int j = 0; j < n; j++)
       a[i * n + j] = 0;
 }
+void interior(int n, double a[N]) {
+#pragma omp parallel for collapse(2)
+  for (int i = 1; i < n - 1; i++)
+    for (int j = 1; j < n - 1; j++)
+      a[i * n + j] = 0;
+}
+void interiorle(int n, double a[N]) {
+#pragma omp parallel for
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j <= n - 1; j++)
+      a[i * n + j] = 0;
+}
+void pastrow(int n, double a[N]) {
+#pragma omp parallel for
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j <= n; j++)
+      a[i * n + j] = 0;
+}
+void pastrowminus(int n, double a[N]) {
+#pragma omp parallel for
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j <= n - 0; j++)
+      a[i * n + j] = 0;
+}
 void flatwrong(int n, int m, double a[N]) {
 #pragma omp parallel for
   for (int i = 0; i < n; i++)
@@ -114,6 +138,10 @@ TEST_CASE("offload dependence: independent iterations: each owns its elements",
   CHECK(race(*In, "cols") == "");
   // The flattened a[i * n + j] with j over [0, n).
   CHECK(race(*In, "flat") == "");
+  // A stencil's interior, j over [1, n - 1) or [0, n - 1], is inside [0, n)
+  // too (collapsed or an inner loop).
+  CHECK(race(*In, "interior") == "");
+  CHECK(race(*In, "interiorle") == "");
   // Atomic updates may touch any element.
   CHECK(race(*In, "atomics") == "");
 }
@@ -128,6 +156,13 @@ TEST_CASE("offload dependence: iterations that may race say which access",
                             "to differ between iterations of 'i' (a possible "
                             "race)");
   CHECK(race(*In, "flatwrong") ==
+        "the loop writes 'a' at [i*n+j], which is not proven to differ "
+        "between iterations of 'i' (a possible race)");
+  // j reaching n is the next row's first element.
+  CHECK(race(*In, "pastrow") ==
+        "the loop writes 'a' at [i*n+j], which is not proven to differ "
+        "between iterations of 'i' (a possible race)");
+  CHECK(race(*In, "pastrowminus") ==
         "the loop writes 'a' at [i*n+j], which is not proven to differ "
         "between iterations of 'i' (a possible race)");
   CHECK(race(*In, "byaddress") ==
