@@ -1,5 +1,6 @@
 //===- DataExtents.cpp - How much of each array the device needs ----------===//
 #include "DataExtents.h"
+#include "CallerExtents.h"
 
 #include "warpwise/AstQueries.h"
 
@@ -19,6 +20,11 @@ using namespace clang;
 
 namespace warpwise {
 namespace offload {
+
+ExtentPlanner::ExtentPlanner(const OffloadSource &Src, FunctionData &Fn)
+    : Src(Src), Ctx(Src.Ctx), Fn(Fn) {}
+
+ExtentPlanner::~ExtentPlanner() = default;
 
 void FunctionData::reset(ASTContext &Ctx, const FunctionDecl *Fn) {
   F = Fn;
@@ -66,11 +72,6 @@ void findSwaps(const ASTContext &Ctx, const Stmt *S,
     findSwaps(Ctx, C, Out);
 }
 
-namespace {
-
-/// The assignments of \p V in \p Body (a swap's aside), and the value of
-/// the last: `V = e` or V's initialiser. \p SwapDecls: a declaration that
-/// is a swap's statement is set aside too.
 const Expr *assignmentsOf(const FunctionData &Fn, const Stmt *Body,
                           const VarDecl *V, bool SwapDecls, unsigned &N) {
   const Expr *Alloc = nullptr;
@@ -83,6 +84,13 @@ const Expr *assignmentsOf(const FunctionData &Fn, const Stmt *Body,
         !Fn.swapOf(B)) {
       ++N;
       Alloc = B->getRHS();
+    }
+    // `p++` moves the pointer off its allocation: an assignment too.
+    if (auto *U = dyn_cast<UnaryOperator>(S);
+        U && U->isIncrementDecrementOp() &&
+        referencedVar(U->getSubExpr()) == V) {
+      ++N;
+      Alloc = U;
     }
     if (auto *DS = dyn_cast<DeclStmt>(S); DS && !(SwapDecls && Fn.swapOf(DS)))
       for (const Decl *D : DS->decls())
@@ -97,9 +105,7 @@ const Expr *assignmentsOf(const FunctionData &Fn, const Stmt *Body,
   return Alloc;
 }
 
-/// The block the allocation \p Call is a statement of, its own statement
-/// (\p Child; not under an if), or null.
-const Stmt *allocationBlock(ASTContext &Ctx, const CallExpr *Call,
+const Stmt *allocationBlock(ASTContext &Ctx, const Expr *Call,
                             const Stmt *&Child) {
   const Stmt *Holder = nullptr;
   Child = nullptr;
@@ -126,6 +132,8 @@ const Stmt *allocationBlock(ASTContext &Ctx, const CallExpr *Call,
     Holder = nullptr;
   return Holder;
 }
+
+namespace {
 
 /// A.Count (and A.CountExpr where the element count is an expression of
 /// its own) from `malloc(n * sizeof *p)`, `malloc(bytes)` or
@@ -302,9 +310,14 @@ bool ExtentPlanner::extentFromMalloc(KernelPlan &P, const VarDecl *V,
                    "' points to (the loop's accesses do not say it)";
     return false;
   };
+  if (!Alloc && Assignments == 0 && isa<ParmVarDecl>(V)) {
+    std::string Reason;
+    if (extentFromCallers(P, cast<ParmVarDecl>(V), A, Reason))
+      return true;
+    return Why("it is a pointer parameter, and " + Reason);
+  }
   if (!Alloc)
-    return Why(isa<ParmVarDecl>(V) ? "it is a pointer parameter"
-                                   : "no malloc of it is in view");
+    return Why("no malloc of it is in view");
   if (Assignments != 1)
     return Why("it is assigned more than once in '" +
                P.Function->getNameAsString() + "'");
@@ -355,6 +368,28 @@ bool ExtentPlanner::extentFromMalloc(KernelPlan &P, const VarDecl *V,
   A.CaptureAt = Src.stmtEnd(Child);
   A.Count = "ww_extent_" + A.Name;
   A.ExtentExprs.clear();
+  return true;
+}
+
+bool ExtentPlanner::extentFromCallers(KernelPlan &P, const ParmVarDecl *V,
+                                      MappedArray &A, std::string &Why) {
+  UseCollector Esc = collectUses(P.Function->getBody());
+  if (auto It = Esc.Uses.find(V);
+      It != Esc.Uses.end() && It->second.AddressTaken) {
+    Why = "its address is taken";
+    return false;
+  }
+  if (!Callers)
+    Callers = std::make_unique<CallerExtents>(Src);
+  CallerCount C;
+  if (!Callers->countOf(P.Function, V, C, Why))
+    return false;
+  A.Count = C.Text;
+  A.CountExpr = nullptr;
+  A.ExtentFrom = "its callers say: " + C.From;
+  A.ExtentExprs.clear();
+  if (!C.Assumption.empty() && !llvm::is_contained(P.Notes, C.Assumption))
+    P.Notes.push_back(C.Assumption);
   return true;
 }
 

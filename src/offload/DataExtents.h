@@ -19,11 +19,14 @@
 
 #include "Directive.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace warpwise {
 namespace offload {
+
+class CallerExtents;
 
 /// `t = a; a = b; b = t;` (t may be declared there): the host swapping
 /// two buffers between time steps.
@@ -54,6 +57,20 @@ struct FunctionData {
 void findSwaps(const clang::ASTContext &Ctx, const clang::Stmt *S,
                std::vector<SwapTriple> &Out);
 
+/// The assignments of \p V in \p Body (a swap's aside; `V++` counts), and
+/// the value of the last: `V = e` or V's initialiser. \p SwapDecls: a
+/// declaration that is a swap's statement is set aside too.
+const clang::Expr *assignmentsOf(const FunctionData &Fn,
+                                 const clang::Stmt *Body,
+                                 const clang::VarDecl *V, bool SwapDecls,
+                                 unsigned &N);
+
+/// The block the allocation \p Call is a statement of, its own statement
+/// (\p Child; not under an if), or null.
+const clang::Stmt *allocationBlock(clang::ASTContext &Ctx,
+                                   const clang::Expr *Call,
+                                   const clang::Stmt *&Child);
+
 /// The dimensions of \p V's type as written, outermost first, through one
 /// pointer (`double (*p)[N]`), spelled through macros (spelledExpr); \p
 /// Element gets the type below them and \p ElementText the macro that
@@ -66,14 +83,15 @@ std::vector<std::string> writtenDims(const clang::VarDecl *V,
 /// Maps the shared arrays of plans in one function.
 class ExtentPlanner {
 public:
-  ExtentPlanner(const OffloadSource &Src, FunctionData &Fn)
-      : Src(Src), Ctx(Src.Ctx), Fn(Fn) {}
+  ExtentPlanner(const OffloadSource &Src, FunctionData &Fn);
+  ~ExtentPlanner();
 
   /// \p V as a device copy: its type, and the extent its declaration gives
   /// (an array, or an array parameter); false for what cannot be mapped.
   bool mapArray(KernelPlan &P, const clang::VarDecl *V, MappedArray &A);
   /// The extent of pointer \p V from its one malloc or calloc in the
-  /// function, before the directive, in a block that contains it.
+  /// function, before the directive, in a block that contains it; of a
+  /// pointer parameter, from the calls of the function (CallerExtents).
   bool extentFromMalloc(KernelPlan &P, const clang::VarDecl *V, MappedArray &A);
   /// The normalised allocation text of \p V's one malloc (swaps aside), or
   /// "" when it has not exactly one.
@@ -87,9 +105,13 @@ public:
 private:
   bool sectionExtent(KernelPlan &P, const clang::Expr *Section,
                      const UseCollector &U, MappedArray &A);
+  bool extentFromCallers(KernelPlan &P, const clang::ParmVarDecl *V,
+                         MappedArray &A, std::string &Why);
   const OffloadSource &Src;
   clang::ASTContext &Ctx;
   FunctionData &Fn;
+  /// Built on the first pointer parameter: every call in the file.
+  std::unique_ptr<CallerExtents> Callers;
 };
 
 /// An array the loop writes at every index of its extent, before any read,

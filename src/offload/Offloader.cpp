@@ -548,6 +548,7 @@ void Offloader::emitRegion(const Region &R,
 
 std::string Offloader::dataPlanMessage(const Region &R) const {
   std::string Plan;
+  std::map<const VarDecl *, const MappedArray *> Mapped = arraysOf(R);
   for (const VarDecl *V : R.Arrays) {
     auto [In, Out] = R.CopyInOut.at(V);
     Plan += (Plan.empty() ? "" : "; ") + V->getNameAsString() + ": " +
@@ -557,6 +558,10 @@ std::string Offloader::dataPlanMessage(const Region &R) const {
                        : "device only");
     if (R.Why.count(V))
       Plan += " (" + R.Why.at(V) + ")";
+    // An extent only the callers give: which allocation decided it.
+    if (const MappedArray *A = Mapped.at(V);
+        llvm::StringRef(A->ExtentFrom).starts_with("its callers"))
+      Plan += ", " + A->Count + " elements as " + A->ExtentFrom;
   }
   unsigned Kernels = 0;
   for (const Unit &U : R.Units)

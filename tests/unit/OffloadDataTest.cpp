@@ -2,6 +2,7 @@
 // mallocs, map sections), the proof that a loop writes an array in full, and
 // the data regions with their copy-in and copy-out decisions.
 #include "OffloadTestSupport.h"
+#include "offload/CallerExtents.h"
 
 using namespace offload_test;
 using namespace warpwise::offload;
@@ -73,6 +74,12 @@ void late(int n) {
   for (int i = 0; i < n; i++) a[i] = i;
   a = malloc(n * sizeof(double));
 }
+void moved(int n) {
+  double *a = malloc(n * sizeof(double));
+  a++;
+#pragma omp parallel for
+  for (int i = 0; i < n; i++) a[i] = i;
+}
 void nested(int n, int c) {
   double *a;
   if (c)
@@ -107,6 +114,11 @@ void nested(int n, int c) {
                      "distribute parallel for map(tofrom: a[0:n])'";
   CHECK(Refusal("twice") == std::string("the extent of 'a' is unknown: it is "
                                         "assigned more than once in 'twice'") +
+                                Hint);
+  // `a++` moves it off the malloc: copying n elements from there would
+  // reach past the allocation.
+  CHECK(Refusal("moved") == std::string("the extent of 'a' is unknown: it is "
+                                        "assigned more than once in 'moved'") +
                                 Hint);
   CHECK(Refusal("late") ==
         std::string("the extent of 'a' is unknown: its malloc comes after the "
@@ -312,4 +324,109 @@ void f(double *a, double *q, int k) {
   CHECK(RegionPlanner::inert(S[2], Mapped));       // An array of its own.
   CHECK_FALSE(RegionPlanner::inert(S[3], Mapped)); // q may be a.
   CHECK_FALSE(RegionPlanner::inert(S[4], Mapped));
+}
+
+namespace {
+
+/// The extent CallerExtents gives parameter \p K of \p F, or "refused: WHY".
+std::string callerCount(Parsed &In, llvm::StringRef F, unsigned K) {
+  CallerExtents X(*In.Src);
+  CallerCount C;
+  std::string Why;
+  if (!X.countOf(In.function(F), In.function(F)->getParamDecl(K), C, Why))
+    return "refused: " + Why;
+  return C.Text + (C.Assumption.empty() ? "" : " [assumed]");
+}
+
+} // namespace
+
+TEST_CASE("offload data: a pointer parameter's extent from every call",
+          "[offload][data]") {
+  auto In = parse(withDecls(R"(
+#define ROWS(r) (r)
+static void step(int n, const float *in, float *out) {}
+static void deep(float *v, int rows, int cols) {}
+void middle(float *w, int rows, int cols) {
+  float *x = w;
+  deep(x, rows, cols);
+}
+static void twosizes(float *v, int n) {}
+static void offset(float *v, int n) {}
+static void notpassed(float *v) {}
+static void changed(float *v, int n) { n = n + 1; }
+static void bypointer(float *v, int n) {}
+static void (*fp)(float *, int) = bypointer;
+static void inbody(float *v, int n) {}
+int main(void) {
+  int n = 8, m = 3;
+  float *a = malloc(sizeof(float) * n * n);
+  float *b = malloc(sizeof(float) * n * n);
+  step(n, a, b);
+  step(n, b, a);
+  float *c = calloc(ROWS(n) * m, sizeof(float));
+  middle(c, n, m);
+  float *d = malloc(m * sizeof(float));
+  twosizes(a, n);
+  twosizes(d, m);
+  offset(a + 1, n);
+  notpassed(d);
+  changed(d, m);
+  int k = 3;
+  float *e = malloc(k * sizeof(float));
+  k = k + 1;
+  inbody(e, k);
+  return 0;
+}
+)"));
+  CHECK(callerCount(*In, "step", 1) == "(n * n)");
+  CHECK(callerCount(*In, "step", 2) == "(n * n)");
+  // Two calls up, through a copied pointer and a macro's argument; middle
+  // has external linkage, and this file defines main.
+  CHECK(callerCount(*In, "deep", 0) == "(ROWS(rows) * cols) [assumed]");
+  CHECK(callerCount(*In, "twosizes", 0) ==
+        "refused: its calls pass arrays of different extents ((n * n) and, "
+        "at line 30, (n))");
+  CHECK(callerCount(*In, "offset", 0) ==
+        "refused: the call at line 31 passes 'a + 1', not a variable");
+  CHECK(callerCount(*In, "notpassed", 0) ==
+        "refused: its size reads 'm', which the call at line 32 does not "
+        "pass to 'notpassed'");
+  CHECK(callerCount(*In, "changed", 0) ==
+        "refused: 'changed' changes its parameter 'n', which the extent "
+        "reads");
+  CHECK(callerCount(*In, "bypointer", 0) ==
+        "refused: 'bypointer' is used other than by direct calls (a "
+        "function pointer or a template's call)");
+  CHECK(callerCount(*In, "inbody", 0) ==
+        "refused: 'main' changes 'k', which the allocation's size reads, "
+        "after it (line 36)");
+}
+
+TEST_CASE("offload data: callers in other files, new[] and a size's macro",
+          "[offload][data]") {
+  // No main here: another file may call f with any array.
+  auto Lib = parse(withDecls(R"(
+void f(float *v, int n) {}
+void g(int n) { float *a = malloc(n * sizeof(float)); f(a, n); }
+)"));
+  CHECK(callerCount(*Lib, "f", 0) ==
+        "refused: 'f' may be called from other files (declare it static)");
+  auto Cpp = parse(R"(
+#define SIZE (n * 2)
+static void f(float *v, int n) {}
+static void h(float *v, int n) {}
+int main() {
+  int n = 4;
+  float *a = new float[n + 1];
+  f(a, n);
+  float *b = new float[SIZE];
+  h(b, n);
+  delete[] a;
+  delete[] b;
+}
+)",
+                   /*C=*/false);
+  CHECK(callerCount(*Cpp, "f", 0) == "(n + 1)");
+  CHECK(callerCount(*Cpp, "h", 0) ==
+        "refused: its size reads 'n' inside a macro's definition");
 }

@@ -357,7 +357,9 @@ void param(int n, double *a) {
   KernelPlan Q = planOf(*In, "param", Read);
   CHECK_FALSE(Read);
   CHECK(Q.Refusal == "the extent of 'a' is unknown: it is a pointer "
-                     "parameter; give it with a map clause: '#pragma omp "
+                     "parameter, and 'param' may be called from other files "
+                     "(declare it static); give it with a map clause: "
+                     "'#pragma omp "
                      "target teams distribute parallel for map(tofrom: "
                      "a[0:n])'");
 }

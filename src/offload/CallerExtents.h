@@ -1,0 +1,108 @@
+//===- CallerExtents.h - A pointer parameter's extent from its callers ---===//
+//
+// A loop in a function that takes its arrays as pointers (`void step(int n,
+// const float *in, float *out)`) needs their extents to copy them to the
+// device, and only the function's callers know them. Every call of the
+// function in the file is followed to what its argument points to: a
+// malloc, calloc or new[] in the caller (before the call, in a block that
+// holds it, the size's variables unchanged since), the caller's own pointer
+// parameter (followed to its callers in turn, a few calls deep), a pointer
+// copied from one of those, buffers the caller swaps with one of the same
+// size, or an array. Each size is then written in the function's own
+// parameters through the arguments of the call (`n * n` in main, at
+// `step(n, a, b)`, is `n * n` of step's `n`); every call must give the same
+// text, and those parameters must not change in the function.
+//
+// A function other files may call is followed only where this file is the
+// program's (it defines main) and declares the function nowhere else; the
+// remark says that the calls of this file decided its extents.
+//
+//===----------------------------------------------------------------------===//
+#ifndef WARPWISE_OFFLOAD_CALLER_EXTENTS_H
+#define WARPWISE_OFFLOAD_CALLER_EXTENTS_H
+
+#include "DataExtents.h"
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace warpwise {
+namespace offload {
+
+/// An element count as the function's own parameters give it.
+struct CallerCount {
+  std::string Text; ///< `(n * n)`, in the function's parameter names.
+  std::vector<const clang::VarDecl *> Vars; ///< The parameters it reads.
+  std::string From; ///< "the malloc at line 14 of 'main' (calls at 21, 22)"
+  /// Said in the remark: the function has external linkage.
+  std::string Assumption;
+};
+
+class CallerExtents {
+public:
+  explicit CallerExtents(const OffloadSource &Src);
+
+  /// The element count of \p V, a pointer parameter of \p F, from every
+  /// call of F in the file; false with \p Why (a clause: "its call at line
+  /// 30 passes 'p + 1'") otherwise.
+  bool countOf(const clang::FunctionDecl *F, const clang::ParmVarDecl *V,
+               CallerCount &Out, std::string &Why);
+
+private:
+  /// A count as text pieces around the variables it reads:
+  /// Text[0] Vars[0] Text[1] ... Vars[n-1] Text[n].
+  struct Count {
+    std::vector<std::string> Text{""};
+    std::vector<const clang::VarDecl *> Vars;
+    std::string From;
+    std::string render() const;
+    void append(const std::string &S) { Text.back() += S; }
+    void append(const Count &C);
+  };
+  struct CallSite {
+    const clang::CallExpr *Expr;
+    const clang::FunctionDecl *Caller;
+  };
+
+  bool paramCount(const clang::FunctionDecl *F, unsigned Index, Count &Out,
+                  std::string &Why, unsigned Depth);
+  bool inCallee(const CallSite &C, const clang::FunctionDecl *F, Count &Out,
+                std::string &Why);
+  bool pointerCount(const clang::VarDecl *W, const CallSite &C,
+                    clang::QualType Pointee, Count &Out, std::string &Why,
+                    unsigned Depth, bool Swaps = true);
+  bool swapsAgree(const clang::VarDecl *W, const CallSite &C,
+                  clang::QualType Pointee, const Count &Mine, std::string &Why,
+                  unsigned Depth);
+  bool allocationCount(const clang::Expr *Alloc, clang::QualType Pointee,
+                       Count &Out, std::string &Why);
+  /// \p E's text from \p From's start (a factor of it) or its own.
+  bool exprCount(const clang::Expr *E, Count &Out, std::string &Why,
+                 const clang::Expr *From = nullptr);
+  bool stableUntilCall(const Count &Count, const clang::FunctionDecl *G,
+                       const clang::Stmt *Holder, const clang::Stmt *Child,
+                       std::string &Why);
+  bool unchangedIn(const clang::FunctionDecl *F, const clang::VarDecl *P);
+  bool mayBeCalledElsewhere(const clang::FunctionDecl *F, std::string &Why,
+                            std::string &Assumption);
+  const FunctionData &dataOf(const clang::FunctionDecl *G);
+  std::string lineOf(const clang::Stmt *S) const;
+  std::string sourceTextOf(const clang::Expr *E) const;
+
+  const OffloadSource &Src;
+  clang::ASTContext &Ctx;
+  std::map<const clang::FunctionDecl *, std::vector<CallSite>> Calls;
+  /// Named other than as a call's callee (a function pointer), or in a
+  /// template's unresolved call: not every call can be followed.
+  std::set<const clang::FunctionDecl *> NotFollowed;
+  bool DefinesMain = false;
+  std::map<const clang::FunctionDecl *, FunctionData> Data;
+  std::string Assumption;
+};
+
+} // namespace offload
+} // namespace warpwise
+
+#endif
