@@ -590,6 +590,34 @@ bool CallerExtents::exprCount(const Expr *E, Count &Out, std::string &Why,
   return true;
 }
 
+bool CallerExtents::addressKept(const FunctionDecl *G, const VarDecl *X) {
+  // `sscanf(s, "%d", &n)`: a C library function writes n there and keeps
+  // no pointer to it; that write is a statement like any other. Any other
+  // `&n` may be kept and written through later.
+  if (!dataOf(G).Writes.AddressTaken.count(X))
+    return false;
+  std::set<const Expr *> Passed;
+  unsigned Taken = 0;
+  std::function<void(const Stmt *)> Walk = [&](const Stmt *S) {
+    if (!S)
+      return;
+    if (auto *C = dyn_cast<CallExpr>(S)) {
+      const FunctionDecl *F = C->getDirectCallee();
+      if (F &&
+          Src.SM.isInSystemHeader(Src.SM.getExpansionLoc(F->getLocation())))
+        for (const Expr *A : C->arguments())
+          Passed.insert(A->IgnoreParenImpCasts());
+    }
+    if (auto *U = dyn_cast<UnaryOperator>(S);
+        U && U->getOpcode() == UO_AddrOf && referencedVar(U->getSubExpr()) == X)
+      Taken += Passed.count(U) ? 0 : 1;
+    for (const Stmt *C : S->children())
+      Walk(C);
+  };
+  Walk(G->getBody());
+  return Taken > 0;
+}
+
 bool CallerExtents::stableUntilCall(const Count &C, const FunctionDecl *G,
                                     const Stmt *Holder, const Stmt *Child,
                                     std::string &Why) {
@@ -599,14 +627,13 @@ bool CallerExtents::stableUntilCall(const Count &C, const FunctionDecl *G,
   for (const VarDecl *X : C.Vars)
     if (!X->hasGlobalStorage())
       Vars.insert(X);
-  const FunctionData &D = dataOf(G);
   bool After = false;
   for (const Stmt *S : cast<CompoundStmt>(Holder)->body()) {
     After = After || S == Child;
     if (!After)
       continue;
     for (const VarDecl *X : Vars)
-      if (D.Writes.AddressTaken.count(X) || writesAny(S, {X})) {
+      if (addressKept(G, X) || writesAny(S, {X})) {
         Why = "'" + G->getNameAsString() + "' changes '" +
               X->getNameAsString() +
               "', which the allocation's size reads, "

@@ -84,6 +84,7 @@ private:
   bool stableUntilCall(const Count &Count, const clang::FunctionDecl *G,
                        const clang::Stmt *Holder, const clang::Stmt *Child,
                        std::string &Why);
+  bool addressKept(const clang::FunctionDecl *G, const clang::VarDecl *X);
   bool unchangedIn(const clang::FunctionDecl *F, const clang::VarDecl *P);
   bool mayBeCalledElsewhere(const clang::FunctionDecl *F, std::string &Why,
                             std::string &Assumption);

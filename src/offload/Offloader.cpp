@@ -116,6 +116,10 @@ private:
   /// For a C input: macros that keep C's conversions of the arguments of
   /// the <math.h>/<stdlib.h> calls C++ would overload ("" if none).
   std::string cMathMacros(const std::vector<const FunctionDecl *> &Functions);
+  /// Macros that rename the program's own types (and make_ functions)
+  /// named like CUDA's vector types, which nvcc declares before the file
+  /// ("" if none).
+  std::string cudaNameMacros() const;
   /// The edits as one replacement per offset, formatted and applied to the
   /// input: Result.Output (or Result.InternalError).
   void applyEdits();
@@ -757,6 +761,47 @@ Offloader::cMathMacros(const std::vector<const FunctionDecl *> &Functions) {
   return Text;
 }
 
+std::string Offloader::cudaNameMacros() const {
+  // cfd's `struct float3 { float x, y, z; };`: a host program may declare
+  // what CUDA's vector_types.h does, which nvcc includes first. Renamed from
+  // the file's first line on, the program's own declarations and every use
+  // of them agree, and CUDA's are not touched (their headers are read).
+  static const std::set<std::string> Vector = [] {
+    std::set<std::string> Names = {"dim3"};
+    for (const char *Base :
+         {"char", "uchar", "short", "ushort", "int", "uint", "long", "ulong",
+          "longlong", "ulonglong", "float", "double"})
+      for (int N = 1; N <= 4; ++N) {
+        Names.insert(Base + std::to_string(N));
+        Names.insert("make_" + std::string(Base) + std::to_string(N));
+      }
+    return Names;
+  }();
+  std::set<std::string> Clashes;
+  for (const Decl *D : Ctx.getTranslationUnitDecl()->decls()) {
+    if (auto *LS = dyn_cast<LinkageSpecDecl>(D)) // extern "C" { ... }
+      for (const Decl *E : LS->decls())
+        if (auto *N = dyn_cast<NamedDecl>(E);
+            N && N->getIdentifier() && Vector.count(N->getName().str()))
+          Clashes.insert(N->getName().str());
+    auto *N = dyn_cast<NamedDecl>(D);
+    if (!N || !N->getIdentifier() || D->isImplicit() ||
+        Src.SM.isInSystemHeader(Src.SM.getExpansionLoc(D->getLocation())) ||
+        !(isa<TagDecl>(D) || isa<TypedefNameDecl>(D) || isa<FunctionDecl>(D) ||
+          isa<VarDecl>(D)))
+      continue;
+    if (Vector.count(N->getName().str()))
+      Clashes.insert(N->getName().str());
+  }
+  if (Clashes.empty())
+    return "";
+  std::string Text = "// warpwise offload: CUDA declares these names before "
+                     "this file; the program's own\n// are renamed.\n";
+  for (const std::string &Name : Clashes)
+    Text += "#define " + Name + " ww_user_" + Name + "\n";
+  return Text;
+}
+
 void Offloader::applyEdits() {
   llvm::StringRef Contents = Src.Contents;
   // Apply: insertions at one offset keep their order; no two replacements
@@ -830,7 +875,9 @@ OffloadResult Offloader::run() {
     addVoidCasts(Functions);
     MathMacros = cMathMacros(Functions);
   }
-  if (Result.Offloaded == 0 && Edits.empty() && MathMacros.empty()) {
+  std::string Renames = cudaNameMacros();
+  if (Result.Offloaded == 0 && Edits.empty() && MathMacros.empty() &&
+      Renames.empty()) {
     Result.Output = Src.Contents.str();
     return Result;
   }
@@ -849,6 +896,10 @@ OffloadResult Offloader::run() {
   // preamble's includes.
   std::string Head =
       (Result.Offloaded > 0 ? KernelEmitter::preamble(IsC) : "") + MathMacros;
+  if (!Renames.empty() && At == 0)
+    Head = Renames + Head;
+  else if (!Renames.empty())
+    Edits.push_back({0, 0, Renames, 0});
   if (!Head.empty())
     Edits.push_back({At, At, Head, 0});
   applyEdits();

@@ -1,5 +1,6 @@
 // ci-args: 24 16 3
 // ci-args: 9 31 4
+// ci-args: 12 5 2 7
 // ci-offloaded: 2
 //
 // callers.c - loops in functions that take their arrays as pointers, whose
@@ -7,9 +8,10 @@
 // hotspot and of a Jacobi stencil): the extents are followed from every
 // call in the file to the allocations, through a caller's own pointer
 // parameters, pointers copied from them and buffers it swaps, and written
-// in the function's own parameters. Two loops stay on the host: one whose
-// calls pass arrays of different extents, one whose size variable changes
-// between the allocation and the call.
+// in the function's own parameters (a size read by sscanf through its
+// address before the allocation included). Two loops stay on the host: one
+// whose calls pass arrays of different extents, one whose size variable
+// changes between the allocation and the call.
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -66,6 +68,10 @@ int main(int argc, char **argv) {
   int n = argc > 1 ? atoi(argv[1]) : 24;
   int cols = argc > 2 ? atoi(argv[2]) : 16;
   int iterations = argc > 3 ? atoi(argv[3]) : 3;
+  // Read through its address by the C library, before the allocations: the
+  // extents that use it still hold.
+  if (argc > 4 && sscanf(argv[4], "%d", &cols) != 1)
+    return 1;
   int rows = n;
   float *a = (float *)malloc(sizeof(float) * n * n);
   float *b = (float *)malloc(sizeof(float) * n * n);
