@@ -43,6 +43,11 @@ constexpr const char *DataPlan = "WW5005";
 
 struct OffloadOptions {
   unsigned BlockSize = 256; ///< Threads per block of a 1-D loop.
+  /// --fmad=false: each floating-point product of a kernel is rounded on
+  /// its own (`__fmul_rn`), as the host's OpenMP build rounds it, whatever
+  /// nvcc's -fmad; a loop whose products cannot be written so stays on the
+  /// host.
+  bool RoundProducts = false;
   /// The input's absolute path and the clang-format style of the inserted
   /// code (--style; "" : the nearest .clang-format, else LLVM).
   std::string Path, Style;

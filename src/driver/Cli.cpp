@@ -210,6 +210,10 @@ OFFLOAD
   --block-size N        threads per block of a one-dimensional loop (default
                         256; two- and three-dimensional nests use 32x8 and
                         32x4x2)
+  --fmad=false          round each floating-point product of the kernels on
+                        its own (__fmul_rn, __dmul_rn), as a host build
+                        without FMA does, whatever nvcc's -fmad; the rewrite
+                        that follows gets --fmad=false too
   --cuda-path, --stub-cuda, -p, --extra-arg, '--' and -q/-v as for rewrite.
   The input is parsed as C (.c) or C++ (.cpp, .cc, .cxx) with -fopenmp.
   Each loop is offloaded or kept on the host with a warning saying why
@@ -299,7 +303,7 @@ const OptionInfo OptionTable[] = {
     {"--tune-args", R},
     {"--tune-runs", R},
     {"--tune-cache", R},
-    {"--fmad", R},
+    {"--fmad", R | F},
     {"--no-rewrite", F},
     {"--regs", O},
     {"--threads", O},

@@ -79,6 +79,29 @@ int translate(Frontend &FE, const std::string &Abs, const std::string &Input,
   return 0;
 }
 
+/// The arguments of the `rewrite` that follows a translation written to
+/// Opts.OutputFile from the input at \p Abs.
+std::vector<std::string> rewriteArgs(const Options &Opts, llvm::StringRef Abs) {
+  std::vector<std::string> Args = {"rewrite", Opts.OutputFile, "-i", "--arch",
+                                   Opts.Front.Arch};
+  if (!Opts.Front.CudaPath.empty())
+    Args.insert(Args.end(), {"--cuda-path", Opts.Front.CudaPath});
+  if (Opts.Front.StubHeaders)
+    Args.push_back("--stub-cuda");
+  if (Opts.Quiet)
+    Args.push_back("-q");
+  if (Opts.FmadFalse)
+    Args.push_back("--fmad=false");
+  if (!Opts.Front.ResourceDir.empty())
+    Args.insert(Args.end(), {"--resource-dir", Opts.Front.ResourceDir});
+  // The output's own includes are the input's: its directory.
+  Args.push_back("--");
+  Args.push_back("-I" + llvm::sys::path::parent_path(Abs).str());
+  for (const std::string &A : Opts.Front.ExtraArgs)
+    Args.push_back(A);
+  return Args;
+}
+
 } // namespace
 
 /// Runs `offload`; on success with a rewrite to follow, \p ThenRewrite gets
@@ -137,6 +160,7 @@ int runOffloadCommand(const Options &Opts,
   llvm::sys::fs::make_absolute(Abs);
   OO.Path = Abs.str().str();
   OO.Style = Opts.Style;
+  OO.RoundProducts = Opts.FmadFalse;
   OffloadResult R;
   if (int Exit = translate(FE, Abs.str().str(), Input, Contents, Ext == ".c",
                            OO, Log, R))
@@ -211,24 +235,8 @@ int runOffloadCommand(const Options &Opts,
       return ExitInputProblem;
     }
   }
-  if (Rewrite) {
-    ThenRewrite = {"rewrite", Opts.OutputFile, "-i", "--arch", Opts.Front.Arch};
-    if (!Opts.Front.CudaPath.empty())
-      ThenRewrite.insert(ThenRewrite.end(),
-                         {"--cuda-path", Opts.Front.CudaPath});
-    if (Opts.Front.StubHeaders)
-      ThenRewrite.push_back("--stub-cuda");
-    if (Opts.Quiet)
-      ThenRewrite.push_back("-q");
-    if (!Opts.Front.ResourceDir.empty())
-      ThenRewrite.insert(ThenRewrite.end(),
-                         {"--resource-dir", Opts.Front.ResourceDir});
-    // The output's own includes are the input's: its directory.
-    ThenRewrite.push_back("--");
-    ThenRewrite.push_back("-I" + llvm::sys::path::parent_path(Abs.str()).str());
-    for (const std::string &A : Opts.Front.ExtraArgs)
-      ThenRewrite.push_back(A);
-  }
+  if (Rewrite)
+    ThenRewrite = rewriteArgs(Opts, Abs.str());
   return ExitOK;
 }
 

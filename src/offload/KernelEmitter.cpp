@@ -1,5 +1,6 @@
 //===- KernelEmitter.cpp - The CUDA text of offloaded loops ---------------===//
 #include "KernelEmitter.h"
+#include "RoundedProducts.h"
 
 #include "../transform/SourceText.h"
 
@@ -128,8 +129,10 @@ __device__ T ww_omp_block_reduce(T v, Op op, T identity) {
 
 } // namespace
 
-KernelEmitter::KernelEmitter(const OffloadSource &Src, unsigned BlockSize)
-    : Src(Src), Ctx(Src.Ctx), BlockSize(BlockSize) {
+KernelEmitter::KernelEmitter(const OffloadSource &Src, unsigned BlockSize,
+                             bool RoundProducts)
+    : Src(Src), Ctx(Src.Ctx), BlockSize(BlockSize),
+      RoundProducts(RoundProducts) {
   Policy = std::make_unique<PrintingPolicy>(Src.LO);
   Policy->SuppressTagKeyword = false;
   Policy->Bool = true;
@@ -252,11 +255,23 @@ std::string KernelEmitter::kernelBody(const KernelPlan &P) const {
   }
   unsigned BE = Src.stmtEnd(P.Body);
   unsigned BB = Src.offset(P.Body->getBeginLoc());
+  if (RoundProducts) {
+    // Products inside an atomic update are not edited: the update's text is
+    // rebuilt, and no add can fuse with a product across atomicAdd.
+    size_t Atomic = Edits.size();
+    for (const TextEdit &E : roundedProducts(Src, P.Body))
+      if (std::none_of(Edits.begin(), Edits.begin() + Atomic, [&](auto &A) {
+            return E.Begin >= std::get<0>(A) && E.Begin < std::get<1>(A);
+          }))
+        Edits.push_back({E.Begin, E.End, E.Text});
+  }
   std::string Body;
   {
-    // The body as the kernel has it: atomic updates made CUDA's.
-    llvm::sort(Edits, [](const auto &X, const auto &Y) {
-      return std::get<0>(X) < std::get<0>(Y);
+    // The body as the kernel has it: atomic updates made CUDA's. At one
+    // offset, insertions before the replacement that starts there.
+    llvm::stable_sort(Edits, [](const auto &X, const auto &Y) {
+      return std::make_pair(std::get<0>(X), std::get<1>(X)) <
+             std::make_pair(std::get<0>(Y), std::get<1>(Y));
     });
     unsigned Pos = BB;
     for (const auto &[EB, EE, ET] : Edits) {

@@ -27,8 +27,11 @@ namespace offload {
 
 class KernelEmitter {
 public:
-  /// \p BlockSize: the threads per block of a one-dimensional loop.
-  KernelEmitter(const OffloadSource &Src, unsigned BlockSize);
+  /// \p BlockSize: the threads per block of a one-dimensional loop;
+  /// \p RoundProducts: each floating-point product of a kernel body
+  /// rounded on its own (--fmad=false, RoundedProducts.h).
+  KernelEmitter(const OffloadSource &Src, unsigned BlockSize,
+                bool RoundProducts = false);
 
   /// The run-time support pasted at the top of an output with kernels (and
   /// for a C input, `restrict` as CUDA spells it).
@@ -94,6 +97,7 @@ private:
   const OffloadSource &Src;
   clang::ASTContext &Ctx;
   unsigned BlockSize;
+  bool RoundProducts;
   std::unique_ptr<clang::PrintingPolicy> Policy;
 };
 

@@ -37,6 +37,7 @@
 #include "Dependence.h"
 #include "Directive.h"
 #include "KernelEmitter.h"
+#include "RoundedProducts.h"
 
 #include "warpwise/Format.h"
 
@@ -71,7 +72,8 @@ public:
   Offloader(ASTContext &Ctx, llvm::StringRef Contents, bool IsC,
             const OffloadOptions &Opts)
       : Src(Ctx, Contents), Ctx(Ctx), IsC(IsC), Opts(Opts),
-        Emitter(Src, Opts.BlockSize), Device(Ctx), Extents(Src, Fn) {
+        Emitter(Src, Opts.BlockSize, Opts.RoundProducts), Device(Ctx),
+        Extents(Src, Fn) {
     Src.SplitAfterLines = Opts.SplitAfterLines;
   }
 
@@ -81,6 +83,8 @@ private:
   // --- planning -----------------------------------------------------------
   KernelPlan &plan(const OMPExecutableDirective *D);
   void analyseDirective(KernelPlan &P);
+  /// --fmad=false: whether \p P's products can be rounded on their own.
+  bool roundProducts(KernelPlan &P);
   void planGroup(KernelPlan &P);
   /// The input with each parallel region of MixedGroups split into one
   /// region per loop (Result.SplitInput); false when none can be.
@@ -173,9 +177,31 @@ void Offloader::analyseDirective(KernelPlan &P) {
     P.Refusal = Race;
     return;
   }
+  if (Opts.RoundProducts && !roundProducts(P))
+    return;
   proveFullWrites(Src, P);
   if (P.Levels.size() == 1)
     trySwap(Src, P);
+}
+
+bool Offloader::roundProducts(KernelPlan &P) {
+  // --fmad=false: the body's products are rounded on their own; the
+  // functions it calls are compiled for both sides as written, so nvcc may
+  // still contract theirs.
+  P.Refusal = productProblem(Src, P.Body);
+  if (!P.Refusal.empty())
+    return false;
+  std::string Called;
+  for (const FunctionDecl *F : P.DeviceFunctions)
+    if (F->hasBody() && hasFloatProduct(F->getBody()))
+      Called += (Called.empty() ? "'" : ", '") + F->getNameAsString() + "'";
+  if (!Called.empty())
+    P.Notes.push_back("--fmad=false rounds the loop's own products; those "
+                      "of " +
+                      Called +
+                      ", which it calls, follow nvcc's "
+                      "-fmad (build with -fmad=false to round them too)");
+  return true;
 }
 
 KernelPlan &Offloader::plan(const OMPExecutableDirective *D) {

@@ -6,7 +6,8 @@
 # sample (the OpenMP one with OMP_NUM_THREADS=4) and compares their stdout
 # (compare_offload_output.py): `checksum` lines must be identical,
 # `reduction` lines within a relative 1e-12, and both must name the same
-# results; a `// ci-offloaded: N` line: N loops must be offloaded. With
+# results; a `// ci-offloaded: N` line: N loops must be offloaded; a
+# `// ci-offload-flags: ...` line: options of the translation. With
 # NVCC set, the CUDA output must also compile for sm_75 and
 # sm_90 (and for sm_90 with -DWARPWISE_OFFLOAD_TIMING, as scripts/bench-offload
 # builds it).
@@ -21,7 +22,9 @@ name=$(basename "$sample" .c)
 mkdir -p "$outdir"
 cuda="$outdir/$name.cu"
 rm -f "$cuda"
-if ! "$warpwise" offload "$sample" -o "$cuda" --report "$outdir/$name.report.json"; then
+# `// ci-offload-flags: FLAGS`: options of the translation (--fmad=false).
+mapfile -t flags < <(sed -n 's|^// ci-offload-flags: *||p' "$sample" | tr ' ' '\n' | sed '/^$/d')
+if ! "$warpwise" offload "$sample" -o "$cuda" --report "$outdir/$name.report.json" ${flags[@]+"${flags[@]}"}; then
   echo "offload FAILED: $warpwise offload $sample"
   exit 1
 fi
