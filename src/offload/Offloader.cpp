@@ -85,6 +85,10 @@ private:
   void analyseDirective(KernelPlan &P);
   /// --fmad=false: whether \p P's products can be rounded on their own.
   bool roundProducts(KernelPlan &P);
+  /// --fmad=false: the products of \p F, a function a kernel calls, can be
+  /// rounded where it is defined.
+  bool roundable(const FunctionDecl *F) const;
+  bool NeedProductMacros = false;
   void planGroup(KernelPlan &P);
   /// The input with each parallel region of MixedGroups split into one
   /// region per loop (Result.SplitInput); false when none can be.
@@ -193,15 +197,25 @@ bool Offloader::roundProducts(KernelPlan &P) {
     return false;
   std::string Called;
   for (const FunctionDecl *F : P.DeviceFunctions)
-    if (F->hasBody() && hasFloatProduct(F->getBody()))
+    if (F->hasBody() && hasFloatProduct(F->getBody()) && !roundable(F))
       Called += (Called.empty() ? "'" : ", '") + F->getNameAsString() + "'";
   if (!Called.empty())
-    P.Notes.push_back("--fmad=false rounds the loop's own products; those "
-                      "of " +
+    P.Notes.push_back("--fmad=false rounds the loop's own products and those "
+                      "of the functions it calls, except " +
                       Called +
-                      ", which it calls, follow nvcc's "
-                      "-fmad (build with -fmad=false to round them too)");
+                      " (a product in a macro, or the function not in "
+                      "this file), which follow nvcc's -fmad (build with "
+                      "-fmad=false to round them too)");
   return true;
+}
+
+bool Offloader::roundable(const FunctionDecl *F) const {
+  // Its products are rewritten where it is defined: in this file, each one
+  // written there.
+  const FunctionDecl *D = F->getDefinition();
+  return D && D->hasBody() &&
+         Src.SM.isInMainFile(Src.SM.getExpansionLoc(D->getLocation())) &&
+         productProblem(Src, D->getBody()).empty();
 }
 
 KernelPlan &Offloader::plan(const OMPExecutableDirective *D) {
@@ -696,6 +710,15 @@ void Offloader::annotateDeviceFunctions() {
       unsigned B = Src.offset(R->getBeginLoc());
       addEdit(B, B, "__host__ __device__ ");
     }
+  if (!Opts.RoundProducts)
+    return;
+  for (const FunctionDecl *F : Device.All)
+    if (roundable(F) && hasFloatProduct(F->getDefinition()->getBody())) {
+      for (const TextEdit &E : roundedProducts(
+               Src, F->getDefinition()->getBody(), /*HostAndDevice=*/true))
+        addEdit(E.Begin, E.End, E.Text);
+      NeedProductMacros = true;
+    }
 }
 
 void Offloader::addVoidCasts(
@@ -921,7 +944,8 @@ OffloadResult Offloader::run() {
   // Before the kernels inserted there (order 0); the math macros after the
   // preamble's includes.
   std::string Head =
-      (Result.Offloaded > 0 ? KernelEmitter::preamble(IsC) : "") + MathMacros;
+      (Result.Offloaded > 0 ? KernelEmitter::preamble(IsC) : "") + MathMacros +
+      (NeedProductMacros ? productMacros() : "");
   if (!Renames.empty() && At == 0)
     Head = Renames + Head;
   else if (!Renames.empty())

@@ -78,13 +78,15 @@ std::string productProblem(const OffloadSource &Src, const Stmt *Body) {
 }
 
 std::vector<TextEdit> roundedProducts(const OffloadSource &Src,
-                                      const Stmt *Body) {
+                                      const Stmt *Body, bool HostAndDevice) {
   std::vector<TextEdit> Edits;
   for (const BinaryOperator *B : products(Body)) {
     QualType T = B->getType();
     if (auto *CA = dyn_cast<CompoundAssignOperator>(B))
       T = CA->getComputationResultType();
     std::string F = intrinsicFor(T);
+    if (HostAndDevice)
+      F = F == "__fmul_rn" ? "WW_OMP_FMUL" : "WW_OMP_DMUL";
     unsigned Op = Src.offset(B->getOperatorLoc());
     unsigned OpEnd = Op + (B->getOpcode() == BO_MulAssign ? 2 : 1);
     if (B->getOpcode() == BO_Mul) {
@@ -102,6 +104,19 @@ std::vector<TextEdit> roundedProducts(const OffloadSource &Src,
 }
 
 bool hasFloatProduct(const Stmt *S) { return !products(S).empty(); }
+
+std::string productMacros() {
+  return "// warpwise offload: --fmad=false; the called functions' products "
+         "are rounded\n// on their own on the device, as written on the "
+         "host.\n"
+         "#ifdef __CUDA_ARCH__\n"
+         "#define WW_OMP_FMUL(a, b) __fmul_rn((a), (b))\n"
+         "#define WW_OMP_DMUL(a, b) __dmul_rn((a), (b))\n"
+         "#else\n"
+         "#define WW_OMP_FMUL(a, b) ((a) * (b))\n"
+         "#define WW_OMP_DMUL(a, b) ((a) * (b))\n"
+         "#endif\n";
+}
 
 } // namespace offload
 } // namespace warpwise

@@ -5,7 +5,9 @@
 // multiply-add), nvcc contracts `a*b + c` into one FMA by default. Written
 // as `__fmul_rn(a, b)` (`__dmul_rn` for double), a kernel's product is
 // rounded on its own under any nvcc flags, so the kernel computes what the
-// host computes. `x *= e` becomes `x = __fmul_rn(x, e)`.
+// host computes. `x *= e` becomes `x = __fmul_rn(x, e)`. The functions the
+// kernels call are compiled for both sides: theirs round through macros that
+// are the intrinsics on the device and the plain product on the host.
 //
 //===----------------------------------------------------------------------===//
 #ifndef WARPWISE_OFFLOAD_ROUNDED_PRODUCTS_H
@@ -30,9 +32,16 @@ struct TextEdit {
 /// or `x *= e` whose target has side effects.
 std::string productProblem(const OffloadSource &Src, const clang::Stmt *Body);
 
-/// The edits that round each floating-point product of \p Body on its own.
+/// The edits that round each floating-point product of \p Body on its own:
+/// with the intrinsics in a kernel; in a function compiled for both sides
+/// (\p HostAndDevice), with productMacros(), which round on the device and
+/// multiply as written on the host.
 std::vector<TextEdit> roundedProducts(const OffloadSource &Src,
-                                      const clang::Stmt *Body);
+                                      const clang::Stmt *Body,
+                                      bool HostAndDevice = false);
+
+/// WW_OMP_FMUL and WW_OMP_DMUL, for the functions kernels call.
+std::string productMacros();
 
 /// Whether \p S holds a floating-point product (for the functions a kernel
 /// calls, which keep nvcc's contraction).

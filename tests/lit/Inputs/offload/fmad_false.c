@@ -5,6 +5,7 @@
 #define SQUARE(x) ((x) * (x))
 
 static float sq(float x) { return x * x; }
+static float cube(float x) { return x * SQUARE(x); }
 
 static void products(int n, float *restrict a, float *restrict b, double *restrict c) {
 #pragma omp parallel for
@@ -19,7 +20,7 @@ static void products(int n, float *restrict a, float *restrict b, double *restri
 static void calls(int n, float *restrict a, const float *restrict b) {
 #pragma omp parallel for
   for (int i = 0; i < n; i++)
-    a[i] = sq(a[i]) + a[i] * b[i];
+    a[i] = sq(a[i]) + cube(b[i]) + a[i] * b[i];
 }
 
 static void inmacro(int n, float *restrict a) {
