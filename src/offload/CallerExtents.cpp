@@ -192,6 +192,10 @@ bool CallerExtents::mayBeCalledElsewhere(const FunctionDecl *F,
                                          std::string &Why,
                                          std::string &Assumed) {
   std::string Name = "'" + F->getNameAsString() + "'";
+  if (F->getDescribedFunctionTemplate() || F->isTemplateInstantiation()) {
+    Why = Name + " is a function template, whose calls are not followed";
+    return true;
+  }
   if (NotFollowed.count(F->getCanonicalDecl())) {
     Why = Name + " is used other than by direct calls (a function pointer "
                  "or a template's call)";
