@@ -429,4 +429,25 @@ int main() {
   CHECK(callerCount(*Cpp, "f", 0) == "(n + 1)");
   CHECK(callerCount(*Cpp, "h", 0) ==
         "refused: its size reads 'n' inside a macro's definition");
+
+  // A template's calls name its instantiations: not followed.
+  auto Tpl = parse(R"(
+template <typename T> static void copy(T *dst, int n) {}
+int main() {
+  float *a = new float[8];
+  copy(a, 8);
+  delete[] a;
+}
+)",
+                   /*C=*/false);
+  const clang::FunctionDecl *Copy = nullptr;
+  for (clang::Decl *D : Tpl->ctx().getTranslationUnitDecl()->decls())
+    if (auto *T = llvm::dyn_cast<clang::FunctionTemplateDecl>(D))
+      Copy = T->getTemplatedDecl();
+  REQUIRE(Copy);
+  CallerExtents X(*Tpl->Src);
+  CallerCount C;
+  std::string Why;
+  CHECK_FALSE(X.countOf(Copy, Copy->getParamDecl(0), C, Why));
+  CHECK(Why == "'copy' is a function template, whose calls are not followed");
 }
