@@ -33,16 +33,28 @@ public:
   };
   std::map<const FunctionDecl *, std::vector<Found>> Calls;
   std::set<const FunctionDecl *> NotFollowed;
-  bool DefinesMain = false;
 
   bool TraverseFunctionDecl(FunctionDecl *F) {
-    if (F->isMain() && F->doesThisDeclarationHaveABody())
-      DefinesMain = true;
-    const FunctionDecl *Outer = Current;
-    Current = F;
-    bool R = RecursiveASTVisitor::TraverseFunctionDecl(F);
-    Current = Outer;
-    return R;
+    return within(F,
+                  [&] { return RecursiveASTVisitor::TraverseFunctionDecl(F); });
+  }
+  bool TraverseCXXMethodDecl(CXXMethodDecl *F) {
+    return within(
+        F, [&] { return RecursiveASTVisitor::TraverseCXXMethodDecl(F); });
+  }
+  bool TraverseCXXConstructorDecl(CXXConstructorDecl *F) {
+    return within(
+        F, [&] { return RecursiveASTVisitor::TraverseCXXConstructorDecl(F); });
+  }
+  bool TraverseCXXDestructorDecl(CXXDestructorDecl *F) {
+    return within(
+        F, [&] { return RecursiveASTVisitor::TraverseCXXDestructorDecl(F); });
+  }
+  /// A call in a lambda is in no function of the file's own: its caller
+  /// is unknown (null), and its parameters are not followed.
+  bool TraverseLambdaExpr(LambdaExpr *L) {
+    return within(nullptr,
+                  [&] { return RecursiveASTVisitor::TraverseLambdaExpr(L); });
   }
   bool VisitCallExpr(CallExpr *C) {
     const Expr *Callee = C->getCallee()->IgnoreParenImpCasts();
@@ -66,6 +78,13 @@ public:
   }
 
 private:
+  template <typename Fn> bool within(const FunctionDecl *F, Fn Traverse) {
+    const FunctionDecl *Outer = Current;
+    Current = F;
+    bool R = Traverse();
+    Current = Outer;
+    return R;
+  }
   const FunctionDecl *Current = nullptr;
   std::set<const DeclRefExpr *> Callees;
 };
@@ -120,10 +139,18 @@ bool declaresName(const Stmt *S, llvm::StringRef Name) {
 
 } // namespace
 
-std::string CallerExtents::Count::render() const {
+std::string CallerExtents::Count::render(const ASTContext &Ctx) const {
+  // A parameter of another integer type than the caller's variable holds
+  // its value (keepsValue); converted back, the arithmetic is the caller's.
   std::string S = Text[0];
-  for (size_t I = 0; I < Vars.size(); ++I)
-    S += Vars[I]->getNameAsString() + Text[I + 1];
+  for (size_t I = 0; I < Vars.size(); ++I) {
+    std::string Name = Vars[I]->getNameAsString();
+    if (!Ctx.hasSameUnqualifiedType(Vars[I]->getType(), Types[I]))
+      Name = "((" +
+             Types[I].getCanonicalType().getUnqualifiedType().getAsString() +
+             ")" + Name + ")";
+    S += Name + Text[I + 1];
+  }
   return S;
 }
 
@@ -131,6 +158,7 @@ void CallerExtents::Count::append(const Count &C) {
   Text.back() += C.Text.front();
   Text.insert(Text.end(), C.Text.begin() + 1, C.Text.end());
   Vars.insert(Vars.end(), C.Vars.begin(), C.Vars.end());
+  Types.insert(Types.end(), C.Types.begin(), C.Types.end());
 }
 
 CallerExtents::CallerExtents(const OffloadSource &Src)
@@ -141,7 +169,6 @@ CallerExtents::CallerExtents(const OffloadSource &Src)
     for (const CallIndex::Found &C : Found)
       Calls[F].push_back({C.Call, C.Caller});
   NotFollowed = std::move(Index.NotFollowed);
-  DefinesMain = Index.DefinesMain;
 }
 
 const FunctionData &CallerExtents::dataOf(const FunctionDecl *G) {
@@ -159,41 +186,39 @@ bool CallerExtents::unchangedIn(const FunctionDecl *F, const VarDecl *P) {
   const FunctionData &D = dataOf(F);
   auto It = D.Writes.At.find(P);
   return (It == D.Writes.At.end() || It->second.empty()) &&
-         !D.Writes.AddressTaken.count(P) && !writesAny(F->getBody(), {P});
+         !D.Writes.AddressTaken.count(P) && !writesAny(F->getBody(), {P}) &&
+         otherUse(F, P, 0, /*Assignments=*/false).empty();
 }
 
 bool CallerExtents::countOf(const FunctionDecl *F, const ParmVarDecl *V,
                             CallerCount &Out, std::string &Why) {
   unsigned Index = V->getFunctionScopeIndex();
   Count C;
-  Assumption.clear();
   if (!paramCount(F, Index, C, Why, 0))
     return false;
-  // The count is evaluated in F, where its names must be F's parameters
-  // (or constants declared before F), not a local that hides one.
+  // The count is evaluated in F, where its names are F's parameters: no
+  // local of the same name may hide one.
   for (const VarDecl *X : C.Vars)
-    if (X->hasGlobalStorage()
-            ? Src.offset(X->getLocation()) > Src.offset(F->getBeginLoc())
-            : declaresName(F->getBody(), X->getName())) {
-      Why = "'" + X->getNameAsString() + "', which its extent reads, is " +
-            (X->hasGlobalStorage()
-                 ? "declared after '" + F->getNameAsString() + "'"
-                 : "hidden by a local of the same name");
+    if (declaresName(F->getBody(), X->getName())) {
+      Why = "'" + X->getNameAsString() +
+            "', which its extent reads, is hidden by a local of the same name";
       return false;
     }
-  Out.Text = C.render();
+  Out.Text = C.render(Ctx);
   Out.Vars = C.Vars;
   Out.From = C.From;
-  Out.Assumption = Assumption;
   return true;
 }
 
 bool CallerExtents::mayBeCalledElsewhere(const FunctionDecl *F,
-                                         std::string &Why,
-                                         std::string &Assumed) {
+                                         std::string &Why) {
   std::string Name = "'" + F->getNameAsString() + "'";
   if (F->getDescribedFunctionTemplate() || F->isTemplateInstantiation()) {
     Why = Name + " is a function template, whose calls are not followed";
+    return true;
+  }
+  if (isa<CXXMethodDecl>(F)) {
+    Why = Name + " is a member function, whose calls are not followed";
     return true;
   }
   if (NotFollowed.count(F->getCanonicalDecl())) {
@@ -201,19 +226,12 @@ bool CallerExtents::mayBeCalledElsewhere(const FunctionDecl *F,
                  "or a template's call)";
     return true;
   }
-  if (!F->isExternallyVisible())
-    return false;
-  if (!DefinesMain) {
+  // Another file of the program could call it with other arrays: only the
+  // calls of a function with internal linkage are all in view.
+  if (F->isExternallyVisible()) {
     Why = Name + " may be called from other files (declare it static)";
     return true;
   }
-  for (const FunctionDecl *R : F->redecls())
-    if (!Src.SM.isInMainFile(Src.SM.getExpansionLoc(R->getLocation()))) {
-      Why = Name + " is declared in a header, so other files may call it";
-      return true;
-    }
-  Assumed = Name + " has external linkage: the calls in this file, which "
-                   "defines main, decided its extents";
   return false;
 }
 
@@ -225,8 +243,7 @@ bool CallerExtents::paramCount(const FunctionDecl *F, unsigned Index,
           " calls";
     return false;
   }
-  std::string Assumed;
-  if (mayBeCalledElsewhere(F, Why, Assumed))
+  if (mayBeCalledElsewhere(F, Why))
     return false;
   auto It = Calls.find(F->getCanonicalDecl());
   if (It == Calls.end() || It->second.empty()) {
@@ -236,7 +253,12 @@ bool CallerExtents::paramCount(const FunctionDecl *F, unsigned Index,
   const ParmVarDecl *P = F->getParamDecl(Index);
   std::string First, Lines;
   for (const CallSite &C : It->second) {
-    if (Index >= C.Expr->getNumArgs() || !C.Caller) {
+    if (!C.Caller || isa<CXXMethodDecl>(C.Caller)) {
+      Why = "the call at line " + lineOf(C.Expr) +
+            " is in a lambda or a member function, which are not followed";
+      return false;
+    }
+    if (Index >= C.Expr->getNumArgs()) {
       Why = "the call at line " + lineOf(C.Expr) + " passes no such argument";
       return false;
     }
@@ -251,7 +273,7 @@ bool CallerExtents::paramCount(const FunctionDecl *F, unsigned Index,
     if (!pointerCount(W, C, P->getType()->getPointeeType(), Mine, Why, Depth) ||
         !inCallee(C, F, Mine, Why))
       return false;
-    std::string Text = Mine.render();
+    std::string Text = Mine.render(Ctx);
     if (!First.empty() && Text != First) {
       Why = "its calls pass arrays of different extents (" + First +
             " and, at line " + lineOf(C.Expr) + ", " + Text + ")";
@@ -266,8 +288,6 @@ bool CallerExtents::paramCount(const FunctionDecl *F, unsigned Index,
   Out.From = "line " + lineOf(It->second.front().Expr) + " passes " + Out.From;
   if (It->second.size() > 1)
     Out.From += " (the calls at lines " + Lines + " agree)";
-  if (!Assumed.empty())
-    Assumption = Assumed;
   return true;
 }
 
@@ -281,10 +301,8 @@ std::string CallerExtents::sourceTextOf(const Expr *E) const {
 bool CallerExtents::inCallee(const CallSite &C, const FunctionDecl *F,
                              Count &Out, std::string &Why) {
   // Each variable of the caller's count is passed to F as a whole argument;
-  // the count then reads that parameter. Constants stay themselves.
+  // the count then reads that parameter.
   for (const VarDecl *&X : Out.Vars) {
-    if (X->hasGlobalStorage())
-      continue;
     const ParmVarDecl *To = nullptr;
     for (unsigned J = 0; J < C.Expr->getNumArgs() && J < F->getNumParams();
          ++J) {
@@ -337,9 +355,8 @@ bool CallerExtents::pointerCount(const VarDecl *W, const CallSite &C,
     return false;
   }
   const FunctionData &D = dataOf(G);
-  if (D.Writes.AddressTaken.count(W)) {
-    Why = "the address of " + Name + " is taken in '" + G->getNameAsString() +
-          "'";
+  if (std::string Use = otherUse(G, W, 0, /*Assignments=*/true); !Use.empty()) {
+    Why = Name + " is " + Use + " in '" + G->getNameAsString() + "'";
     return false;
   }
   unsigned N = 0;
@@ -399,7 +416,7 @@ bool CallerExtents::swapsAgree(const VarDecl *W, const CallSite &C,
     Count Theirs;
     if (!pointerCount(Other, C, Pointee, Theirs, Why, Depth, false))
       return false;
-    if (Theirs.render() != Mine.render() || Theirs.Vars != Mine.Vars) {
+    if (Theirs.render(Ctx) != Mine.render(Ctx) || Theirs.Vars != Mine.Vars) {
       Why = "'" + W->getNameAsString() + "' is swapped with '" +
             Other->getNameAsString() + "', of another extent";
       return false;
@@ -410,38 +427,16 @@ bool CallerExtents::swapsAgree(const VarDecl *W, const CallSite &C,
 
 bool CallerExtents::allocationCount(const Expr *Alloc, QualType Pointee,
                                     Count &Out, std::string &Why) {
-  auto IsSizeof = [](const Expr *E) {
-    auto *U = dyn_cast<UnaryExprOrTypeTraitExpr>(E->IgnoreParenImpCasts());
-    return U && U->getKind() == UETT_SizeOf;
-  };
-  // An element count, or a byte count over the element's size.
-  std::string Element =
-      Pointee.getUnqualifiedType().getAsString(Ctx.getPrintingPolicy());
-  auto Bytes = [&](const Expr *E) {
-    Count C;
-    if (!exprCount(E, C, Why))
-      return false;
-    Out.append("((");
-    Out.append(C);
-    Out.append(") / sizeof(" + Element + "))");
-    return true;
-  };
-  auto Elements = [&](const Expr *E) {
-    Count C;
-    if (!exprCount(E, C, Why))
-      return false;
-    Out.append("(");
-    Out.append(C);
-    Out.append(")");
-    return true;
-  };
+  // The element count as the caller computes it: new[]'s size; calloc's
+  // count; malloc's bytes over the element's size, or the product without
+  // its sizeof(element) factor.
   if (auto *New = dyn_cast<CXXNewExpr>(Alloc)) {
     if (!New->isArray() || !New->getArraySize() || New->getNumPlacementArgs() ||
         !sameElement(New->getAllocatedType(), Pointee)) {
       Why = "its allocation is not a new[] of its element type";
       return false;
     }
-    return Elements(*New->getArraySize());
+    return exprCount(*New->getArraySize(), Out, Why, QualType());
   }
   auto *Call = dyn_cast<CallExpr>(Alloc);
   const FunctionDecl *F = Call ? Call->getDirectCallee() : nullptr;
@@ -451,175 +446,235 @@ bool CallerExtents::allocationCount(const Expr *Alloc, QualType Pointee,
     Why = "it is not set by malloc, calloc or new[]";
     return false;
   }
-  auto SizeofElement = [&](const Expr *E) {
-    auto *U = dyn_cast<UnaryExprOrTypeTraitExpr>(E->IgnoreParenImpCasts());
-    return U && U->getKind() == UETT_SizeOf &&
-           sameElement(U->getTypeOfArgument(), Pointee);
-  };
+  CharUnits Size = Ctx.getTypeSizeInChars(Pointee);
+  std::string Element = std::to_string(Size.getQuantity()) + "UL";
   if (Calloc) {
-    const Expr *N = Call->getArg(0), *S = Call->getArg(1);
-    if (SizeofElement(S))
-      return Elements(N);
-    Count C;
-    if (!exprCount(N, C, Why))
+    const Expr *S = Call->getArg(1);
+    Expr::EvalResult R;
+    if (S->EvaluateAsInt(R, Ctx) && R.Val.getInt() == Size.getQuantity())
+      return exprCount(Call->getArg(0), Out, Why, QualType());
+    Count N, Bytes;
+    if (!exprCount(Call->getArg(0), N, Why, QualType()) ||
+        !exprCount(S, Bytes, Why, QualType()))
       return false;
-    C.append(") * (");
-    Count Size;
-    if (!exprCount(S, Size, Why))
-      return false;
-    C.append(Size);
-    Out.append("((");
-    Out.append(C);
-    Out.append(") / sizeof(" + Element + "))");
+    Out.append("(");
+    Out.append(N);
+    Out.append(" * ");
+    Out.append(Bytes);
+    Out.append(" / " + Element + ")");
     return true;
   }
-  const Expr *E = Call->getArg(0)->IgnoreParenImpCasts();
-  if (auto *M = dyn_cast<BinaryOperator>(E->IgnoreParens());
-      M && M->getOpcode() == BO_Mul) {
-    if (SizeofElement(M->getRHS()) && !IsSizeof(M->getLHS()))
-      return Elements(M->getLHS());
-    if (SizeofElement(M->getLHS()) && !IsSizeof(M->getRHS()))
-      return Elements(M->getRHS());
-    // `sizeof(T) * n * m`: the product after its first factor.
-    const BinaryOperator *Leftmost = M;
-    while (auto *L = dyn_cast<BinaryOperator>(
-               Leftmost->getLHS()->IgnoreParenImpCasts()))
-      if (L->getOpcode() == BO_Mul)
-        Leftmost = L;
-      else
-        break;
-    if (Leftmost != M && SizeofElement(Leftmost->getLHS()) &&
-        !IsSizeof(Leftmost->getRHS())) {
-      Count C;
-      if (!exprCount(E, C, Why, Leftmost->getRHS()))
-        return false;
-      Out.append("(");
-      Out.append(C);
-      Out.append(")");
-      return true;
-    }
-  }
-  return Bytes(E);
-}
-
-bool CallerExtents::exprCount(const Expr *E, Count &Out, std::string &Why,
-                              const Expr *From) {
-  // The size's text, with each variable it reads cut out to be renamed:
-  // variables spelled in the file (in a macro's argument too), never inside
-  // a macro's body; constants (enumerators, macros of numbers) as written.
-  const SourceManager &SM = Src.SM;
-  CharSourceRange R = CharSourceRange::getTokenRange(
-      SM.getExpansionRange(E->getBeginLoc()).getBegin(),
-      SM.getExpansionRange(E->getEndLoc()).getEnd());
-  if (!SM.isInMainFile(R.getBegin())) {
-    Why = "its size is not written in this file";
+  if (exprCount(Call->getArg(0), Out, Why, Pointee))
+    return true;
+  Out = Count();
+  Count Bytes;
+  if (!exprCount(Call->getArg(0), Bytes, Why, QualType()))
     return false;
-  }
-  unsigned Begin = SM.getFileOffset(R.getBegin());
-  if (From)
-    Begin = Src.offset(From->getBeginLoc());
-  unsigned End = SM.getFileOffset(R.getEnd()) +
-                 Lexer::MeasureTokenLength(R.getEnd(), SM, Src.LO);
-  std::vector<std::pair<unsigned, const DeclRefExpr *>> Refs;
-  bool OK = true;
-  std::function<void(const Stmt *)> Walk = [&](const Stmt *S) {
-    if (!S || !OK)
-      return;
-    if (auto *U = dyn_cast<UnaryExprOrTypeTraitExpr>(S);
-        U && U->isArgumentType())
-      return;
-    if (auto *DR = dyn_cast<DeclRefExpr>(S)) {
-      const ValueDecl *D = DR->getDecl();
-      if (isa<EnumConstantDecl>(D))
-        return;
-      auto *X = dyn_cast<VarDecl>(D);
-      SourceLocation L = DR->getLocation();
-      if (L.isMacroID() && SM.isMacroArgExpansion(L))
-        L = SM.getSpellingLoc(L);
-      bool Constant = X && X->hasGlobalStorage() && !X->isStaticLocal() &&
-                      X->getType().isConstQualified() &&
-                      X->getType()->isIntegerType() && X->hasInit() &&
-                      X->getInit()->isIntegerConstantExpr(Ctx);
-      if (!X || (!Constant &&
-                 (X->hasGlobalStorage() || !X->getType()->isIntegerType()))) {
-        Why = "its size reads '" + D->getNameAsString() +
-              "', which is not an integer variable of the caller";
-        OK = false;
-        return;
-      }
-      if (L.isMacroID() || DR->hasQualifier() || !SM.isInMainFile(L) ||
-          SM.getFileOffset(L) < Begin || SM.getFileOffset(L) >= End) {
-        Why = "its size reads '" + X->getNameAsString() +
-              "' inside a macro's definition";
-        OK = false;
-        return;
-      }
-      Refs.push_back({SM.getFileOffset(L), DR});
-      return;
-    }
-    if (auto *C = dyn_cast<CallExpr>(S)) {
-      const FunctionDecl *F = C->getDirectCallee();
-      if (!F || !F->isConstexpr()) {
-        Why = "its size calls a function";
-        OK = false;
-        return;
-      }
-    }
-    if (isa<BinaryOperator>(S) && cast<BinaryOperator>(S)->isAssignmentOp()) {
-      Why = "its size assigns a variable";
-      OK = false;
-      return;
-    }
-    if (auto *U = dyn_cast<UnaryOperator>(S);
-        U && U->isIncrementDecrementOp()) {
-      Why = "its size changes a variable";
-      OK = false;
-      return;
-    }
-    for (const Stmt *C : S->children())
-      Walk(C);
-  };
-  Walk(E);
-  if (!OK)
-    return false;
-  llvm::sort(Refs, [](auto &A, auto &B) { return A.first < B.first; });
-  unsigned At = Begin;
-  for (auto &[Off, DR] : Refs) {
-    Out.append(Src.Contents.substr(At, Off - At).str());
-    Out.Vars.push_back(cast<VarDecl>(DR->getDecl()));
-    Out.Text.push_back("");
-    At = Off + DR->getNameInfo().getAsString().size();
-  }
-  Out.append(Src.Contents.substr(At, End - At).str());
+  Out.append("(");
+  Out.append(Bytes);
+  Out.append(" / " + Element + ")");
   return true;
 }
 
-bool CallerExtents::addressKept(const FunctionDecl *G, const VarDecl *X) {
-  // `sscanf(s, "%d", &n)`: a C library function writes n there and keeps
-  // no pointer to it; that write is a statement like any other. Any other
-  // `&n` may be kept and written through later.
-  if (!dataOf(G).Writes.AddressTaken.count(X))
-    return false;
-  std::set<const Expr *> Passed;
-  unsigned Taken = 0;
-  std::function<void(const Stmt *)> Walk = [&](const Stmt *S) {
-    if (!S)
-      return;
-    if (auto *C = dyn_cast<CallExpr>(S)) {
-      const FunctionDecl *F = C->getDirectCallee();
-      if (F &&
-          Src.SM.isInSystemHeader(Src.SM.getExpansionLoc(F->getLocation())))
-        for (const Expr *A : C->arguments())
-          Passed.insert(A->IgnoreParenImpCasts());
+namespace {
+
+/// An integer constant as C++ spells a value of its type.
+std::string literalOf(const ASTContext &Ctx, const llvm::APSInt &V,
+                      QualType T) {
+  const auto *B = T.getCanonicalType()->getAs<BuiltinType>();
+  std::string Digits = llvm::toString(V, 10);
+  std::string Suffix;
+  switch (B ? B->getKind() : BuiltinType::Void) {
+  case BuiltinType::Int:
+    return V.isNegative() ? "(" + Digits + ")" : Digits;
+  case BuiltinType::UInt:
+    return Digits + "u";
+  case BuiltinType::Long:
+    return V.isNegative() ? "(" + Digits + "L)" : Digits + "L";
+  case BuiltinType::ULong:
+    return Digits + "UL";
+  case BuiltinType::LongLong:
+    return V.isNegative() ? "(" + Digits + "LL)" : Digits + "LL";
+  case BuiltinType::ULongLong:
+    return Digits + "ULL";
+  default:
+    return "((" + T.getCanonicalType().getUnqualifiedType().getAsString() +
+           ")" + Digits + ")";
+  }
+}
+
+bool isSizeofOf(const ASTContext &Ctx, const Expr *E, QualType T) {
+  auto *U = dyn_cast<UnaryExprOrTypeTraitExpr>(E->IgnoreParenImpCasts());
+  return U && U->getKind() == UETT_SizeOf &&
+         Ctx.hasSameUnqualifiedType(U->getTypeOfArgument(), T);
+}
+
+} // namespace
+
+bool CallerExtents::exprCount(const Expr *E, Count &Out, std::string &Why,
+                              QualType DropSizeofOf) {
+  // The size written again from the AST, as the caller computes it: every
+  // constant (a literal, a macro, an enumerator, a sizeof) as its value and
+  // type, every conversion explicit, the caller's integer variables as
+  // places for the callee's parameters. Nothing that could mean something
+  // else in the callee (a name, a macro, a type) is copied.
+  bool Dropped = DropSizeofOf.isNull();
+  std::function<bool(const Expr *)> Gen = [&](const Expr *X) -> bool {
+    X = X->IgnoreParens();
+    if (auto *M = dyn_cast<BinaryOperator>(X);
+        M && !Dropped && M->getOpcode() == BO_Mul) {
+      if (isSizeofOf(Ctx, M->getLHS(), DropSizeofOf)) {
+        Dropped = true;
+        return Gen(M->getRHS());
+      }
+      if (isSizeofOf(Ctx, M->getRHS(), DropSizeofOf)) {
+        Dropped = true;
+        return Gen(M->getLHS());
+      }
     }
-    if (auto *U = dyn_cast<UnaryOperator>(S);
-        U && U->getOpcode() == UO_AddrOf && referencedVar(U->getSubExpr()) == X)
-      Taken += Passed.count(U) ? 0 : 1;
-    for (const Stmt *C : S->children())
+    Expr::EvalResult R;
+    if (X->getType()->isIntegerType() && X->isIntegerConstantExpr(Ctx) &&
+        X->EvaluateAsInt(R, Ctx)) {
+      Out.append(literalOf(Ctx, R.Val.getInt(), X->getType()));
+      return true;
+    }
+    auto IntegerType = [&](QualType T) {
+      const auto *B = T.getCanonicalType()->getAs<BuiltinType>();
+      return B && B->isInteger();
+    };
+    if (auto *C = dyn_cast<CastExpr>(X)) {
+      if (C->getCastKind() == CK_LValueToRValue || C->getCastKind() == CK_NoOp)
+        return Gen(C->getSubExpr());
+      if (C->getCastKind() == CK_IntegralCast && IntegerType(C->getType())) {
+        Out.append(
+            "((" +
+            C->getType().getCanonicalType().getUnqualifiedType().getAsString() +
+            ")");
+        bool OK = Gen(C->getSubExpr());
+        Out.append(")");
+        return OK;
+      }
+    }
+    if (auto *DR = dyn_cast<DeclRefExpr>(X)) {
+      auto *V = dyn_cast<VarDecl>(DR->getDecl());
+      if (V && V->isLocalVarDeclOrParm() && !V->getType()->isReferenceType() &&
+          IntegerType(V->getType()) &&
+          !DR->refersToEnclosingVariableOrCapture()) {
+        Out.Vars.push_back(V);
+        Out.Types.push_back(V->getType());
+        Out.Text.push_back("");
+        return true;
+      }
+      Why = "its size reads '" + DR->getDecl()->getNameAsString() +
+            "', which is not an integer variable of the caller";
+      return false;
+    }
+    if (auto *B = dyn_cast<BinaryOperator>(X); B && !B->isAssignmentOp() &&
+                                               !B->isCommaOp() &&
+                                               IntegerType(B->getType())) {
+      Out.append("(");
+      if (!Gen(B->getLHS()))
+        return false;
+      Out.append(" " + B->getOpcodeStr().str() + " ");
+      if (!Gen(B->getRHS()))
+        return false;
+      Out.append(")");
+      return true;
+    }
+    if (auto *U = dyn_cast<UnaryOperator>(X);
+        U && (U->getOpcode() == UO_Minus || U->getOpcode() == UO_Plus ||
+              U->getOpcode() == UO_Not)) {
+      Out.append("(" + UnaryOperator::getOpcodeStr(U->getOpcode()).str());
+      bool OK = Gen(U->getSubExpr());
+      Out.append(")");
+      return OK;
+    }
+    if (auto *C = dyn_cast<ConditionalOperator>(X)) {
+      Out.append("(");
+      bool OK = Gen(C->getCond());
+      Out.append(" ? ");
+      OK = OK && Gen(C->getTrueExpr());
+      Out.append(" : ");
+      OK = OK && Gen(C->getFalseExpr());
+      Out.append(")");
+      return OK;
+    }
+    Why = "its size is computed with more than arithmetic on the caller's "
+          "integer variables";
+    return false;
+  };
+  if (!Gen(E))
+    return false;
+  if (!Dropped) {
+    Why = "its size is not a product with sizeof of its element";
+    return false;
+  }
+  return true;
+}
+
+std::string CallerExtents::otherUse(const FunctionDecl *G, const VarDecl *X,
+                                    unsigned Before, bool Assignments) {
+  // Read by value, sizeof, assigned (before \p Before, or anywhere when
+  // Assignments and Before is 0), or `&X` handed to a C library call
+  // (`sscanf(s, "%d", &n)`, which keeps no pointer) before \p Before.
+  // Anything else (a reference bound to it, a lambda's capture, its
+  // address kept) may change it where this cannot see.
+  std::string Found;
+  std::vector<const Stmt *> Up;
+  auto LibraryArgument = [&](size_t K) {
+    // Up[K] is `&X`; through implicit casts, an argument of a call.
+    while (K > 0 && isa<ImplicitCastExpr>(Up[K - 1]))
+      --K;
+    auto *C = K > 0 ? dyn_cast<CallExpr>(Up[K - 1]) : nullptr;
+    const FunctionDecl *F = C ? C->getDirectCallee() : nullptr;
+    return F &&
+           Src.SM.isInSystemHeader(Src.SM.getExpansionLoc(F->getLocation()));
+  };
+  std::function<void(const Stmt *)> Walk = [&](const Stmt *S) {
+    if (!S || !Found.empty())
+      return;
+    if (auto *DR = dyn_cast<DeclRefExpr>(S); DR && DR->getDecl() == X) {
+      size_t K = Up.size();
+      while (K > 0 && isa<ParenExpr>(Up[K - 1]))
+        --K;
+      const Stmt *P = K > 0 ? Up[K - 1] : nullptr;
+      unsigned At = Src.offset(DR->getBeginLoc());
+      bool InTime = Before == 0 ? Assignments : At < Before;
+      auto *Cast = dyn_cast_or_null<ImplicitCastExpr>(P);
+      auto *B = dyn_cast_or_null<BinaryOperator>(P);
+      auto *U = dyn_cast_or_null<UnaryOperator>(P);
+      // Inside a lambda it is a capture (OpenMP's captured regions refer
+      // to it the same way, and are code of this function).
+      bool Captured = DR->refersToEnclosingVariableOrCapture() &&
+                      llvm::any_of(Up, [](const Stmt *A) {
+                        return isa<LambdaExpr>(A) || isa<BlockExpr>(A);
+                      });
+      bool OK = !Captured &&
+                ((Cast && (Cast->getCastKind() == CK_LValueToRValue ||
+                           Cast->getCastKind() == CK_ArrayToPointerDecay)) ||
+                 isa_and_nonnull<UnaryExprOrTypeTraitExpr>(P) ||
+                 (B && B->isAssignmentOp() &&
+                  B->getLHS()->IgnoreParens() == DR && InTime) ||
+                 (U && U->isIncrementDecrementOp() && InTime) ||
+                 (U && U->getOpcode() == UO_AddrOf && Before && At < Before &&
+                  LibraryArgument(K - 1)));
+      bool Change =
+          (B && B->isAssignmentOp() && B->getLHS()->IgnoreParens() == DR) ||
+          (U && U->isIncrementDecrementOp());
+      if (!OK)
+        Found = (Change ? "changed at line "
+                        : "used other than by value at "
+                          "line ") +
+                lineOf(DR);
+      return;
+    }
+    Up.push_back(S);
+    for (const Stmt *C : childrenOf(S)) // A directive: its statement.
       Walk(C);
+    Up.pop_back();
   };
   Walk(G->getBody());
-  return Taken > 0;
+  return Found;
 }
 
 bool CallerExtents::stableUntilCall(const Count &C, const FunctionDecl *G,
@@ -627,17 +682,24 @@ bool CallerExtents::stableUntilCall(const Count &C, const FunctionDecl *G,
                                     std::string &Why) {
   // Each variable of the size holds at the call what it held at the
   // allocation: no statement of the block from the allocation on writes it.
-  std::set<const VarDecl *> Vars;
-  for (const VarDecl *X : C.Vars)
-    if (!X->hasGlobalStorage())
-      Vars.insert(X);
+  std::set<const VarDecl *> Vars(C.Vars.begin(), C.Vars.end());
+  unsigned AllocAt = Src.offset(Child->getBeginLoc());
+  for (const VarDecl *X : Vars)
+    if (std::string Use = otherUse(G, X, AllocAt, /*Assignments=*/true);
+        !Use.empty()) {
+      Why = "'" + X->getNameAsString() +
+            "', which the allocation's size "
+            "reads, is " +
+            Use + " in '" + G->getNameAsString() + "'";
+      return false;
+    }
   bool After = false;
   for (const Stmt *S : cast<CompoundStmt>(Holder)->body()) {
     After = After || S == Child;
     if (!After)
       continue;
     for (const VarDecl *X : Vars)
-      if (addressKept(G, X) || writesAny(S, {X})) {
+      if (writesAny(S, {X})) {
         Why = "'" + G->getNameAsString() + "' changes '" +
               X->getNameAsString() +
               "', which the allocation's size reads, "

@@ -13,9 +13,12 @@
 // `step(n, a, b)`, is `n * n` of step's `n`); every call must give the same
 // text, and those parameters must not change in the function.
 //
-// A function other files may call is followed only where this file is the
-// program's (it defines main) and declares the function nowhere else; the
-// remark says that the calls of this file decided its extents.
+// Only a function with internal linkage is followed: another file could call
+// one with external linkage with other arrays. The sizes are written again
+// from the AST with their constants as values and every conversion explicit,
+// so that no name, macro or type can mean something else in the function.
+// The pointers and size variables must be used only by value in the callers
+// (no reference bound to them, no lambda capturing them).
 //
 //===----------------------------------------------------------------------===//
 #ifndef WARPWISE_OFFLOAD_CALLER_EXTENTS_H
@@ -35,9 +38,7 @@ namespace offload {
 struct CallerCount {
   std::string Text; ///< `(n * n)`, in the function's parameter names.
   std::vector<const clang::VarDecl *> Vars; ///< The parameters it reads.
-  std::string From; ///< "the malloc at line 14 of 'main' (calls at 21, 22)"
-  /// Said in the remark: the function has external linkage.
-  std::string Assumption;
+  std::string From; ///< "line 21 passes the allocation of 'a' at ..."
 };
 
 class CallerExtents {
@@ -50,14 +51,22 @@ public:
   bool countOf(const clang::FunctionDecl *F, const clang::ParmVarDecl *V,
                CallerCount &Out, std::string &Why);
 
+  /// How \p X is used in \p G other than by value ("" if it is not):
+  /// assignments count as reads before \p Before (everywhere when
+  /// \p Before is 0 and \p Assignments).
+  std::string otherUse(const clang::FunctionDecl *G, const clang::VarDecl *X,
+                       unsigned Before, bool Assignments);
+
 private:
   /// A count as text pieces around the variables it reads:
   /// Text[0] Vars[0] Text[1] ... Vars[n-1] Text[n].
   struct Count {
     std::vector<std::string> Text{""};
     std::vector<const clang::VarDecl *> Vars;
+    /// The type each variable had where the size was computed.
+    std::vector<clang::QualType> Types;
     std::string From;
-    std::string render() const;
+    std::string render(const clang::ASTContext &Ctx) const;
     void append(const std::string &S) { Text.back() += S; }
     void append(const Count &C);
   };
@@ -78,16 +87,15 @@ private:
                   unsigned Depth);
   bool allocationCount(const clang::Expr *Alloc, clang::QualType Pointee,
                        Count &Out, std::string &Why);
-  /// \p E's text from \p From's start (a factor of it) or its own.
+  /// \p E as the caller computes it; without its factor
+  /// `sizeof(DropSizeofOf)` when that type is given (false if it has none).
   bool exprCount(const clang::Expr *E, Count &Out, std::string &Why,
-                 const clang::Expr *From = nullptr);
+                 clang::QualType DropSizeofOf);
   bool stableUntilCall(const Count &Count, const clang::FunctionDecl *G,
                        const clang::Stmt *Holder, const clang::Stmt *Child,
                        std::string &Why);
-  bool addressKept(const clang::FunctionDecl *G, const clang::VarDecl *X);
   bool unchangedIn(const clang::FunctionDecl *F, const clang::VarDecl *P);
-  bool mayBeCalledElsewhere(const clang::FunctionDecl *F, std::string &Why,
-                            std::string &Assumption);
+  bool mayBeCalledElsewhere(const clang::FunctionDecl *F, std::string &Why);
   const FunctionData &dataOf(const clang::FunctionDecl *G);
   std::string lineOf(const clang::Stmt *S) const;
   std::string sourceTextOf(const clang::Expr *E) const;
@@ -98,9 +106,7 @@ private:
   /// Named other than as a call's callee (a function pointer), or in a
   /// template's unresolved call: not every call can be followed.
   std::set<const clang::FunctionDecl *> NotFollowed;
-  bool DefinesMain = false;
   std::map<const clang::FunctionDecl *, FunctionData> Data;
-  std::string Assumption;
 };
 
 } // namespace offload

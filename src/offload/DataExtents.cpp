@@ -379,8 +379,18 @@ bool ExtentPlanner::extentFromCallers(KernelPlan &P, const ParmVarDecl *V,
     Why = "its address is taken";
     return false;
   }
+  if (V->getDeclContext() != P.Function) {
+    Why = "it is a parameter of a lambda, whose calls are not followed";
+    return false;
+  }
   if (!Callers)
     Callers = std::make_unique<CallerExtents>(Src);
+  if (std::string Use =
+          Callers->otherUse(P.Function, V, 0, /*Assignments=*/false);
+      !Use.empty()) {
+    Why = "it is " + Use;
+    return false;
+  }
   CallerCount C;
   if (!Callers->countOf(P.Function, V, C, Why))
     return false;
@@ -388,8 +398,6 @@ bool ExtentPlanner::extentFromCallers(KernelPlan &P, const ParmVarDecl *V,
   A.CountExpr = nullptr;
   A.ExtentFrom = "its callers say: " + C.From;
   A.ExtentExprs.clear();
-  if (!C.Assumption.empty() && !llvm::is_contained(P.Notes, C.Assumption))
-    P.Notes.push_back(C.Assumption);
   return true;
 }
 

@@ -115,9 +115,11 @@ public:
     if (!JL.UnitStep || JL.Decreasing || !JL.Lb->EvaluateAsInt(Lb, Ctx) ||
         Lb.Val.getInt().isNegative() || (JL.Cmp != BO_LT && JL.Cmp != BO_LE))
       return false;
+    // Equal as written, explicit casts included: `(unsigned char)n` is
+    // not the row length `n`.
     auto Same = [&](const Expr *X) {
-      return normalised(Ctx, Stride->IgnoreParenCasts()) ==
-                 normalised(Ctx, X->IgnoreParenCasts()) &&
+      return normalised(Ctx, Stride->IgnoreParenImpCasts()) ==
+                 normalised(Ctx, X->IgnoreParenImpCasts()) &&
              sameVariables(Stride, X);
     };
     const Expr *Ub = JL.Ub->IgnoreParenImpCasts();

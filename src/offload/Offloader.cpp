@@ -195,25 +195,43 @@ bool Offloader::roundProducts(KernelPlan &P) {
   P.Refusal = productProblem(Src, P.Body);
   if (!P.Refusal.empty())
     return false;
+  // The functions it calls, and theirs.
+  std::vector<const FunctionDecl *> Reached(P.DeviceFunctions.begin(),
+                                            P.DeviceFunctions.end());
+  std::set<const FunctionDecl *> Seen(Reached.begin(), Reached.end());
+  std::function<void(const Stmt *)> Calls = [&](const Stmt *S) {
+    if (!S)
+      return;
+    if (auto *C = dyn_cast<CallExpr>(S))
+      if (const FunctionDecl *G = C->getDirectCallee();
+          G && G->getDefinition() && Seen.insert(G->getDefinition()).second)
+        Reached.push_back(G->getDefinition());
+    for (const Stmt *C : S->children())
+      Calls(C);
+  };
+  for (size_t K = 0; K < Reached.size(); ++K)
+    Calls(Reached[K]->getBody());
   std::string Called;
-  for (const FunctionDecl *F : P.DeviceFunctions)
+  for (const FunctionDecl *F : Reached)
     if (F->hasBody() && hasFloatProduct(F->getBody()) && !roundable(F))
       Called += (Called.empty() ? "'" : ", '") + F->getNameAsString() + "'";
   if (!Called.empty())
     P.Notes.push_back("--fmad=false rounds the loop's own products and those "
                       "of the functions it calls, except " +
                       Called +
-                      " (a product in a macro, or the function not in "
-                      "this file), which follow nvcc's -fmad (build with "
+                      " (a product partly in a macro, an atomic update or a "
+                      "constant expression, a constexpr function, or one not "
+                      "in this file), which follow nvcc's -fmad (build with "
                       "-fmad=false to round them too)");
   return true;
 }
 
 bool Offloader::roundable(const FunctionDecl *F) const {
   // Its products are rewritten where it is defined: in this file, each one
-  // written there.
+  // written there, not in a constexpr function (the rounding functions are
+  // not constexpr).
   const FunctionDecl *D = F->getDefinition();
-  return D && D->hasBody() &&
+  return D && D->hasBody() && !D->isConstexpr() &&
          Src.SM.isInMainFile(Src.SM.getExpansionLoc(D->getLocation())) &&
          productProblem(Src, D->getBody()).empty();
 }
@@ -603,9 +621,11 @@ std::string Offloader::dataPlanMessage(const Region &R) const {
     if (R.Why.count(V))
       Plan += " (" + R.Why.at(V) + ")";
     // An extent only the callers give: which allocation decided it.
-    if (const MappedArray *A = Mapped.at(V);
-        llvm::StringRef(A->ExtentFrom).starts_with("its callers"))
-      Plan += ", " + A->Count + " elements as " + A->ExtentFrom;
+    if (auto It = Mapped.find(V);
+        It != Mapped.end() &&
+        llvm::StringRef(It->second->ExtentFrom).starts_with("its callers"))
+      Plan +=
+          ", " + It->second->Count + " elements as " + It->second->ExtentFrom;
   }
   unsigned Kernels = 0;
   for (const Unit &U : R.Units)

@@ -6,8 +6,8 @@
 // as `__fmul_rn(a, b)` (`__dmul_rn` for double), a kernel's product is
 // rounded on its own under any nvcc flags, so the kernel computes what the
 // host computes. `x *= e` becomes `x = __fmul_rn(x, e)`. The functions the
-// kernels call are compiled for both sides: theirs round through macros that
-// are the intrinsics on the device and the plain product on the host.
+// kernels call are compiled for both sides: theirs round through functions
+// that are the intrinsics on the device and the plain product on the host.
 //
 //===----------------------------------------------------------------------===//
 #ifndef WARPWISE_OFFLOAD_ROUNDED_PRODUCTS_H
@@ -28,8 +28,9 @@ struct TextEdit {
 };
 
 /// Why a product of \p Body cannot be written apart ("" when every one
-/// can): one inside a macro's text, of a type other than float or double,
-/// or `x *= e` whose target has side effects.
+/// can): one partly inside a macro's text, of a type other than float or
+/// double, in an atomic update or a constant expression, or `x *= e` with
+/// side effects.
 std::string productProblem(const OffloadSource &Src, const clang::Stmt *Body);
 
 /// The edits that round each floating-point product of \p Body on its own:
@@ -40,7 +41,7 @@ std::vector<TextEdit> roundedProducts(const OffloadSource &Src,
                                       const clang::Stmt *Body,
                                       bool HostAndDevice = false);
 
-/// WW_OMP_FMUL and WW_OMP_DMUL, for the functions kernels call.
+/// ww_omp_fmul and ww_omp_dmul, for the functions kernels call.
 std::string productMacros();
 
 /// Whether \p S holds a floating-point product (for the functions a kernel

@@ -38,7 +38,7 @@ static void step(float *dst, const float *src, const float *power, int rows,
     }
 }
 
-void compute(float *result, float *temp, const float *power, int rows,
+static void compute(float *result, float *temp, const float *power, int rows,
              int cols, int iterations) {
   float *r = result;
   float *t = temp;

@@ -29,6 +29,14 @@ static void inmacro(int n, float *restrict a) {
     a[i] = SQUARE(a[i]) + 1.0f;
 }
 
+static void histogram(int n, const float *restrict a, float *restrict h) {
+#pragma omp parallel for
+  for (int i = 0; i < n; i++) {
+#pragma omp atomic
+    h[i % 4] += a[i] * 2.0f;
+  }
+}
+
 int main(void) {
   int n = 100;
   float *a = (float *)malloc(n * sizeof(float));
@@ -42,5 +50,7 @@ int main(void) {
   products(n, a, b, c);
   calls(n, a, b);
   inmacro(n, a);
+  float *h = (float *)malloc(4 * sizeof(float));
+  histogram(n, a, h);
   return (int)(a[3] + b[4] + c[5]);
 }
