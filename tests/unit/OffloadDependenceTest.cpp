@@ -92,6 +92,12 @@ void pastrowminus(int n, double a[N]) {
     for (int j = 0; j <= n - 0; j++)
       a[i * n + j] = 0;
 }
+void castrow(int n, double a[N]) {
+#pragma omp parallel for
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n - 1; j++)
+      a[i * (unsigned char)n + j] = 0;
+}
 void flatwrong(int n, int m, double a[N]) {
 #pragma omp parallel for
   for (int i = 0; i < n; i++)
@@ -158,6 +164,10 @@ TEST_CASE("offload dependence: iterations that may race say which access",
   CHECK(race(*In, "flatwrong") ==
         "the loop writes 'a' at [i*n+j], which is not proven to differ "
         "between iterations of 'i' (a possible race)");
+  // A row length cast to a narrower type is not n.
+  CHECK(race(*In, "castrow") ==
+        "the loop writes 'a' at [i*(unsignedchar)n+j], which is not proven "
+        "to differ between iterations of 'i' (a possible race)");
   // j reaching n is the next row's first element.
   CHECK(race(*In, "pastrow") ==
         "the loop writes 'a' at [i*n+j], which is not proven to differ "
