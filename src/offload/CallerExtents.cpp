@@ -350,8 +350,9 @@ bool CallerExtents::pointerCount(const VarDecl *W, const CallSite &C,
     Why = Name + " is not a pointer to the parameter's element type";
     return false;
   }
-  if (!W->isLocalVarDeclOrParm()) {
-    Why = Name + " is a global pointer";
+  if (!W->isLocalVarDeclOrParm() || W->isStaticLocal()) {
+    // A static local keeps an earlier call's allocation.
+    Why = Name + " is a global or static pointer";
     return false;
   }
   const FunctionData &D = dataOf(G);

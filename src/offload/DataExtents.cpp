@@ -385,15 +385,17 @@ bool ExtentPlanner::extentFromCallers(KernelPlan &P, const ParmVarDecl *V,
   }
   if (!Callers)
     Callers = std::make_unique<CallerExtents>(Src);
+  // The calls first: why they are not followed says more (a template's
+  // parameters are not even read by value as written).
+  CallerCount C;
+  if (!Callers->countOf(P.Function, V, C, Why))
+    return false;
   if (std::string Use =
           Callers->otherUse(P.Function, V, 0, /*Assignments=*/false);
       !Use.empty()) {
     Why = "it is " + Use;
     return false;
   }
-  CallerCount C;
-  if (!Callers->countOf(P.Function, V, C, Why))
-    return false;
   A.Count = C.Text;
   A.CountExpr = nullptr;
   A.ExtentFrom = "its callers say: " + C.From;

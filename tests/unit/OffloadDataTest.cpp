@@ -441,6 +441,7 @@ static void captured(float *v, int n) {}
 static void refparam(float *v, int n) {}
 static void shrink(float *&p) { delete[] p; p = new float[8]; }
 void external(float *v, int n) {}
+static void fromstatic(float *v, int n) {}
 int main() {
   int n = 100, m = 100;
   int &r = n;
@@ -456,17 +457,22 @@ int main() {
   refparam(c, n);
   float *d = new float[8];
   external(d, 8);
+  static float *e = new float[n];
+  fromstatic(e, n);
 }
 )",
                      /*C=*/false);
   CHECK(callerCount(*Alias, "byref", 0) ==
         "refused: 'n', which the allocation's size reads, is used other than "
-        "by value at line 9 in 'main'");
+        "by value at line 10 in 'main'");
   CHECK(callerCount(*Alias, "captured", 0) ==
         "refused: 'm', which the allocation's size reads, is used other than "
-        "by value at line 13 in 'main'");
+        "by value at line 14 in 'main'");
   CHECK(callerCount(*Alias, "refparam", 0) ==
-        "refused: 'c' is used other than by value at line 18 in 'main'");
+        "refused: 'c' is used other than by value at line 19 in 'main'");
+  // A static local keeps the first call's allocation.
+  CHECK(callerCount(*Alias, "fromstatic", 0) ==
+        "refused: 'e' is a global or static pointer");
   CHECK(callerCount(*Alias, "external", 0) ==
         "refused: 'external' may be called from other files (declare it "
         "static)");
