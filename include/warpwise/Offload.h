@@ -48,6 +48,9 @@ struct OffloadOptions {
   /// nvcc's -fmad; a loop whose products cannot be written so stays on the
   /// host.
   bool RoundProducts = false;
+  /// --whole-program: every call of the file's functions is in the file,
+  /// external ones' included (CallerExtents).
+  bool WholeProgram = false;
   /// The input's absolute path and the clang-format style of the inserted
   /// code (--style; "" : the nearest .clang-format, else LLVM).
   std::string Path, Style;

@@ -101,6 +101,9 @@ struct Options {
 
   // offload
   bool NoRewrite = false; ///< --no-rewrite: stop after the translation.
+  /// --whole-program: the input is the whole program, so every call of a
+  /// function is in it (offload follows external functions' callers).
+  bool WholeProgram = false;
 
   // occupancy
   std::optional<unsigned> Registers;

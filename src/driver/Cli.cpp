@@ -210,6 +210,10 @@ OFFLOAD
   --block-size N        threads per block of a one-dimensional loop (default
                         256; two- and three-dimensional nests use 32x8 and
                         32x4x2)
+  --whole-program       the input is the whole program (one file): the
+                        callers of a function with external linkage are
+                        all in it, so its pointer parameters' extents may
+                        come from them (by default only static functions')
   --fmad=false          round each floating-point product of the kernels on
                         its own (__fmul_rn, __dmul_rn), as a host build
                         without FMA does, whatever nvcc's -fmad; the rewrite
@@ -305,6 +309,7 @@ const OptionInfo OptionTable[] = {
     {"--tune-cache", R},
     {"--fmad", R | F},
     {"--no-rewrite", F},
+    {"--whole-program", F},
     {"--regs", O},
     {"--threads", O},
     {"--smem", O},

@@ -161,6 +161,7 @@ int runOffloadCommand(const Options &Opts,
   OO.Path = Abs.str().str();
   OO.Style = Opts.Style;
   OO.RoundProducts = Opts.FmadFalse;
+  OO.WholeProgram = Opts.WholeProgram;
   OffloadResult R;
   if (int Exit = translate(FE, Abs.str().str(), Input, Contents, Ext == ".c",
                            OO, Log, R))

@@ -256,6 +256,8 @@ bool parseOutputOption(ArgReader &R, llvm::StringRef Arg, Options &Opts,
     Opts.LineDirectives = true;
   } else if (Arg == "--no-rewrite") {
     Opts.NoRewrite = true;
+  } else if (Arg == "--whole-program") {
+    Opts.WholeProgram = true;
   } else if (R.valueOf(Arg, "-o", V, Err)) {
     Opts.OutputFile = V;
   } else if (R.valueOf(Arg, "--out-dir", V, Err)) {

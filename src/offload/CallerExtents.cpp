@@ -161,8 +161,8 @@ void CallerExtents::Count::append(const Count &C) {
   Types.insert(Types.end(), C.Types.begin(), C.Types.end());
 }
 
-CallerExtents::CallerExtents(const OffloadSource &Src)
-    : Src(Src), Ctx(Src.Ctx) {
+CallerExtents::CallerExtents(const OffloadSource &Src, bool WholeProgram)
+    : Src(Src), Ctx(Src.Ctx), WholeProgram(WholeProgram) {
   CallIndex Index;
   Index.TraverseDecl(Ctx.getTranslationUnitDecl());
   for (auto &[F, Found] : Index.Calls)
@@ -228,8 +228,9 @@ bool CallerExtents::mayBeCalledElsewhere(const FunctionDecl *F,
   }
   // Another file of the program could call it with other arrays: only the
   // calls of a function with internal linkage are all in view.
-  if (F->isExternallyVisible()) {
-    Why = Name + " may be called from other files (declare it static)";
+  if (F->isExternallyVisible() && !WholeProgram) {
+    Why = Name + " may be called from other files (declare it static, or "
+                 "pass --whole-program if this file is the whole program)";
     return true;
   }
   return false;

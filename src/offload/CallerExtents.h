@@ -43,7 +43,9 @@ struct CallerCount {
 
 class CallerExtents {
 public:
-  explicit CallerExtents(const OffloadSource &Src);
+  /// \p WholeProgram: the file is the whole program (--whole-program), so
+  /// the calls of a function with external linkage are all in it too.
+  explicit CallerExtents(const OffloadSource &Src, bool WholeProgram = false);
 
   /// The element count of \p V, a pointer parameter of \p F, from every
   /// call of F in the file; false with \p Why (a clause: "its call at line
@@ -107,6 +109,7 @@ private:
   /// template's unresolved call: not every call can be followed.
   std::set<const clang::FunctionDecl *> NotFollowed;
   std::map<const clang::FunctionDecl *, FunctionData> Data;
+  bool WholeProgram;
 };
 
 } // namespace offload

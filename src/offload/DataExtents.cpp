@@ -384,7 +384,7 @@ bool ExtentPlanner::extentFromCallers(KernelPlan &P, const ParmVarDecl *V,
     return false;
   }
   if (!Callers)
-    Callers = std::make_unique<CallerExtents>(Src);
+    Callers = std::make_unique<CallerExtents>(Src, WholeProgram);
   // The calls first: why they are not followed says more (a template's
   // parameters are not even read by value as written).
   CallerCount C;

@@ -85,6 +85,8 @@ class ExtentPlanner {
 public:
   ExtentPlanner(const OffloadSource &Src, FunctionData &Fn);
   ~ExtentPlanner();
+  /// --whole-program: external functions' callers are followed too.
+  void setWholeProgram(bool On) { WholeProgram = On; }
 
   /// \p V as a device copy: its type, and the extent its declaration gives
   /// (an array, or an array parameter); false for what cannot be mapped.
@@ -112,6 +114,7 @@ private:
   FunctionData &Fn;
   /// Built on the first pointer parameter: every call in the file.
   std::unique_ptr<CallerExtents> Callers;
+  bool WholeProgram = false;
 };
 
 /// An array the loop writes at every index of its extent, before any read,

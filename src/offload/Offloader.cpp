@@ -75,6 +75,7 @@ public:
         Emitter(Src, Opts.BlockSize, Opts.RoundProducts), Device(Ctx),
         Extents(Src, Fn) {
     Src.SplitAfterLines = Opts.SplitAfterLines;
+    Extents.setWholeProgram(Opts.WholeProgram);
   }
 
   OffloadResult run();

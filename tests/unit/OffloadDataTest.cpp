@@ -413,7 +413,8 @@ void f(float *v, int n) {}
 void g(int n) { float *a = malloc(n * sizeof(float)); f(a, n); }
 )"));
   CHECK(callerCount(*Lib, "f", 0) ==
-        "refused: 'f' may be called from other files (declare it static)");
+        "refused: 'f' may be called from other files (declare it static, or "
+        "pass --whole-program if this file is the whole program)");
   auto Cpp = parse(R"(
 #define SIZE (n * 2)
 static void f(float *v, int n) {}
@@ -475,7 +476,17 @@ int main() {
         "refused: 'e' is a global or static pointer");
   CHECK(callerCount(*Alias, "external", 0) ==
         "refused: 'external' may be called from other files (declare it "
-        "static)");
+        "static, or pass --whole-program if this file is the whole program)");
+  // --whole-program: the file's calls are all the calls.
+  {
+    CallerExtents Whole(*Alias->Src, /*WholeProgram=*/true);
+    CallerCount C;
+    std::string Why;
+    const clang::FunctionDecl *F = Alias->function("external");
+    REQUIRE(F);
+    CHECK(Whole.countOf(F, F->getParamDecl(0), C, Why));
+    CHECK(C.Text == "8UL");
+  }
 
   // A template's calls name its instantiations: not followed.
   auto Tpl = parse(R"(

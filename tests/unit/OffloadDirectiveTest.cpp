@@ -358,7 +358,8 @@ void param(int n, double *a) {
   CHECK_FALSE(Read);
   CHECK(Q.Refusal == "the extent of 'a' is unknown: it is a pointer "
                      "parameter, and 'param' may be called from other files "
-                     "(declare it static); give it with a map clause: "
+                     "(declare it static, or pass --whole-program if this "
+                     "file is the whole program); give it with a map clause: "
                      "'#pragma omp "
                      "target teams distribute parallel for map(tofrom: "
                      "a[0:n])'");
