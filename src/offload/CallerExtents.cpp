@@ -3,6 +3,8 @@
 
 #include "warpwise/AstQueries.h"
 
+#include "../transform/SourceText.h"
+
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Lex/Lexer.h"
@@ -106,11 +108,6 @@ const Expr *pointerArgument(const Expr *E) {
   }
 }
 
-bool sameElement(QualType A, QualType B) {
-  return A.getCanonicalType().getUnqualifiedType() ==
-         B.getCanonicalType().getUnqualifiedType();
-}
-
 /// A size variable passed as \p Arg keeps its value in parameter \p To: the
 /// same integer type, or one at least as wide of the same signedness.
 bool keepsValue(const ASTContext &Ctx, QualType From, QualType To) {
@@ -122,19 +119,6 @@ bool keepsValue(const ASTContext &Ctx, QualType From, QualType To) {
     return false;
   return From->isSignedIntegerType() == To->isSignedIntegerType() &&
          Ctx.getTypeSize(To) >= Ctx.getTypeSize(From);
-}
-
-bool declaresName(const Stmt *S, llvm::StringRef Name) {
-  if (!S)
-    return false;
-  if (auto *DS = dyn_cast<DeclStmt>(S))
-    for (const Decl *D : DS->decls())
-      if (auto *V = dyn_cast<VarDecl>(D); V && V->getName() == Name)
-        return true;
-  for (const Stmt *C : S->children())
-    if (declaresName(C, Name))
-      return true;
-  return false;
 }
 
 } // namespace
@@ -183,11 +167,8 @@ std::string CallerExtents::lineOf(const Stmt *S) const {
 }
 
 bool CallerExtents::unchangedIn(const FunctionDecl *F, const VarDecl *P) {
-  const FunctionData &D = dataOf(F);
-  auto It = D.Writes.At.find(P);
-  return (It == D.Writes.At.end() || It->second.empty()) &&
-         !D.Writes.AddressTaken.count(P) && !writesAny(F->getBody(), {P}) &&
-         otherUse(F, P, 0, /*Assignments=*/false).empty();
+  // Only read: no assignment, increment, reference or address of it.
+  return otherUse(F, P, 0, /*Assignments=*/false).empty();
 }
 
 bool CallerExtents::countOf(const FunctionDecl *F, const ParmVarDecl *V,
@@ -198,8 +179,11 @@ bool CallerExtents::countOf(const FunctionDecl *F, const ParmVarDecl *V,
     return false;
   // The count is evaluated in F, where its names are F's parameters: no
   // local of the same name may hide one.
+  UseCollector Body = collectUses(F->getBody());
   for (const VarDecl *X : C.Vars)
-    if (declaresName(F->getBody(), X->getName())) {
+    if (llvm::any_of(Body.Declared, [&](const VarDecl *D) {
+          return D != X && D->getName() == X->getName();
+        })) {
       Why = "'" + X->getNameAsString() +
             "', which its extent reads, is hidden by a local of the same name";
       return false;
@@ -267,7 +251,7 @@ bool CallerExtents::paramCount(const FunctionDecl *F, unsigned Index,
     const VarDecl *W = referencedVar(Arg);
     if (!W || !isa<DeclRefExpr>(Arg)) {
       Why = "the call at line " + lineOf(C.Expr) + " passes '" +
-            sourceTextOf(Arg) + "', not a variable";
+            sourceText(Ctx, Arg->getSourceRange()) + "', not a variable";
       return false;
     }
     Count Mine;
@@ -290,13 +274,6 @@ bool CallerExtents::paramCount(const FunctionDecl *F, unsigned Index,
   if (It->second.size() > 1)
     Out.From += " (the calls at lines " + Lines + " agree)";
   return true;
-}
-
-std::string CallerExtents::sourceTextOf(const Expr *E) const {
-  CharSourceRange R = CharSourceRange::getTokenRange(
-      Src.SM.getExpansionRange(E->getBeginLoc()).getBegin(),
-      Src.SM.getExpansionRange(E->getEndLoc()).getEnd());
-  return Lexer::getSourceText(R, Src.SM, Src.LO).str();
 }
 
 bool CallerExtents::inCallee(const CallSite &C, const FunctionDecl *F,
@@ -337,7 +314,7 @@ bool CallerExtents::pointerCount(const VarDecl *W, const CallSite &C,
   std::string Name = "'" + W->getNameAsString() + "'";
   const FunctionDecl *G = C.Caller;
   if (auto *CA = Ctx.getAsConstantArrayType(W->getType())) {
-    if (!sameElement(CA->getElementType(), Pointee)) {
+    if (!Ctx.hasSameUnqualifiedType(CA->getElementType(), Pointee)) {
       Why = "the array " + Name + " has another element type";
       return false;
     }
@@ -347,7 +324,7 @@ bool CallerExtents::pointerCount(const VarDecl *W, const CallSite &C,
     return true;
   }
   if (!W->getType()->isPointerType() ||
-      !sameElement(W->getType()->getPointeeType(), Pointee)) {
+      !Ctx.hasSameUnqualifiedType(W->getType()->getPointeeType(), Pointee)) {
     Why = Name + " is not a pointer to the parameter's element type";
     return false;
   }
@@ -396,7 +373,7 @@ bool CallerExtents::pointerCount(const VarDecl *W, const CallSite &C,
         return false;
       Out.From = Name + ", set to " + Out.From;
     } else if (!allocationCount(Value->IgnoreParenCasts(), Pointee, Out, Why) ||
-               !stableUntilCall(Out, G, Holder, Child, Why)) {
+               !stableUntilCall(Out, G, Child, Why)) {
       return false;
     } else {
       Out.From = "the allocation of " + Name + " at line " + lineOf(Alloc) +
@@ -434,7 +411,7 @@ bool CallerExtents::allocationCount(const Expr *Alloc, QualType Pointee,
   // its sizeof(element) factor.
   if (auto *New = dyn_cast<CXXNewExpr>(Alloc)) {
     if (!New->isArray() || !New->getArraySize() || New->getNumPlacementArgs() ||
-        !sameElement(New->getAllocatedType(), Pointee)) {
+        !Ctx.hasSameUnqualifiedType(New->getAllocatedType(), Pointee)) {
       Why = "its allocation is not a new[] of its element type";
       return false;
     }
@@ -481,11 +458,9 @@ bool CallerExtents::allocationCount(const Expr *Alloc, QualType Pointee,
 namespace {
 
 /// An integer constant as C++ spells a value of its type.
-std::string literalOf(const ASTContext &Ctx, const llvm::APSInt &V,
-                      QualType T) {
+std::string literalOf(const llvm::APSInt &V, QualType T) {
   const auto *B = T.getCanonicalType()->getAs<BuiltinType>();
   std::string Digits = llvm::toString(V, 10);
-  std::string Suffix;
   switch (B ? B->getKind() : BuiltinType::Void) {
   case BuiltinType::Int:
     return V.isNegative() ? "(" + Digits + ")" : Digits;
@@ -520,24 +495,28 @@ bool CallerExtents::exprCount(const Expr *E, Count &Out, std::string &Why,
   // type, every conversion explicit, the caller's integer variables as
   // places for the callee's parameters. Nothing that could mean something
   // else in the callee (a name, a macro, a type) is copied.
+  // The sizeof(element) factor may be dropped only where it divides the
+  // whole size: in the product chain at the top (`n * sizeof(T) * m`), not
+  // under a sum (`n * sizeof(T) + 16` is not n + 16 elements).
   bool Dropped = DropSizeofOf.isNull();
-  std::function<bool(const Expr *)> Gen = [&](const Expr *X) -> bool {
+  std::function<bool(const Expr *, bool)> Gen = [&](const Expr *X,
+                                                    bool Factor) -> bool {
     X = X->IgnoreParens();
     if (auto *M = dyn_cast<BinaryOperator>(X);
-        M && !Dropped && M->getOpcode() == BO_Mul) {
+        M && Factor && !Dropped && M->getOpcode() == BO_Mul) {
       if (isSizeofOf(Ctx, M->getLHS(), DropSizeofOf)) {
         Dropped = true;
-        return Gen(M->getRHS());
+        return Gen(M->getRHS(), false);
       }
       if (isSizeofOf(Ctx, M->getRHS(), DropSizeofOf)) {
         Dropped = true;
-        return Gen(M->getLHS());
+        return Gen(M->getLHS(), false);
       }
     }
     Expr::EvalResult R;
     if (X->getType()->isIntegerType() && X->isIntegerConstantExpr(Ctx) &&
         X->EvaluateAsInt(R, Ctx)) {
-      Out.append(literalOf(Ctx, R.Val.getInt(), X->getType()));
+      Out.append(literalOf(R.Val.getInt(), X->getType()));
       return true;
     }
     auto IntegerType = [&](QualType T) {
@@ -546,13 +525,13 @@ bool CallerExtents::exprCount(const Expr *E, Count &Out, std::string &Why,
     };
     if (auto *C = dyn_cast<CastExpr>(X)) {
       if (C->getCastKind() == CK_LValueToRValue || C->getCastKind() == CK_NoOp)
-        return Gen(C->getSubExpr());
+        return Gen(C->getSubExpr(), Factor);
       if (C->getCastKind() == CK_IntegralCast && IntegerType(C->getType())) {
         Out.append(
             "((" +
             C->getType().getCanonicalType().getUnqualifiedType().getAsString() +
             ")");
-        bool OK = Gen(C->getSubExpr());
+        bool OK = Gen(C->getSubExpr(), false);
         Out.append(")");
         return OK;
       }
@@ -574,11 +553,12 @@ bool CallerExtents::exprCount(const Expr *E, Count &Out, std::string &Why,
     if (auto *B = dyn_cast<BinaryOperator>(X); B && !B->isAssignmentOp() &&
                                                !B->isCommaOp() &&
                                                IntegerType(B->getType())) {
+      bool Chain = Factor && B->getOpcode() == BO_Mul;
       Out.append("(");
-      if (!Gen(B->getLHS()))
+      if (!Gen(B->getLHS(), Chain))
         return false;
       Out.append(" " + B->getOpcodeStr().str() + " ");
-      if (!Gen(B->getRHS()))
+      if (!Gen(B->getRHS(), Chain))
         return false;
       Out.append(")");
       return true;
@@ -587,17 +567,17 @@ bool CallerExtents::exprCount(const Expr *E, Count &Out, std::string &Why,
         U && (U->getOpcode() == UO_Minus || U->getOpcode() == UO_Plus ||
               U->getOpcode() == UO_Not)) {
       Out.append("(" + UnaryOperator::getOpcodeStr(U->getOpcode()).str());
-      bool OK = Gen(U->getSubExpr());
+      bool OK = Gen(U->getSubExpr(), false);
       Out.append(")");
       return OK;
     }
     if (auto *C = dyn_cast<ConditionalOperator>(X)) {
       Out.append("(");
-      bool OK = Gen(C->getCond());
+      bool OK = Gen(C->getCond(), false);
       Out.append(" ? ");
-      OK = OK && Gen(C->getTrueExpr());
+      OK = OK && Gen(C->getTrueExpr(), false);
       Out.append(" : ");
-      OK = OK && Gen(C->getFalseExpr());
+      OK = OK && Gen(C->getFalseExpr(), false);
       Out.append(")");
       return OK;
     }
@@ -605,7 +585,7 @@ bool CallerExtents::exprCount(const Expr *E, Count &Out, std::string &Why,
           "integer variables";
     return false;
   };
-  if (!Gen(E))
+  if (!Gen(E, true))
     return false;
   if (!Dropped) {
     Why = "its size is not a product with sizeof of its element";
@@ -680,36 +660,19 @@ std::string CallerExtents::otherUse(const FunctionDecl *G, const VarDecl *X,
 }
 
 bool CallerExtents::stableUntilCall(const Count &C, const FunctionDecl *G,
-                                    const Stmt *Holder, const Stmt *Child,
-                                    std::string &Why) {
+                                    const Stmt *Allocation, std::string &Why) {
   // Each variable of the size holds at the call what it held at the
-  // allocation: no statement of the block from the allocation on writes it.
-  std::set<const VarDecl *> Vars(C.Vars.begin(), C.Vars.end());
-  unsigned AllocAt = Src.offset(Child->getBeginLoc());
-  for (const VarDecl *X : Vars)
+  // allocation: assigned only before it, and otherwise only read.
+  unsigned AllocAt = Src.offset(Allocation->getBeginLoc());
+  for (const VarDecl *X :
+       std::set<const VarDecl *>(C.Vars.begin(), C.Vars.end()))
     if (std::string Use = otherUse(G, X, AllocAt, /*Assignments=*/true);
         !Use.empty()) {
       Why = "'" + X->getNameAsString() +
-            "', which the allocation's size "
-            "reads, is " +
-            Use + " in '" + G->getNameAsString() + "'";
+            "', which the allocation's size reads, is " + Use + " in '" +
+            G->getNameAsString() + "'";
       return false;
     }
-  bool After = false;
-  for (const Stmt *S : cast<CompoundStmt>(Holder)->body()) {
-    After = After || S == Child;
-    if (!After)
-      continue;
-    for (const VarDecl *X : Vars)
-      if (writesAny(S, {X})) {
-        Why = "'" + G->getNameAsString() + "' changes '" +
-              X->getNameAsString() +
-              "', which the allocation's size reads, "
-              "after it (line " +
-              lineOf(S) + ")";
-        return false;
-      }
-  }
   return true;
 }
 

@@ -94,13 +94,11 @@ private:
   bool exprCount(const clang::Expr *E, Count &Out, std::string &Why,
                  clang::QualType DropSizeofOf);
   bool stableUntilCall(const Count &Count, const clang::FunctionDecl *G,
-                       const clang::Stmt *Holder, const clang::Stmt *Child,
-                       std::string &Why);
+                       const clang::Stmt *Allocation, std::string &Why);
   bool unchangedIn(const clang::FunctionDecl *F, const clang::VarDecl *P);
   bool mayBeCalledElsewhere(const clang::FunctionDecl *F, std::string &Why);
   const FunctionData &dataOf(const clang::FunctionDecl *G);
   std::string lineOf(const clang::Stmt *S) const;
-  std::string sourceTextOf(const clang::Expr *E) const;
 
   const OffloadSource &Src;
   clang::ASTContext &Ctx;

@@ -373,12 +373,6 @@ bool ExtentPlanner::extentFromMalloc(KernelPlan &P, const VarDecl *V,
 
 bool ExtentPlanner::extentFromCallers(KernelPlan &P, const ParmVarDecl *V,
                                       MappedArray &A, std::string &Why) {
-  UseCollector Esc = collectUses(P.Function->getBody());
-  if (auto It = Esc.Uses.find(V);
-      It != Esc.Uses.end() && It->second.AddressTaken) {
-    Why = "its address is taken";
-    return false;
-  }
   if (V->getDeclContext() != P.Function) {
     Why = "it is a parameter of a lambda, whose calls are not followed";
     return false;

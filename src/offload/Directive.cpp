@@ -627,9 +627,9 @@ bool DeviceCode::checkCalls(KernelPlan &P, const UseCollector &U) {
       P.Refusal = "the loop " + Why;
       return false;
     }
-    if (!isDeviceMath(F->getName()))
-      P.DeviceFunctions.insert(F->getDefinition() ? F->getDefinition() : F);
   }
+  // Every function the nest reaches, the callees' callees included.
+  P.DeviceFunctions.insert(Seen.begin(), Seen.end());
   return true;
 }
 

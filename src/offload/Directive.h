@@ -101,6 +101,7 @@ struct KernelPlan {
   std::vector<const clang::VarDecl *> ByValue, Private;
   std::vector<MappedArray> Arrays;
   std::vector<ReductionVar> Reductions;
+  /// The file's functions the nest calls, directly or through others.
   std::set<const clang::FunctionDecl *> DeviceFunctions;
   std::vector<std::string> Notes;
   std::string Refusal; ///< Why it stays on the host; empty when offloaded.

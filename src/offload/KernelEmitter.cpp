@@ -255,16 +255,11 @@ std::string KernelEmitter::kernelBody(const KernelPlan &P) const {
   }
   unsigned BE = Src.stmtEnd(P.Body);
   unsigned BB = Src.offset(P.Body->getBeginLoc());
-  if (RoundProducts) {
-    // Products inside an atomic update are not edited: the update's text is
-    // rebuilt, and no add can fuse with a product across atomicAdd.
-    size_t Atomic = Edits.size();
+  // --fmad=false: a loop whose products include one in an atomic update
+  // stayed on the host (productProblem), so these never meet the updates'.
+  if (RoundProducts)
     for (const TextEdit &E : roundedProducts(Src, P.Body))
-      if (std::none_of(Edits.begin(), Edits.begin() + Atomic, [&](auto &A) {
-            return E.Begin >= std::get<0>(A) && E.Begin < std::get<1>(A);
-          }))
-        Edits.push_back({E.Begin, E.End, E.Text});
-  }
+      Edits.push_back({E.Begin, E.End, E.Text});
   std::string Body;
   {
     // The body as the kernel has it: atomic updates made CUDA's. At one

@@ -89,7 +89,7 @@ private:
   /// --fmad=false: the products of \p F, a function a kernel calls, can be
   /// rounded where it is defined.
   bool roundable(const FunctionDecl *F) const;
-  bool NeedProductMacros = false;
+  bool NeedProductFunctions = false;
   void planGroup(KernelPlan &P);
   /// The input with each parallel region of MixedGroups split into one
   /// region per loop (Result.SplitInput); false when none can be.
@@ -196,24 +196,8 @@ bool Offloader::roundProducts(KernelPlan &P) {
   P.Refusal = productProblem(Src, P.Body);
   if (!P.Refusal.empty())
     return false;
-  // The functions it calls, and theirs.
-  std::vector<const FunctionDecl *> Reached(P.DeviceFunctions.begin(),
-                                            P.DeviceFunctions.end());
-  std::set<const FunctionDecl *> Seen(Reached.begin(), Reached.end());
-  std::function<void(const Stmt *)> Calls = [&](const Stmt *S) {
-    if (!S)
-      return;
-    if (auto *C = dyn_cast<CallExpr>(S))
-      if (const FunctionDecl *G = C->getDirectCallee();
-          G && G->getDefinition() && Seen.insert(G->getDefinition()).second)
-        Reached.push_back(G->getDefinition());
-    for (const Stmt *C : S->children())
-      Calls(C);
-  };
-  for (size_t K = 0; K < Reached.size(); ++K)
-    Calls(Reached[K]->getBody());
-  std::string Called;
-  for (const FunctionDecl *F : Reached)
+  std::string Called; // P.DeviceFunctions: its callees' callees too.
+  for (const FunctionDecl *F : P.DeviceFunctions)
     if (F->hasBody() && hasFloatProduct(F->getBody()) && !roundable(F))
       Called += (Called.empty() ? "'" : ", '") + F->getNameAsString() + "'";
   if (!Called.empty())
@@ -738,7 +722,7 @@ void Offloader::annotateDeviceFunctions() {
       for (const TextEdit &E : roundedProducts(
                Src, F->getDefinition()->getBody(), /*HostAndDevice=*/true))
         addEdit(E.Begin, E.End, E.Text);
-      NeedProductMacros = true;
+      NeedProductFunctions = true;
     }
 }
 
@@ -966,7 +950,7 @@ OffloadResult Offloader::run() {
   // preamble's includes.
   std::string Head =
       (Result.Offloaded > 0 ? KernelEmitter::preamble(IsC) : "") + MathMacros +
-      (NeedProductMacros ? productMacros() : "");
+      (NeedProductFunctions ? productFunctions() : "");
   if (!Renames.empty() && At == 0)
     Head = Renames + Head;
   else if (!Renames.empty())

@@ -151,7 +151,7 @@ std::vector<TextEdit> roundedProducts(const OffloadSource &Src,
 
 bool hasFloatProduct(const Stmt *S) { return !products(S).empty(); }
 
-std::string productMacros() {
+std::string productFunctions() {
   // Functions, not macros: an operand is one argument whatever its commas
   // or operators.
   return "// warpwise offload: --fmad=false; the called functions' products "

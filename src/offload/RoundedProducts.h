@@ -35,14 +35,14 @@ std::string productProblem(const OffloadSource &Src, const clang::Stmt *Body);
 
 /// The edits that round each floating-point product of \p Body on its own:
 /// with the intrinsics in a kernel; in a function compiled for both sides
-/// (\p HostAndDevice), with productMacros(), which round on the device and
+/// (\p HostAndDevice), with productFunctions(), which round on the device and
 /// multiply as written on the host.
 std::vector<TextEdit> roundedProducts(const OffloadSource &Src,
                                       const clang::Stmt *Body,
                                       bool HostAndDevice = false);
 
 /// ww_omp_fmul and ww_omp_dmul, for the functions kernels call.
-std::string productMacros();
+std::string productFunctions();
 
 /// Whether \p S holds a floating-point product (for the functions a kernel
 /// calls, which keep nvcc's contraction).

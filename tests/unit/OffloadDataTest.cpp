@@ -431,6 +431,19 @@ int main() {
 )",
                    /*C=*/false);
   CHECK(callerCount(*Cpp, "f", 0) == "((unsigned long)(n + 1))");
+  // sizeof(element) divides only the product at the top of the size: n *
+  // sizeof(float) + 16 bytes are (4n + 16) / 4 elements, not n + 16.
+  auto Sum = parse(withDecls(R"(
+static void g(float *v, int n) {}
+int main(void) {
+  int n = 8;
+  float *a = malloc(n * sizeof(float) + 16);
+  g(a, n);
+  return 0;
+}
+)"));
+  CHECK(callerCount(*Sum, "g", 0) ==
+        "(((((unsigned long)n) * 4UL) + 16UL) / 4UL)");
   // A macro's body is read as the AST has it, not copied as text.
   CHECK(callerCount(*Cpp, "h", 0) == "((unsigned long)(n * 2))");
 
