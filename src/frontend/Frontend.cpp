@@ -179,59 +179,6 @@ bool Frontend::writeStubDirectory() {
   return OK;
 }
 
-/// omp.h for parsing OpenMP programs where clang has none: the runtime's
-/// declarations, nothing more (the output is built with the compiler's own).
-static const char *const OmpStubHeader = R"(/* warpwise: OpenMP runtime declarations for parsing only */
-#ifndef WARPWISE_OMP_STUB_H
-#define WARPWISE_OMP_STUB_H
-#ifdef __cplusplus
-extern "C" {
-#endif
-typedef struct omp_lock_t { void *_lk; } omp_lock_t;
-typedef struct omp_nest_lock_t { void *_lk; } omp_nest_lock_t;
-typedef enum omp_sched_t {
-  omp_sched_static = 1, omp_sched_dynamic = 2, omp_sched_guided = 3,
-  omp_sched_auto = 4
-} omp_sched_t;
-int omp_get_thread_num(void);
-int omp_get_num_threads(void);
-int omp_get_max_threads(void);
-void omp_set_num_threads(int);
-int omp_get_num_procs(void);
-int omp_in_parallel(void);
-void omp_set_dynamic(int);
-int omp_get_dynamic(void);
-void omp_set_nested(int);
-int omp_get_nested(void);
-int omp_get_level(void);
-int omp_get_thread_limit(void);
-void omp_set_schedule(omp_sched_t, int);
-void omp_get_schedule(omp_sched_t *, int *);
-double omp_get_wtime(void);
-double omp_get_wtick(void);
-void omp_init_lock(omp_lock_t *);
-void omp_destroy_lock(omp_lock_t *);
-void omp_set_lock(omp_lock_t *);
-void omp_unset_lock(omp_lock_t *);
-int omp_test_lock(omp_lock_t *);
-void omp_init_nest_lock(omp_nest_lock_t *);
-void omp_destroy_nest_lock(omp_nest_lock_t *);
-void omp_set_nest_lock(omp_nest_lock_t *);
-void omp_unset_nest_lock(omp_nest_lock_t *);
-int omp_test_nest_lock(omp_nest_lock_t *);
-int omp_get_num_devices(void);
-int omp_get_default_device(void);
-void omp_set_default_device(int);
-int omp_is_initial_device(void);
-int omp_get_team_num(void);
-int omp_get_num_teams(void);
-int omp_get_initial_device(void);
-#ifdef __cplusplus
-}
-#endif
-#endif
-)";
-
 bool Frontend::initialize() {
   if (Opts.StubHeaders) {
     UseStub = true;
@@ -266,7 +213,7 @@ bool Frontend::initialize() {
       std::error_code EC;
       llvm::raw_fd_ostream OS((Dir + "/omp.h").str(), EC);
       if (!EC) {
-        OS << OmpStubHeader;
+        OS << findEmbeddedFile("warpwise_omp_stub.h");
         OmpStubDir = Dir.str().str();
       }
     }

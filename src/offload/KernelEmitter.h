@@ -9,7 +9,7 @@
 // epilogue (copies out, cudaFree), guarded by an overlap check where its
 // arrays are not proven separate. The run-time support the outputs need
 // (WW_OMP_CHECK, the block reduction, ...) is the preamble, pasted once at
-// the top of the output.
+// the top of the output from src/runtime/offload/omp_support.cuh.
 //
 //===----------------------------------------------------------------------===//
 #ifndef WARPWISE_OFFLOAD_KERNEL_EMITTER_H

@@ -2,6 +2,7 @@
 #include "RoundedProducts.h"
 
 #include "../transform/SourceText.h"
+#include "warpwise/Embedded.h"
 
 #include "clang/AST/Expr.h"
 #include "clang/Lex/Lexer.h"
@@ -151,21 +152,7 @@ std::vector<TextEdit> roundedProducts(const OffloadSource &Src,
 
 bool hasFloatProduct(const Stmt *S) { return !products(S).empty(); }
 
-std::string productFunctions() {
-  // Functions, not macros: an operand is one argument whatever its commas
-  // or operators.
-  return "// warpwise offload: --fmad=false; the called functions' products "
-         "are rounded\n// on their own on the device, as written on the "
-         "host.\n"
-         "static __host__ __device__ inline float ww_omp_fmul(float a, "
-         "float b) {\n"
-         "#ifdef __CUDA_ARCH__\n  return __fmul_rn(a, b);\n#else\n"
-         "  return a * b;\n#endif\n}\n"
-         "static __host__ __device__ inline double ww_omp_dmul(double a, "
-         "double b) {\n"
-         "#ifdef __CUDA_ARCH__\n  return __dmul_rn(a, b);\n#else\n"
-         "  return a * b;\n#endif\n}\n";
-}
+std::string productFunctions() { return embeddedBody("omp_rounded.cuh"); }
 
 } // namespace offload
 } // namespace warpwise

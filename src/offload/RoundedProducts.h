@@ -41,7 +41,8 @@ std::vector<TextEdit> roundedProducts(const OffloadSource &Src,
                                       const clang::Stmt *Body,
                                       bool HostAndDevice = false);
 
-/// ww_omp_fmul and ww_omp_dmul, for the functions kernels call.
+/// ww_omp_fmul and ww_omp_dmul, for the functions kernels call: the text of
+/// src/runtime/offload/omp_rounded.cuh below its comment.
 std::string productFunctions();
 
 /// Whether \p S holds a floating-point product (for the functions a kernel

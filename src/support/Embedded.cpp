@@ -12,4 +12,16 @@ const char *findEmbeddedFile(const std::string &Name) {
       return F->Contents;
   return nullptr;
 }
+
+std::string embeddedBody(const std::string &Name) {
+  const char *Contents = findEmbeddedFile(Name);
+  if (!Contents)
+    return "";
+  llvm::StringRef Rest(Contents);
+  while (Rest.starts_with("//"))
+    Rest = Rest.split('\n').second;
+  if (Rest.starts_with("\n"))
+    Rest = Rest.drop_front();
+  return Rest.str();
+}
 } // namespace warpwise

@@ -18,6 +18,16 @@
 #     dispatch's decisions with kernel times the test sets, then each version
 #     that -DWARPWISE_DISPATCH pins, and the decision -DWARPWISE_DISPATCH_LOG
 #     prints.
+#   check_runtime.sh offload-nvcc NVCC ARCH SOURCES_DIR WORKDIR
+#     omp_support_test.cu (offload's run-time support, SOURCES_DIR/offload,
+#     as offload's outputs use it) compiled for ARCH with every warning an
+#     error, with and without -DWARPWISE_OFFLOAD_TIMING.
+#   check_runtime.sh offload-cpu PYTHON SOURCES_DIR WORKDIR
+#     omp_support_test.cu built for the CPU executor and run.
+#   check_runtime.sh tune-shim NVCC SOURCES_DIR WORKDIR
+#     --tune's timing shim (SOURCES_DIR/tune/tune_shim.cpp) built as warpwise
+#     builds it, warnings as errors; it must define the launch entry points it
+#     replaces.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 mode=$1
@@ -69,8 +79,38 @@ measured)
   grep -q '^warpwise: dispatch: shape .*: the rewrite took 1.5000 ms against a median of 0.8000 ms: measuring both again$' \
     "$work/measured_log.txt"
   ;;
+offload-nvcc)
+  nvcc=$1 arch=$2 sources=$3 work=$4
+  mkdir -p "$work"
+  for variant in "" "-DWARPWISE_OFFLOAD_TIMING"; do
+    echo "nvcc -arch=$arch $variant"
+    # shellcheck disable=SC2086
+    "$nvcc" -arch="$arch" -c -Werror all-warnings $variant -I"$sources/offload" \
+      "$here/omp_support_test.cu" -o "$work/omp_support_test.o"
+  done
+  echo "offload's support compiles for $arch"
+  ;;
+offload-cpu)
+  python=$1 sources=$2 work=$3
+  mkdir -p "$work"
+  "$python" "$here/../equiv/cpu_build.py" "$here/omp_support_test.cu" \
+    "$work/omp_support" -I"$sources/offload"
+  "$work/omp_support"
+  ;;
+tune-shim)
+  nvcc=$1 sources=$2 work=$3
+  mkdir -p "$work"
+  "$nvcc" -cudart shared -shared -Xcompiler -fPIC -Werror all-warnings \
+    -Xcompiler -Wall,-Wextra,-Werror -o "$work/shim.so" \
+    "$sources/tune/tune_shim.cpp" -ldl
+  for symbol in cudaLaunchKernel cudaLaunchKernelExC __cudaLaunchKernel \
+                __cudaLaunchKernel_ptsz; do
+    nm -D --defined-only "$work/shim.so" | grep -q " T $symbol\$"
+  done
+  echo "the tune shim builds and replaces the launch entry points"
+  ;;
 *)
-  echo "usage: check_runtime.sh nvcc|cpu|measured ..." >&2
+  echo "usage: check_runtime.sh nvcc|cpu|measured|offload-nvcc|offload-cpu|tune-shim ..." >&2
   exit 2
   ;;
 esac
