@@ -7,6 +7,8 @@
 #ifndef WARPWISE_DIAGNOSTICS_H
 #define WARPWISE_DIAGNOSTICS_H
 
+#include "llvm/ADT/StringRef.h"
+
 #include <nlohmann/json_fwd.hpp>
 #include <map>
 #include <set>
@@ -126,10 +128,13 @@ public:
   void setEcho(llvm::raw_ostream *OS) { Echo = OS; }
   /// How the echo prints: \p Quiet (-q) leaves out remarks and notes (not
   /// the raw text, which carries clang's errors); \p Colors (--color)
-  /// colours them as clang does. The log itself keeps everything.
-  void setEchoStyle(bool Quiet, bool Colors) {
+  /// colours them as clang does; \p ShortRemarks (the default, `--remarks
+  /// short`) prints each remark as shortRemark gives it. The log itself, and
+  /// so the report and SARIF, keeps every message whole.
+  void setEchoStyle(bool Quiet, bool Colors, bool ShortRemarks = false) {
     EchoQuiet = Quiet;
     EchoColors = Colors;
+    EchoShortRemarks = ShortRemarks;
   }
   /// Silences the remarks, warnings and notes with these ids (errors are
   /// never silenced): of every file, or of \p File (as diagnostics name it).
@@ -142,11 +147,21 @@ public:
                     bool Colors = false);
   static nlohmann::json toJson(const Diagnostic &D);
 
+  /// A remark as a build log shows it by default: its subject (the first
+  /// clause, without its parenthesised details when long) and its outcome
+  /// (the last clause; with the one before it when the last is a bare
+  /// verdict such as "declined"), the clauses between left out as "...".
+  /// Clauses are the message's `; `-separated parts outside brackets and
+  /// backquotes. A message of at most MaxShortRemark characters is kept.
+  static std::string shortRemark(llvm::StringRef Message);
+  static constexpr size_t MaxShortRemark = 200;
+
 private:
   std::vector<Diagnostic> Diags;
   llvm::raw_ostream *Echo = nullptr;
   bool EchoQuiet = false;
   bool EchoColors = false;
+  bool EchoShortRemarks = false;
   std::set<std::string> Silenced;
   std::map<std::string, std::set<std::string>> SilencedFor;
 };

@@ -43,6 +43,8 @@ struct Options {
   Command HelpTopic = Command::None;
   std::string ExplainId; ///< --explain: the WWnnnn id asked about.
   bool Quiet = false;    ///< -q: no remarks or notes on standard error.
+  /// --remarks: "short", "full", or "" (the default: shortRemarks()).
+  std::string Remarks;
   ColorChoice Color = ColorChoice::Auto;
   /// The options given, as spelled without their value ("--diff", "-j8",
   /// "--fmad=false"), for the check that the command reads each one.
@@ -118,6 +120,10 @@ struct ParseOutcome {
 
 ParseOutcome parseCommandLine(const std::vector<std::string> &Args,
                               Options &Opts);
+
+/// Whether remarks are echoed short (DiagnosticLog::shortRemark): --remarks
+/// if given, else WARPWISE_REMARKS in the environment, else unless -v.
+bool shortRemarks(const Options &Opts);
 
 } // namespace warpwise
 

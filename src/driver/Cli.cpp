@@ -91,7 +91,13 @@ OPTIONS OF ANALYZE AND REWRITE
                         '' for the main file only)
   -v                    print the clang resource dir, CUDA path and version,
                         the CUDA tools used, and the clang command line of
-                        each file (with the compile flags that were dropped)
+                        each file (with the compile flags that were dropped);
+                        remarks whole (--remarks full)
+  --remarks short|full  remarks as their subject and outcome, the reasoning
+                        between left out as "..." (short, the default), or
+                        whole (full; the default with -v, or where the
+                        environment has WARPWISE_REMARKS=full); --report and
+                        --sarif always have them whole
   -q, --quiet           print no remarks and notes, only warnings and errors,
                         and no closing summary (--report still has them all);
                         not with -v
@@ -274,6 +280,7 @@ const OptionInfo OptionTable[] = {
     {"--header-filter", AR},
     {"--verbose", ARF, "-v"},
     {"--quiet", ARF, "-q"},
+    {"--remarks", ARF},
     {"--jobs", AR, "-j"},
     {"--save-temps", AR},
     {"--block-size", ARF},

@@ -90,6 +90,7 @@ std::vector<std::string> rewriteArgs(const Options &Opts, llvm::StringRef Abs) {
     Args.push_back("--stub-cuda");
   if (Opts.Quiet)
     Args.push_back("-q");
+  Args.push_back(shortRemarks(Opts) ? "--remarks=short" : "--remarks=full");
   if (Opts.FmadFalse)
     Args.push_back("--fmad=false");
   if (!Opts.Front.ResourceDir.empty())
@@ -110,7 +111,7 @@ int runOffloadCommand(const Options &Opts,
                       std::vector<std::string> &ThenRewrite) {
   DiagnosticLog Log;
   Log.setEcho(&llvm::errs());
-  Log.setEchoStyle(Opts.Quiet, Opts.Front.Colors);
+  Log.setEchoStyle(Opts.Quiet, Opts.Front.Colors, shortRemarks(Opts));
   const std::string &Input = Opts.Files.front();
   llvm::StringRef Ext = llvm::sys::path::extension(Input);
   if (llvm::sys::fs::is_directory(Input)) {
@@ -248,7 +249,7 @@ int finishOffloadRewrite(const Options &Opts, int RewriteRC) {
   // leaves nothing behind, as one refused before writing does.
   DiagnosticLog Log;
   Log.setEcho(&llvm::errs());
-  Log.setEchoStyle(Opts.Quiet, Opts.Front.Colors);
+  Log.setEchoStyle(Opts.Quiet, Opts.Front.Colors, shortRemarks(Opts));
   llvm::sys::fs::remove(Opts.OutputFile);
   Log.report(diag::CompileErrors, Severity::Error, Opts.Files.front(), 0, 0,
              "the generated CUDA does not compile (see above); " +

@@ -15,6 +15,8 @@
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/Regex.h"
 
+#include <cstdlib>
+
 namespace warpwise {
 
 namespace {
@@ -130,6 +132,10 @@ bool parseSessionOption(ArgReader &R, llvm::StringRef Arg, Options &Opts,
   std::string V;
   if (Arg == "-q" || Arg == "--quiet") {
     Opts.Quiet = true;
+  } else if (R.valueOf(Arg, "--remarks", V, Err)) {
+    Opts.Remarks = V;
+    if (Err.empty() && V != "short" && V != "full")
+      Err = "--remarks must be short or full, not '" + V + "'";
   } else if (Arg == "--color" || Arg.starts_with("--color=")) {
     V = Arg == "--color" ? "always" : Arg.substr(8).str();
     if (V == "auto")
@@ -571,6 +577,15 @@ ParseOutcome parseCommandLine(const std::vector<std::string> &Args,
   Err = commandProblem(Opts);
   Result.OK = Err.empty();
   return Result;
+}
+
+bool shortRemarks(const Options &Opts) {
+  if (!Opts.Remarks.empty())
+    return Opts.Remarks == "short";
+  // A build that collects whole remarks in its logs sets this once.
+  if (const char *Env = std::getenv("WARPWISE_REMARKS"); Env && *Env)
+    return llvm::StringRef(Env) != "full";
+  return !Opts.Front.Verbose;
 }
 
 } // namespace warpwise

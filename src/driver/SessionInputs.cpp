@@ -408,7 +408,7 @@ void openLog(Session &Run) {
   const Options &Opts = Run.Opts;
   DiagnosticLog &Log = Run.Log;
   Log.setEcho(&llvm::errs());
-  Log.setEchoStyle(Opts.Quiet, Opts.Front.Colors);
+  Log.setEchoStyle(Opts.Quiet, Opts.Front.Colors, shortRemarks(Opts));
   Log.silence(Opts.DiagSuppress);
   if (Opts.SaveTemps)
     keepTemporaries();

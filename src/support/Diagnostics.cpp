@@ -109,8 +109,109 @@ void DiagnosticLog::report(Diagnostic D) {
       Last.Silenced ||
       (EchoQuiet && !Last.Raw &&
        (Last.Level == Severity::Remark || Last.Level == Severity::Note));
-  if (Echo && !Hidden)
-    print(*Echo, Last, EchoColors);
+  if (!Echo || Hidden)
+    return;
+  if (EchoShortRemarks && !Last.Raw && Last.Level == Severity::Remark) {
+    Diagnostic Short = Last;
+    Short.Message = shortRemark(Last.Message);
+    print(*Echo, Short, EchoColors);
+    return;
+  }
+  print(*Echo, Last, EchoColors);
+}
+
+namespace {
+
+/// \p Message's clauses: its parts between top-level "; " (outside
+/// parentheses, brackets, braces and backquoted code).
+std::vector<llvm::StringRef> clauses(llvm::StringRef Message) {
+  std::vector<llvm::StringRef> Out;
+  int Depth = 0;
+  bool InCode = false;
+  size_t Start = 0;
+  for (size_t I = 0; I < Message.size(); ++I) {
+    char C = Message[I];
+    if (C == '`')
+      InCode = !InCode;
+    else if (InCode)
+      continue;
+    else if (C == '(' || C == '[' || C == '{')
+      ++Depth;
+    else if ((C == ')' || C == ']' || C == '}') && Depth > 0)
+      --Depth;
+    else if (C == ';' && Depth == 0 && I + 1 < Message.size() &&
+             Message[I + 1] == ' ') {
+      Out.push_back(Message.slice(Start, I));
+      Start = I + 2;
+    }
+  }
+  Out.push_back(Message.substr(Start));
+  return Out;
+}
+
+/// \p Clause without its top-level " (...)" parts.
+std::string withoutParentheses(llvm::StringRef Clause) {
+  std::string Out;
+  int Depth = 0;
+  bool InCode = false;
+  for (size_t I = 0; I < Clause.size(); ++I) {
+    char C = Clause[I];
+    if (C == '`' && Depth == 0)
+      InCode = !InCode;
+    if (!InCode && C == '(' && Depth == 0 && !Out.empty() && Out.back() == ' ')
+      Out.pop_back();
+    if (!InCode && C == '(')
+      ++Depth;
+    if (Depth == 0)
+      Out += C;
+    if (!InCode && C == ')' && Depth > 0)
+      --Depth;
+  }
+  return Out;
+}
+
+/// \p Text cut at a word boundary to about \p Max characters, "..." added.
+std::string cut(llvm::StringRef Text, size_t Max) {
+  if (Text.size() <= Max)
+    return Text.str();
+  size_t At = Text.rfind(' ', Max);
+  if (At == llvm::StringRef::npos || At < Max / 2)
+    At = Max;
+  return Text.take_front(At).rtrim(" ,;:").str() + " ...";
+}
+
+} // namespace
+
+std::string DiagnosticLog::shortRemark(llvm::StringRef Message) {
+  if (Message.size() <= MaxShortRemark)
+    return Message.str();
+  std::vector<llvm::StringRef> Parts = clauses(Message);
+  // The subject: "fuse: if-else at line 28 is divergent (...)" without the
+  // parenthesised why; "realloc: the guard `g` at line 32: each pair ..."
+  // up to the colon after the subject.
+  std::string Head = Parts.front().str();
+  if (Head.size() > 70)
+    Head = withoutParentheses(Head);
+  size_t Prefix = Head.find(": ");
+  size_t Subject = Prefix == std::string::npos
+                       ? std::string::npos
+                       : llvm::StringRef(Head).find(": ", Prefix + 2);
+  if (Head.size() > 100 && Subject != std::string::npos)
+    Head.resize(Subject);
+  if (Parts.size() == 1)
+    return cut(Head, MaxShortRemark);
+  // The outcome: the last clause, and the reason before a bare verdict
+  // ("declined", "not split", "applied").
+  size_t First = Parts.size() - 1;
+  if (First > 1 && Parts.back().count(' ') < 2)
+    --First;
+  std::string Tail;
+  for (size_t I = First; I < Parts.size(); ++I) {
+    bool Verdict = I + 1 == Parts.size() && I > First;
+    Tail += (Tail.empty() ? "" : "; ") +
+            (Verdict ? Parts[I].str() : cut(Parts[I], 140));
+  }
+  return cut(Head, 100) + (First > 1 ? "; ...; " : "; ") + Tail;
 }
 
 void DiagnosticLog::report(const char *Id, Severity Level, std::string File,

@@ -19,6 +19,9 @@ config.environment["PATH"] = os.pathsep.join(
 # suite's other entries and emptied at the start of each CTest run, so that
 # results do not depend on earlier runs.
 config.environment["XDG_CACHE_HOME"] = config.suite_cache
+# The tests check what remarks say, so they read them whole; the short form,
+# the default, has its own test (cli/remarks-short.test), which unsets this.
+config.environment["WARPWISE_REMARKS"] = "full"
 # WARPWISE_TOOL_LOG: the suite's nvcc measurements, logged to one file
 # when the caller asks (counting them per test; Feedback.cpp).
 for var in ["CUDA_PATH", "HOME", "WARPWISE_TOOL_LOG"]:
