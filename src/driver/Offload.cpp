@@ -90,7 +90,12 @@ std::vector<std::string> rewriteArgs(const Options &Opts, llvm::StringRef Abs) {
     Args.push_back("--stub-cuda");
   if (Opts.Quiet)
     Args.push_back("-q");
-  Args.push_back(shortRemarks(Opts) ? "--remarks=short" : "--remarks=full");
+  // The rewrite echoes its remarks as this command does (it reads the same
+  // environment; -v is not passed on).
+  if (!Opts.Quiet && !shortRemarks(Opts))
+    Args.push_back("--remarks=full");
+  else if (!Opts.Quiet && Opts.Remarks == "short")
+    Args.push_back("--remarks=short");
   if (Opts.FmadFalse)
     Args.push_back("--fmad=false");
   if (!Opts.Front.ResourceDir.empty())
