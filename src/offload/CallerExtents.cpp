@@ -631,8 +631,22 @@ std::string CallerExtents::otherUse(const FunctionDecl *G, const VarDecl *X,
                       llvm::any_of(Up, [](const Stmt *A) {
                         return isa<LambdaExpr>(A) || isa<BlockExpr>(A);
                       });
+      // An arm of `c ? a : b` (through parentheses and nested arms) is read
+      // by value where the whole conditional is: `f(odd ? result : temp)`.
+      size_t Arm = K;
+      while (Arm > 0 && (isa<ParenExpr>(Up[Arm - 1]) ||
+                         (isa<ConditionalOperator>(Up[Arm - 1]) &&
+                          cast<ConditionalOperator>(Up[Arm - 1])->getCond() !=
+                              (Arm < Up.size() ? Up[Arm] : DR))))
+        --Arm;
+      auto *ArmRead = Arm < K && Arm > 0
+                          ? dyn_cast<ImplicitCastExpr>(Up[Arm - 1])
+                          : nullptr;
+      bool ReadThroughArm =
+          ArmRead && ArmRead->getCastKind() == CK_LValueToRValue;
       bool OK = !Captured &&
-                ((Cast && (Cast->getCastKind() == CK_LValueToRValue ||
+                (ReadThroughArm ||
+                 (Cast && (Cast->getCastKind() == CK_LValueToRValue ||
                            Cast->getCastKind() == CK_ArrayToPointerDecay)) ||
                  isa_and_nonnull<UnaryExprOrTypeTraitExpr>(P) ||
                  (B && B->isAssignmentOp() &&

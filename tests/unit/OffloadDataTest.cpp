@@ -484,6 +484,34 @@ int main() {
         "by value at line 14 in 'main'");
   CHECK(callerCount(*Alias, "refparam", 0) ==
         "refused: 'c' is used other than by value at line 19 in 'main'");
+  // An arm of `?:` is read by value where the conditional is (Rodinia
+  // hotspot: `writeoutput((1 & sim_time) ? result : temp, ...)`); bound to a
+  // reference or assigned through, it is not.
+  auto Arms = parse(R"(
+static void step(float *v, int n) {}
+static void step2(float *v, int n) {}
+static void step3(float *v, int n) {}
+static void show(const float *v) {}
+int main(int argc, char **argv) {
+  int n = 100;
+  float *a = new float[n], *b = new float[n];
+  step(a, n);
+  show(argc > 1 ? a : (argc > 2 ? b : a));
+  (argc > 1 ? a : b)[0] = 1;
+  float *c = new float[n], *d = new float[n];
+  step2(c, n);
+  float *&r = argc > 1 ? c : d;
+  float *e = new float[n], *f = new float[n];
+  step3(e, n);
+  (argc > 1 ? e : f) = nullptr;
+}
+)",
+                    /*C=*/false);
+  CHECK(callerCount(*Arms, "step", 0) == "((unsigned long)n)");
+  CHECK(callerCount(*Arms, "step2", 0) ==
+        "refused: 'c' is used other than by value at line 14 in 'main'");
+  CHECK(callerCount(*Arms, "step3", 0) ==
+        "refused: 'e' is used other than by value at line 17 in 'main'");
   // A static local keeps the first call's allocation.
   CHECK(callerCount(*Alias, "fromstatic", 0) ==
         "refused: 'e' is a global or static pointer");
