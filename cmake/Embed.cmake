@@ -5,6 +5,8 @@ string(APPEND body "const EmbeddedFile EmbeddedFiles[] = {\n")
 string(REPLACE "|" ";" INPUTS "${INPUTS}")
 foreach(f ${INPUTS})
   file(READ ${f} content)
+  # A checkout with CRLF line ends embeds what an LF one does.
+  string(REPLACE "\r\n" "\n" content "${content}")
   get_filename_component(name ${f} NAME)
   string(APPEND body "  {\"${name}\", R\"WWEMBED(${content})WWEMBED\"},\n")
 endforeach()

@@ -26,10 +26,14 @@ extern const EmbeddedFile EmbeddedFiles[];
 /// Contents of the embedded file \p Name, or nullptr.
 const char *findEmbeddedFile(const std::string &Name);
 
+/// Contents of the embedded file \p Name, which the build must embed: a
+/// missing one is an internal error (the process stops with a message).
+const char *embeddedFile(const std::string &Name);
+
 /// The text of the embedded file \p Name after its leading comment (the `//`
 /// lines up to the first blank line, and that line): what warpwise pastes of
 /// a header whose comment documents the header itself (offload's run-time
-/// support, src/runtime/offload). Empty if there is no such file.
+/// support, src/runtime/offload). As embeddedFile, a missing file stops.
 std::string embeddedBody(const std::string &Name);
 
 // warpwise's runtime: the code rewritten programs call at run time (the

@@ -122,7 +122,7 @@ ParseOutcome parseCommandLine(const std::vector<std::string> &Args,
                               Options &Opts);
 
 /// Whether remarks are echoed short (DiagnosticLog::shortRemark): --remarks
-/// if given, else WARPWISE_REMARKS in the environment, else unless -v.
+/// if given, else not with -v, else unless WARPWISE_REMARKS=full.
 bool shortRemarks(const Options &Opts);
 
 } // namespace warpwise

@@ -96,8 +96,8 @@ OPTIONS OF ANALYZE AND REWRITE
   --remarks short|full  remarks as their subject and outcome, the reasoning
                         between left out as "..." (short, the default), or
                         whole (full; the default with -v, or where the
-                        environment has WARPWISE_REMARKS=full); --report and
-                        --sarif always have them whole
+                        environment has WARPWISE_REMARKS=full, in any case);
+                        --report and --sarif always have them whole
   -q, --quiet           print no remarks and notes, only warnings and errors,
                         and no closing summary (--report still has them all);
                         not with -v
@@ -224,7 +224,8 @@ OFFLOAD
                         its own (__fmul_rn, __dmul_rn), as a host build
                         without FMA does, whatever nvcc's -fmad; the rewrite
                         that follows gets --fmad=false too
-  --cuda-path, --stub-cuda, -p, --extra-arg, '--' and -q/-v as for rewrite.
+  --cuda-path, --stub-cuda, -p, --extra-arg, '--', -q/-v and --remarks as
+  for rewrite.
   The input is parsed as C (.c) or C++ (.cpp, .cc, .cxx) with -fopenmp.
   Each loop is offloaded or kept on the host with a warning saying why
   (WW5001-WW5005); a file that does not parse is never written.

@@ -582,10 +582,13 @@ ParseOutcome parseCommandLine(const std::vector<std::string> &Args,
 bool shortRemarks(const Options &Opts) {
   if (!Opts.Remarks.empty())
     return Opts.Remarks == "short";
-  // A build that collects whole remarks in its logs sets this once.
-  if (const char *Env = std::getenv("WARPWISE_REMARKS"); Env && *Env)
-    return llvm::StringRef(Env) != "full";
-  return !Opts.Front.Verbose;
+  if (Opts.Front.Verbose)
+    return false;
+  // A build that collects whole remarks in its logs sets this once; any
+  // value other than full or short (in any case) leaves the default.
+  if (const char *Env = std::getenv("WARPWISE_REMARKS"))
+    return !llvm::StringRef(Env).trim().equals_insensitive("full");
+  return true;
 }
 
 } // namespace warpwise

@@ -198,7 +198,7 @@ std::optional<std::string> buildShim(const std::string &Nvcc,
   {
     std::error_code EC;
     llvm::raw_fd_ostream OS(ShimSrc, EC);
-    OS << findEmbeddedFile("tune_shim.cpp");
+    OS << embeddedFile("tune_shim.cpp");
   }
   if (run(Nvcc,
           {"-cudart", "shared", "-shared", "-Xcompiler", "-fPIC", "-o", Shim,

@@ -213,7 +213,7 @@ bool Frontend::initialize() {
       std::error_code EC;
       llvm::raw_fd_ostream OS((Dir + "/omp.h").str(), EC);
       if (!EC) {
-        OS << findEmbeddedFile("warpwise_omp_stub.h");
+        OS << embeddedFile("warpwise_omp_stub.h");
         OmpStubDir = Dir.str().str();
       }
     }

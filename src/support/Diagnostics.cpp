@@ -123,7 +123,8 @@ void DiagnosticLog::report(Diagnostic D) {
 namespace {
 
 /// \p Message's clauses: its parts between top-level "; " (outside
-/// parentheses, brackets, braces and backquoted code).
+/// parentheses, brackets, braces and backquoted code). A message whose
+/// brackets or backquotes do not balance is split at every "; ".
 std::vector<llvm::StringRef> clauses(llvm::StringRef Message) {
   std::vector<llvm::StringRef> Out;
   int Depth = 0;
@@ -146,10 +147,15 @@ std::vector<llvm::StringRef> clauses(llvm::StringRef Message) {
     }
   }
   Out.push_back(Message.substr(Start));
-  return Out;
+  if (Depth == 0 && !InCode)
+    return Out;
+  llvm::SmallVector<llvm::StringRef> Naive;
+  Message.split(Naive, "; ");
+  return std::vector<llvm::StringRef>(Naive.begin(), Naive.end());
 }
 
-/// \p Clause without its top-level " (...)" parts.
+/// \p Clause without its top-level " (...)" parts; as it is when its
+/// parentheses do not balance.
 std::string withoutParentheses(llvm::StringRef Clause) {
   std::string Out;
   int Depth = 0;
@@ -167,17 +173,32 @@ std::string withoutParentheses(llvm::StringRef Clause) {
     if (!InCode && C == ')' && Depth > 0)
       --Depth;
   }
-  return Out;
+  return Depth == 0 && !InCode ? Out : Clause.str();
 }
 
-/// \p Text cut at a word boundary to about \p Max characters, "..." added.
+/// \p Text cut at a word boundary (never inside a UTF-8 character) to about
+/// \p Max bytes, "..." added.
 std::string cut(llvm::StringRef Text, size_t Max) {
   if (Text.size() <= Max)
     return Text.str();
   size_t At = Text.rfind(' ', Max);
   if (At == llvm::StringRef::npos || At < Max / 2)
     At = Max;
+  while (At > 0 && (static_cast<unsigned char>(Text[At]) & 0xC0) == 0x80)
+    --At;
   return Text.take_front(At).rtrim(" ,;:").str() + " ...";
+}
+
+/// Whether \p Clause states what was decided ("applied", "declined: ...",
+/// "not split", ...), the words the transformations' remarks end on.
+bool isVerdict(llvm::StringRef Clause) {
+  static const char *const Words[] = {
+      "applied",        "declined",   "not split", "not refilled",
+      "not packed",     "not shared", "not fused", "not melded",
+      "not considered", "refused",    "kept as",   "left as"};
+  Clause = Clause.ltrim();
+  return llvm::any_of(Words,
+                      [&](const char *W) { return Clause.starts_with(W); });
 }
 
 } // namespace
@@ -186,6 +207,9 @@ std::string DiagnosticLog::shortRemark(llvm::StringRef Message) {
   if (Message.size() <= MaxShortRemark)
     return Message.str();
   std::vector<llvm::StringRef> Parts = clauses(Message);
+  // One clause: its start, which names the subject and what was decided.
+  if (Parts.size() == 1)
+    return cut(Message, MaxShortRemark);
   // The subject: "fuse: if-else at line 28 is divergent (...)" without the
   // parenthesised why; "realloc: the guard `g` at line 32: each pair ..."
   // up to the colon after the subject.
@@ -196,22 +220,50 @@ std::string DiagnosticLog::shortRemark(llvm::StringRef Message) {
   size_t Subject = Prefix == std::string::npos
                        ? std::string::npos
                        : llvm::StringRef(Head).find(": ", Prefix + 2);
-  if (Head.size() > 100 && Subject != std::string::npos)
+  bool HeadCut = Head.size() > 100 && Subject != std::string::npos;
+  if (HeadCut)
     Head.resize(Subject);
-  if (Parts.size() == 1)
-    return cut(Head, MaxShortRemark);
-  // The outcome: the last clause, and the reason before a bare verdict
-  // ("declined", "not split", "applied").
-  size_t First = Parts.size() - 1;
-  if (First > 1 && Parts.back().count(' ') < 2)
-    --First;
-  std::string Tail;
-  for (size_t I = First; I < Parts.size(); ++I) {
-    bool Verdict = I + 1 == Parts.size() && I > First;
-    Tail += (Tail.empty() ? "" : "; ") +
-            (Verdict ? Parts[I].str() : cut(Parts[I], 140));
+  Head = cut(Head, 100);
+  // The outcome: the last clause that states a verdict (else the last),
+  // with the reason before it when the verdict is a bare word.
+  size_t Verdict = Parts.size() - 1;
+  for (size_t I = Parts.size() - 1; I > 0; --I)
+    if (isVerdict(Parts[I])) {
+      Verdict = I;
+      break;
+    }
+  // A bare verdict ("declined", "not split") takes its reason along: the
+  // last clause before it that starts with "but", else the first after the
+  // subject (where the deciding measure is said).
+  bool Bare =
+      llvm::StringRef(withoutParentheses(Parts[Verdict])).trim().count(' ') < 2;
+  size_t Reason = 0;
+  if (Bare && Verdict > 1 && Parts[Verdict].ltrim().starts_with("applied"))
+    Reason = Verdict - 1; // What it gained, said last.
+  else if (Bare && Verdict > 1) {
+    Reason = 1;
+    for (size_t I = Verdict - 1; I > 0; --I)
+      if (Parts[I].ltrim().starts_with("but ")) {
+        Reason = I;
+        break;
+      }
   }
-  return cut(Head, 100) + (First > 1 ? "; ...; " : "; ") + Tail;
+  // "subject: why; declined": the subject's clause is the reason too.
+  if (Bare && Verdict == 1) {
+    Head = cut(withoutParentheses(Parts.front()), 160);
+    HeadCut = false;
+  }
+  std::string Tail = cut(Parts[Verdict], 140);
+  if (Reason)
+    Tail = cut(withoutParentheses(Parts[Reason]), 140) +
+           (Reason + 1 < Verdict ? "; ...; " : "; ") + Tail;
+  // Something left out between the subject and the outcome is marked once.
+  size_t Next = Reason ? Reason : Verdict;
+  bool Omitted =
+      Next > 1 || (HeadCut && !llvm::StringRef(Head).ends_with(" ..."));
+  std::string Short = Head + (Omitted ? "; ...; " : "; ") + Tail +
+                      (Verdict + 1 < Parts.size() ? "; ..." : "");
+  return Short.size() < Message.size() ? Short : Message.str();
 }
 
 void DiagnosticLog::report(const char *Id, Severity Level, std::string File,

@@ -1,6 +1,9 @@
 //===- Embedded.cpp - Lookup of data compiled into the binary -------------===//
 #include "warpwise/Embedded.h"
 
+#include "llvm/ADT/Twine.h"
+#include "llvm/Support/ErrorHandling.h"
+
 #include <cstring>
 
 #include "warpwise/Embedded.inc"
@@ -13,10 +16,18 @@ const char *findEmbeddedFile(const std::string &Name) {
   return nullptr;
 }
 
+const char *embeddedFile(const std::string &Name) {
+  if (const char *Contents = findEmbeddedFile(Name))
+    return Contents;
+  // The build embeds every file the code names (CMakeLists.txt,
+  // WARPWISE_EMBEDDED): a missing one is a broken build, not an input.
+  llvm::report_fatal_error(
+      llvm::Twine("warpwise: internal error: no embedded file '") + Name +
+      "' (the build's WARPWISE_EMBEDDED list lacks it)");
+}
+
 std::string embeddedBody(const std::string &Name) {
-  const char *Contents = findEmbeddedFile(Name);
-  if (!Contents)
-    return "";
+  const char *Contents = embeddedFile(Name);
   llvm::StringRef Rest(Contents);
   while (Rest.starts_with("//"))
     Rest = Rest.split('\n').second;

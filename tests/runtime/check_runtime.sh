@@ -21,7 +21,8 @@
 #   check_runtime.sh offload-nvcc NVCC ARCH SOURCES_DIR WORKDIR
 #     omp_support_test.cu (offload's run-time support, SOURCES_DIR/offload,
 #     as offload's outputs use it) compiled for ARCH with every warning an
-#     error, with and without -DWARPWISE_OFFLOAD_TIMING.
+#     error, with and without -DWARPWISE_OFFLOAD_TIMING; its PTX must round
+#     --fmad=false's products on their own (mul.rn, no fma).
 #   check_runtime.sh offload-cpu PYTHON SOURCES_DIR WORKDIR
 #     omp_support_test.cu built for the CPU executor and run.
 #   check_runtime.sh tune-shim NVCC SOURCES_DIR WORKDIR
@@ -88,7 +89,21 @@ offload-nvcc)
     "$nvcc" -arch="$arch" -c -Werror all-warnings $variant -I"$sources/offload" \
       "$here/omp_support_test.cu" -o "$work/omp_support_test.o"
   done
-  echo "offload's support compiles for $arch"
+  # The rounded products as the device runs them: each a mul.rn, never
+  # contracted into an fma with the add after it (the CPU executor cannot
+  # tell, its products are the host's).
+  "$nvcc" -arch="$arch" -ptx -I"$sources/offload" \
+    "$here/omp_support_test.cu" -o "$work/omp_support_test.ptx"
+  awk '/\.entry _Z7rounded/,/^}/' "$work/omp_support_test.ptx" \
+    > "$work/rounded.ptx"
+  grep -q 'mul\.rn\.f32' "$work/rounded.ptx"
+  grep -q 'mul\.rn\.f64' "$work/rounded.ptx"
+  if grep -q 'fma' "$work/rounded.ptx"; then
+    echo "rounded products contracted into an fma:" >&2
+    cat "$work/rounded.ptx" >&2
+    exit 1
+  fi
+  echo "offload's support compiles for $arch; its products are rounded"
   ;;
 offload-cpu)
   python=$1 sources=$2 work=$3
