@@ -13,9 +13,16 @@
 //===----------------------------------------------------------------------===//
 #include "warpwise/Frontend.h"
 
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Regex.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
 
 namespace warpwise {
 
@@ -50,6 +57,53 @@ bool inInlineAsm(llvm::StringRef Statement) {
 
 bool isNamed(llvm::StringRef Path, llvm::StringRef Name) {
   return llvm::sys::path::filename(Path) == Name;
+}
+
+/// A source beside \p File that includes it (`#include "kernel.cu"`, any
+/// directory in the quoted path), by file name; "" if none. Many projects
+/// (Rodinia's bfs, srad, myocyte, ...) compile a kernel file only through
+/// the source that defines what it uses and then includes it.
+std::string includerBeside(llvm::StringRef File) {
+  llvm::StringRef Name = llvm::sys::path::filename(File);
+  llvm::StringRef Dir = llvm::sys::path::parent_path(File);
+  if (Name.empty() || Dir.empty())
+    return "";
+  std::vector<std::string> Found;
+  std::error_code EC;
+  unsigned Seen = 0;
+  for (llvm::sys::fs::directory_iterator It(Dir, EC), End;
+       It != End && !EC && Seen < 500; It.increment(EC), ++Seen) {
+    llvm::StringRef Path = It->path();
+    llvm::StringRef Ext = llvm::sys::path::extension(Path);
+    if (Path == File || !(Ext == ".cu" || Ext == ".cuh" || Ext == ".cpp" ||
+                          Ext == ".cc" || Ext == ".c" || Ext == ".h"))
+      continue;
+    auto Buffer = llvm::MemoryBuffer::getFile(Path);
+    if (!Buffer || (*Buffer)->getBufferSize() > (1u << 20))
+      continue;
+    llvm::SmallVector<llvm::StringRef> Lines;
+    (*Buffer)->getBuffer().split(Lines, '\n');
+    for (llvm::StringRef L : Lines) {
+      L = L.ltrim();
+      if (!L.consume_front("#"))
+        continue;
+      L = L.ltrim();
+      if (!L.consume_front("include"))
+        continue;
+      L = L.ltrim();
+      if (!L.consume_front("\""))
+        continue;
+      llvm::StringRef Included = L.take_until([](char C) { return C == '"'; });
+      if (llvm::sys::path::filename(Included) == Name) {
+        Found.push_back(llvm::sys::path::filename(Path).str());
+        break;
+      }
+    }
+  }
+  if (Found.empty())
+    return "";
+  std::sort(Found.begin(), Found.end());
+  return Found.front();
 }
 
 } // namespace
@@ -119,8 +173,19 @@ std::string compileErrorAdvice(const FirstCompileError &E,
     return "if the build finds that file, give warpwise its include "
            "directories: -p BUILD_DIR (a compile_commands.json) or '-- -I "
            "DIR'";
-  if (Msg.contains("undeclared identifier") ||
-      Msg.contains("unknown type name") || Msg.contains("no member named"))
+  bool UnknownName = Msg.contains("undeclared identifier") ||
+                     Msg.contains("unknown type name") ||
+                     Msg.contains("no member named");
+  if (UnknownName && !E.File.empty())
+    if (std::string By = includerBeside(E.File); !By.empty())
+      return "it is #included by " + By +
+             " beside it, so the build likely compiles it only through that "
+             "file, which may define what it uses before the include: "
+             "rewrite " +
+             By +
+             " instead; warpwise analyses and rewrites the kernels of the "
+             "project files a file includes";
+  if (UnknownName)
     return "if the build defines it, pass the build's flags: -p BUILD_DIR "
            "(a compile_commands.json) or '-- -DNAME' / '-- -include "
            "HEADER'";

@@ -248,9 +248,12 @@ std::string DiagnosticLog::shortRemark(llvm::StringRef Message) {
         break;
       }
   }
-  // "subject: why; declined": the subject's clause is the reason too.
-  if (Bare && Verdict == 1) {
-    Head = cut(withoutParentheses(Parts.front()), 160);
+  // "subject: why; declined", "subject: why; the rewrite runs alone": the
+  // outcome follows the subject's clause, which holds the reason.
+  if (Verdict == 1) {
+    Head = Parts.front().size() > 160 ? withoutParentheses(Parts.front())
+                                      : Parts.front().str();
+    Head = cut(Head, 160);
     HeadCut = false;
   }
   std::string Tail = cut(Parts[Verdict], 140);
