@@ -59,16 +59,23 @@ bool isNamed(llvm::StringRef Path, llvm::StringRef Name) {
   return llvm::sys::path::filename(Path) == Name;
 }
 
-/// A source beside \p File that includes it (`#include "kernel.cu"`, any
-/// directory in the quoted path), by file name; "" if none. Many projects
-/// (Rodinia's bfs, srad, myocyte, ...) compile a kernel file only through
-/// the source that defines what it uses and then includes it.
-std::string includerBeside(llvm::StringRef File) {
+/// How a source beside \p File uses it, by that source's file name: one
+/// that `#include`s it (any directory in the quoted path; Rodinia's bfs,
+/// srad, myocyte, ... compile a kernel file only through the source that
+/// defines what it uses and then includes it), or one that names it in a
+/// string and calls NVRTC (cuda-samples' *_nvrtc: compiled at run time).
+struct UseBeside {
+  std::string Includer, NvrtcUser;
+};
+
+UseBeside usesBeside(llvm::StringRef File) {
+  UseBeside Use;
   llvm::StringRef Name = llvm::sys::path::filename(File);
   llvm::StringRef Dir = llvm::sys::path::parent_path(File);
   if (Name.empty() || Dir.empty())
-    return "";
-  std::vector<std::string> Found;
+    return Use;
+  std::vector<std::string> Includers, NvrtcUsers;
+  std::string Quoted = ("\"" + Name + "\"").str();
   std::error_code EC;
   unsigned Seen = 0;
   for (llvm::sys::fs::directory_iterator It(Dir, EC), End;
@@ -81,8 +88,12 @@ std::string includerBeside(llvm::StringRef File) {
     auto Buffer = llvm::MemoryBuffer::getFile(Path);
     if (!Buffer || (*Buffer)->getBufferSize() > (1u << 20))
       continue;
+    llvm::StringRef Text = (*Buffer)->getBuffer();
+    std::string Base = llvm::sys::path::filename(Path).str();
+    if (Text.contains(Quoted) && Text.contains("nvrtc"))
+      NvrtcUsers.push_back(Base);
     llvm::SmallVector<llvm::StringRef> Lines;
-    (*Buffer)->getBuffer().split(Lines, '\n');
+    Text.split(Lines, '\n');
     for (llvm::StringRef L : Lines) {
       L = L.ltrim();
       if (!L.consume_front("#"))
@@ -95,15 +106,18 @@ std::string includerBeside(llvm::StringRef File) {
         continue;
       llvm::StringRef Included = L.take_until([](char C) { return C == '"'; });
       if (llvm::sys::path::filename(Included) == Name) {
-        Found.push_back(llvm::sys::path::filename(Path).str());
+        Includers.push_back(Base);
         break;
       }
     }
   }
-  if (Found.empty())
-    return "";
-  std::sort(Found.begin(), Found.end());
-  return Found.front();
+  std::sort(Includers.begin(), Includers.end());
+  std::sort(NvrtcUsers.begin(), NvrtcUsers.end());
+  if (!Includers.empty())
+    Use.Includer = Includers.front();
+  if (!NvrtcUsers.empty())
+    Use.NvrtcUser = NvrtcUsers.front();
+  return Use;
 }
 
 } // namespace
@@ -176,15 +190,24 @@ std::string compileErrorAdvice(const FirstCompileError &E,
   bool UnknownName = Msg.contains("undeclared identifier") ||
                      Msg.contains("unknown type name") ||
                      Msg.contains("no member named");
+  UseBeside Use;
   if (UnknownName && !E.File.empty())
-    if (std::string By = includerBeside(E.File); !By.empty())
-      return "it is #included by " + By +
-             " beside it, so the build likely compiles it only through that "
-             "file, which may define what it uses before the include: "
-             "rewrite " +
-             By +
-             " instead; warpwise analyses and rewrites the kernels of the "
-             "project files a file includes";
+    Use = usesBeside(E.File);
+  if (!Use.Includer.empty())
+    return "it is #included by " + Use.Includer +
+           " beside it, so the build likely compiles it only through that "
+           "file, which may define what it uses before the include: "
+           "rewrite " +
+           Use.Includer +
+           " instead; warpwise analyses and rewrites the kernels of the "
+           "project files a file includes";
+  if (!Use.NvrtcUser.empty())
+    return Use.NvrtcUser +
+           " beside it names it and calls NVRTC, so it is likely compiled "
+           "at run time, where NVRTC declares some names itself (assert, "
+           "printf) and the program passes its own options: give warpwise "
+           "what the file then relies on, e.g. '-- -include assert.h', and "
+           "the options the program passes to nvrtcCompileProgram";
   if (UnknownName)
     return "if the build defines it, pass the build's flags: -p BUILD_DIR "
            "(a compile_commands.json) or '-- -DNAME' / '-- -include "

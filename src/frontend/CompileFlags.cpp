@@ -9,6 +9,7 @@
 #include "llvm/Option/ArgList.h"
 #include "llvm/Option/OptTable.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/StringSaver.h"
@@ -221,12 +222,18 @@ public:
   TranslatedFlags Result;
 
 private:
+  /// \p P against the build's directory where something is there; else as
+  /// written: `-include assert.h` names a header the compiler finds on its
+  /// include path once the working directory has none (as gcc and nvcc
+  /// look), which an absolute path in the build's directory would not.
   std::string absolute(llvm::StringRef P) const {
     if (P.empty() || llvm::sys::path::is_absolute(P) || Dir.empty())
       return P.str();
     llvm::SmallString<256> Abs(Dir);
     llvm::sys::path::append(Abs, P);
     llvm::sys::path::remove_dots(Abs, /*remove_dot_dot=*/true);
+    if (!llvm::sys::fs::exists(Abs) && !llvm::sys::path::has_parent_path(P))
+      return P.str();
     return Abs.str().str();
   }
 
