@@ -96,10 +96,11 @@ offload-nvcc)
     "$here/omp_support_test.cu" -o "$work/omp_support_test.ptx"
   awk '/\.entry _Z7rounded/,/^}/' "$work/omp_support_test.ptx" \
     > "$work/rounded.ptx"
-  grep -q 'mul\.rn\.f32' "$work/rounded.ptx"
-  grep -q 'mul\.rn\.f64' "$work/rounded.ptx"
-  if grep -q 'fma' "$work/rounded.ptx"; then
-    echo "rounded products contracted into an fma:" >&2
+  if ! grep -q 'mul\.rn\.f32' "$work/rounded.ptx" ||
+     ! grep -q 'mul\.rn\.f64' "$work/rounded.ptx" ||
+     grep -q 'fma' "$work/rounded.ptx"; then
+    echo "the PTX of 'rounded' lacks mul.rn.f32 or mul.rn.f64, or has" \
+         "an fma:" >&2
     cat "$work/rounded.ptx" >&2
     exit 1
   fi
