@@ -95,17 +95,36 @@ struct OffloadResult {
 OffloadResult offloadOpenMP(clang::ASTContext &Ctx, llvm::StringRef Contents,
                             bool IsC, const OffloadOptions &Opts);
 
+/// offload's run-time support (src/runtime/offload, embedded as one file):
+/// the name warpwise writes it as, beside each output with an offloaded loop
+/// (so that the user's build finds it with no flag), ...
+extern const char *const OffloadSupportHeaderName;
+/// ... the line (with its comment) an output includes it with, ...
+std::string offloadSupportIncludeLine();
+/// ... and its text.
+const char *offloadSupportHeaderText();
+
 struct Options;
-/// The offload command: reads, parses, translates and writes; prints the
-/// decisions, --diff and --report. When the output should then be rewritten
-/// in place, \p ThenRewrite receives that `rewrite` command's arguments.
-int runOffloadCommand(const Options &Opts,
-                      std::vector<std::string> &ThenRewrite);
+/// What the offload command leaves for the rewrite that follows it.
+struct OffloadCommandResult {
+  /// The arguments of the `rewrite` to run on the output; empty for none.
+  std::vector<std::string> ThenRewrite;
+  /// The run-time support written beside the output where there was none:
+  /// removed with the output when the rewrite finds it does not compile.
+  std::string CreatedSupportHeader;
+};
+
+/// The offload command: reads, parses, translates and writes (the output
+/// and, beside it, the run-time support it includes); prints the decisions,
+/// --diff and --report. \p Result says what the rewrite that follows needs.
+int runOffloadCommand(const Options &Opts, OffloadCommandResult &Result);
 
 /// After the rewrite of the output (exit code \p RewriteRC): an output the
 /// rewrite could not parse (WW1004, exit 1) is not valid CUDA, so it is
-/// removed, and the command fails with the same code. Returns the exit code.
-int finishOffloadRewrite(const Options &Opts, int RewriteRC);
+/// removed (with the support header this command created), and the command
+/// fails with the same code. Returns the exit code.
+int finishOffloadRewrite(const Options &Opts, const OffloadCommandResult &Run,
+                         int RewriteRC);
 
 } // namespace warpwise
 

@@ -102,13 +102,14 @@ static int runSession(const std::vector<std::string> &Args) {
   if (Opts.Cmd == Command::Occupancy)
     return runOccupancy(Opts, *Run.Arch);
   if (Opts.Cmd == Command::Offload) {
-    std::vector<std::string> ThenRewrite;
-    int RC = runOffloadCommand(Opts, ThenRewrite);
-    if (RC != ExitOK || ThenRewrite.empty())
+    OffloadCommandResult Offloaded;
+    int RC = runOffloadCommand(Opts, Offloaded);
+    if (RC != ExitOK || Offloaded.ThenRewrite.empty())
       return RC;
     // The generated CUDA goes through the same analyses and rewrites as
     // any other file.
-    return finishOffloadRewrite(Opts, runSession(ThenRewrite));
+    return finishOffloadRewrite(Opts, Offloaded,
+                                runSession(Offloaded.ThenRewrite));
   }
   if (std::optional<int> RC = chooseSettings(Run))
     return *RC;

@@ -110,10 +110,48 @@ std::vector<std::string> rewriteArgs(const Options &Opts, llvm::StringRef Abs) {
 
 } // namespace
 
-/// Runs `offload`; on success with a rewrite to follow, \p ThenRewrite gets
-/// the arguments of the `rewrite` command to run on the output.
-int runOffloadCommand(const Options &Opts,
-                      std::vector<std::string> &ThenRewrite) {
+/// Writes \p R's output to -o, and first, where the output includes it,
+/// offload's run-time support beside it (unless the file there already
+/// holds this text). False after an error, with nothing new left behind.
+bool writeOffloadOutput(const Options &Opts, const OffloadResult &R,
+                        DiagnosticLog &Log, OffloadCommandResult &Run) {
+  std::string Header;
+  if (R.Output.find(std::string("#include \"") + OffloadSupportHeaderName +
+                    "\"") != std::string::npos) {
+    llvm::SmallString<256> Beside(
+        llvm::sys::path::parent_path(Opts.OutputFile));
+    llvm::sys::path::append(Beside, OffloadSupportHeaderName);
+    Header = Beside.str().str();
+  }
+  const char *Text = offloadSupportHeaderText();
+  bool Existed = !Header.empty() && llvm::sys::fs::exists(Header);
+  bool Same = false;
+  if (Existed)
+    if (auto Old = llvm::MemoryBuffer::getFile(Header))
+      Same = (*Old)->getBuffer() == Text;
+  if (!Header.empty() && !Same) {
+    if (llvm::Error E = writeFileAtomically(Header, Text)) {
+      Log.report(diag::CannotWrite, Severity::Error, Header, 0, 0,
+                 "cannot write: " + llvm::toString(std::move(E)));
+      return false;
+    }
+    if (!Existed)
+      Run.CreatedSupportHeader = Header;
+  }
+  if (llvm::Error E = writeFileAtomically(Opts.OutputFile, R.Output)) {
+    Log.report(diag::CannotWrite, Severity::Error, Opts.OutputFile, 0, 0,
+               "cannot write: " + llvm::toString(std::move(E)));
+    if (!Run.CreatedSupportHeader.empty())
+      llvm::sys::fs::remove(Run.CreatedSupportHeader);
+    Run.CreatedSupportHeader.clear();
+    return false;
+  }
+  return true;
+}
+
+/// Runs `offload`; on success with a rewrite to follow, \p Run gets the
+/// arguments of the `rewrite` command to run on the output.
+int runOffloadCommand(const Options &Opts, OffloadCommandResult &Run) {
   DiagnosticLog Log;
   Log.setEcho(&llvm::errs());
   Log.setEchoStyle(Opts.Quiet, Opts.Front.Colors, shortRemarks(Opts));
@@ -191,15 +229,12 @@ int runOffloadCommand(const Options &Opts,
 
   bool Written = false;
   if (!Opts.OutputFile.empty()) {
-    if (Opts.OutputFile == "-") {
+    if (Opts.OutputFile == "-")
       llvm::outs() << R.Output;
-    } else if (llvm::Error E = writeFileAtomically(Opts.OutputFile, R.Output)) {
-      Log.report(diag::CannotWrite, Severity::Error, Opts.OutputFile, 0, 0,
-                 "cannot write: " + llvm::toString(std::move(E)));
+    else if (!writeOffloadOutput(Opts, R, Log, Run))
       return ExitInputProblem;
-    } else {
+    else
       Written = true;
-    }
   }
   if (Opts.Diff) {
     std::string Out = Opts.OutputFile.empty() || Opts.OutputFile == "-"
@@ -243,11 +278,12 @@ int runOffloadCommand(const Options &Opts,
     }
   }
   if (Rewrite)
-    ThenRewrite = rewriteArgs(Opts, Abs.str());
+    Run.ThenRewrite = rewriteArgs(Opts, Abs.str());
   return ExitOK;
 }
 
-int finishOffloadRewrite(const Options &Opts, int RewriteRC) {
+int finishOffloadRewrite(const Options &Opts, const OffloadCommandResult &Run,
+                         int RewriteRC) {
   if (RewriteRC != ExitInputProblem)
     return RewriteRC;
   // The rewrite reported why (WW1004); a translation that does not compile
@@ -256,6 +292,8 @@ int finishOffloadRewrite(const Options &Opts, int RewriteRC) {
   Log.setEcho(&llvm::errs());
   Log.setEchoStyle(Opts.Quiet, Opts.Front.Colors, shortRemarks(Opts));
   llvm::sys::fs::remove(Opts.OutputFile);
+  if (!Run.CreatedSupportHeader.empty())
+    llvm::sys::fs::remove(Run.CreatedSupportHeader);
   Log.report(diag::CompileErrors, Severity::Error, Opts.Files.front(), 0, 0,
              "the generated CUDA does not compile (see above); " +
                  Opts.OutputFile + " is not written");

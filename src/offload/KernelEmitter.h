@@ -8,8 +8,9 @@
 // host); a data region becomes its prologue (cudaMalloc, copies in) and
 // epilogue (copies out, cudaFree), guarded by an overlap check where its
 // arrays are not proven separate. The run-time support the outputs need
-// (WW_OMP_CHECK, the block reduction, ...) is the preamble, pasted once at
-// the top of the output from src/runtime/offload/omp_support.cuh.
+// (WW_OMP_CHECK, the block reduction, ...) is src/runtime/offload, which
+// warpwise writes beside each output as warpwise_offload.cuh; the preamble
+// includes it.
 //
 //===----------------------------------------------------------------------===//
 #ifndef WARPWISE_OFFLOAD_KERNEL_EMITTER_H
@@ -33,8 +34,9 @@ public:
   KernelEmitter(const OffloadSource &Src, unsigned BlockSize,
                 bool RoundProducts = false);
 
-  /// The run-time support pasted at the top of an output with kernels (and
-  /// for a C input, `restrict` as CUDA spells it).
+  /// The head of an output with kernels: its comment, the line that
+  /// includes the run-time support (and for a C input, `restrict` as CUDA
+  /// spells it).
   static std::string preamble(bool IsC);
 
   /// The __global__ kernel of \p P, with a comment naming its pragma.

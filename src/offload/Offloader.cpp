@@ -948,9 +948,11 @@ OffloadResult Offloader::run() {
   }
   // Before the kernels inserted there (order 0); the math macros after the
   // preamble's includes.
-  std::string Head =
-      (Result.Offloaded > 0 ? KernelEmitter::preamble(IsC) : "") + MathMacros +
-      (NeedProductFunctions ? productFunctions() : "");
+  std::string Head = (Result.Offloaded > 0 || NeedProductFunctions
+                          ? KernelEmitter::preamble(IsC)
+                          : "") +
+                     MathMacros +
+                     (NeedProductFunctions ? productFunctionsNote() : "");
   if (!Renames.empty() && At == 0)
     Head = Renames + Head;
   else if (!Renames.empty())

@@ -2,7 +2,6 @@
 #include "RoundedProducts.h"
 
 #include "../transform/SourceText.h"
-#include "warpwise/Embedded.h"
 
 #include "clang/AST/Expr.h"
 #include "clang/Lex/Lexer.h"
@@ -152,7 +151,11 @@ std::vector<TextEdit> roundedProducts(const OffloadSource &Src,
 
 bool hasFloatProduct(const Stmt *S) { return !products(S).empty(); }
 
-std::string productFunctions() { return embeddedBody("omp_rounded.cuh"); }
+std::string productFunctionsNote() {
+  return "// warpwise offload: --fmad=false; the called functions' products "
+         "are rounded\n// on their own on the device (ww_omp_fmul, "
+         "ww_omp_dmul), as written on the\n// host.\n";
+}
 
 } // namespace offload
 } // namespace warpwise

@@ -35,15 +35,16 @@ std::string productProblem(const OffloadSource &Src, const clang::Stmt *Body);
 
 /// The edits that round each floating-point product of \p Body on its own:
 /// with the intrinsics in a kernel; in a function compiled for both sides
-/// (\p HostAndDevice), with productFunctions(), which round on the device and
-/// multiply as written on the host.
+/// (\p HostAndDevice), with ww_omp_fmul and ww_omp_dmul (offload's run-time
+/// support, src/runtime/offload/omp_rounded.cuh), which round on the device
+/// and multiply as written on the host.
 std::vector<TextEdit> roundedProducts(const OffloadSource &Src,
                                       const clang::Stmt *Body,
                                       bool HostAndDevice = false);
 
-/// ww_omp_fmul and ww_omp_dmul, for the functions kernels call: the text of
-/// src/runtime/offload/omp_rounded.cuh below its comment.
-std::string productFunctions();
+/// The comment an output gets where the functions kernels call have their
+/// products rounded by ww_omp_fmul and ww_omp_dmul.
+std::string productFunctionsNote();
 
 /// Whether \p S holds a floating-point product (for the functions a kernel
 /// calls, which keep nvcc's contraction).

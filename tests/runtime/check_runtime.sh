@@ -18,12 +18,14 @@
 #     dispatch's decisions with kernel times the test sets, then each version
 #     that -DWARPWISE_DISPATCH pins, and the decision -DWARPWISE_DISPATCH_LOG
 #     prints.
-#   check_runtime.sh offload-nvcc NVCC ARCH SOURCES_DIR WORKDIR
-#     omp_support_test.cu (offload's run-time support, SOURCES_DIR/offload,
-#     as offload's outputs use it) compiled for ARCH with every warning an
-#     error, with and without -DWARPWISE_OFFLOAD_TIMING; its PTX must round
+#   check_runtime.sh offload-nvcc NVCC ARCH RUNTIME_DIR SOURCES_DIR WORKDIR
+#     omp_support_test.cu (offload's run-time support as offload's outputs
+#     use it: the one file warpwise writes beside them, RUNTIME_DIR/
+#     warpwise_offload.cuh) compiled for ARCH with every warning an error,
+#     with and without -DWARPWISE_OFFLOAD_TIMING, and against the headers of
+#     the sources (SOURCES_DIR/offload/offload.cuh); its PTX must round
 #     --fmad=false's products on their own (mul.rn, no fma).
-#   check_runtime.sh offload-cpu PYTHON SOURCES_DIR WORKDIR
+#   check_runtime.sh offload-cpu PYTHON RUNTIME_DIR WORKDIR
 #     omp_support_test.cu built for the CPU executor and run.
 #   check_runtime.sh tune-shim NVCC SOURCES_DIR WORKDIR
 #     --tune's timing shim (SOURCES_DIR/tune/tune_shim.cpp) built as warpwise
@@ -81,18 +83,19 @@ measured)
     "$work/measured_log.txt"
   ;;
 offload-nvcc)
-  nvcc=$1 arch=$2 sources=$3 work=$4
+  nvcc=$1 arch=$2 runtime=$3 sources=$4 work=$5
   mkdir -p "$work"
-  for variant in "" "-DWARPWISE_OFFLOAD_TIMING"; do
+  for variant in "" "-DWARPWISE_OFFLOAD_TIMING" \
+                 "-DWW_FROM_SOURCES -I$sources/offload"; do
     echo "nvcc -arch=$arch $variant"
     # shellcheck disable=SC2086
-    "$nvcc" -arch="$arch" -c -Werror all-warnings $variant -I"$sources/offload" \
+    "$nvcc" -arch="$arch" -c -Werror all-warnings $variant -I"$runtime" \
       "$here/omp_support_test.cu" -o "$work/omp_support_test.o"
   done
   # The rounded products as the device runs them: each a mul.rn, never
   # contracted into an fma with the add after it (the CPU executor cannot
   # tell, its products are the host's).
-  "$nvcc" -arch="$arch" -ptx -I"$sources/offload" \
+  "$nvcc" -arch="$arch" -ptx -I"$runtime" \
     "$here/omp_support_test.cu" -o "$work/omp_support_test.ptx"
   awk '/\.entry _Z7rounded/,/^}/' "$work/omp_support_test.ptx" \
     > "$work/rounded.ptx"
@@ -107,10 +110,10 @@ offload-nvcc)
   echo "offload's support compiles for $arch; its products are rounded"
   ;;
 offload-cpu)
-  python=$1 sources=$2 work=$3
+  python=$1 runtime=$2 work=$3
   mkdir -p "$work"
   "$python" "$here/../equiv/cpu_build.py" "$here/omp_support_test.cu" \
-    "$work/omp_support" -I"$sources/offload"
+    "$work/omp_support" -I"$runtime"
   "$work/omp_support"
   ;;
 tune-shim)

@@ -7,9 +7,19 @@
 // -DWARPWISE_OFFLOAD_TIMING) and for the CPU executor
 // (tests/equiv/cpu_build.py), where it runs: one line per check, exit 1 if
 // any failed.
-#include "omp_support.cuh"
-
-#include "omp_rounded.cuh"
+//
+// It includes the support as an output does, twice (two outputs in one
+// unit), or with -DWW_FROM_SOURCES the headers of the sources.
+#ifdef WW_FROM_SOURCES
+#include "offload.cuh"
+#include "offload.cuh"
+#else
+#include "warpwise_offload.cuh"
+#include "warpwise_offload.cuh"
+#endif
+#if WARPWISE_OFFLOAD_API != 1
+#error "offload's run-time support has a different API"
+#endif
 
 static int failures = 0;
 

@@ -120,29 +120,68 @@ TEST_CASE("offload driver: the offload command writes the output and asks for "
   std::string In = scratchFile("prog.c", Program);
   std::string Out = In + ".cu";
   Options O = offloadOptions(In, Out);
-  std::vector<std::string> Then;
+  OffloadCommandResult Then;
   REQUIRE(runOffloadCommand(O, Then) == ExitOK);
   auto Written = llvm::MemoryBuffer::getFile(Out);
   REQUIRE(Written);
   CHECK_THAT((*Written)->getBuffer().str(),
              Contains("__global__ void ww_omp_f_L4("));
   std::string Dir = llvm::sys::path::parent_path(In).str();
-  CHECK(Then == std::vector<std::string>{
-                    "rewrite", Out, "-i", "--arch", "sm_90", "--stub-cuda",
-                    "-q", "--resource-dir", WARPWISE_CLANG_RESOURCE_DIR, "--",
-                    "-I" + Dir});
+  CHECK(Then.ThenRewrite == std::vector<std::string>{
+                                "rewrite", Out, "-i", "--arch", "sm_90",
+                                "--stub-cuda", "-q", "--resource-dir",
+                                WARPWISE_CLANG_RESOURCE_DIR, "--", "-I" + Dir});
   // --no-rewrite stops after the translation.
   Options N = offloadOptions(In, Out);
   N.NoRewrite = true;
-  Then.clear();
+  Then = {};
   REQUIRE(runOffloadCommand(N, Then) == ExitOK);
-  CHECK(Then.empty());
+  CHECK(Then.ThenRewrite.empty());
+}
+
+TEST_CASE("offload driver: the run-time support is one include line, its "
+          "header written beside the output",
+          "[offload][driver]") {
+  std::string In = scratchFile("prog.c", Program);
+  std::string Out = In + ".cu";
+  llvm::SmallString<128> Header(llvm::sys::path::parent_path(In));
+  llvm::sys::path::append(Header, OffloadSupportHeaderName);
+  Options O = offloadOptions(In, Out);
+  O.NoRewrite = true;
+  OffloadCommandResult First;
+  REQUIRE(runOffloadCommand(O, First) == ExitOK);
+  auto Written = llvm::MemoryBuffer::getFile(Out);
+  REQUIRE(Written);
+  std::string Text = (*Written)->getBuffer().str();
+  CHECK_THAT(Text, Contains("#include \"warpwise_offload.cuh\""));
+  CHECK_THAT(Text, !Contains("ww_omp_block_reduce(T v"));
+  auto Support = llvm::MemoryBuffer::getFile(Header);
+  REQUIRE(Support);
+  CHECK((*Support)->getBuffer() == offloadSupportHeaderText());
+  CHECK_THAT((*Support)->getBuffer().str(),
+             Contains("#define WARPWISE_OFFLOAD_API 1"));
+  CHECK_THAT((*Support)->getBuffer().str(),
+             Contains("ww_omp_block_reduce(T v, Op op, T identity)"));
+  CHECK(First.CreatedSupportHeader == Header.str());
+  // A second output beside it finds the header in place: not its own.
+  OffloadCommandResult Second;
+  REQUIRE(runOffloadCommand(offloadOptions(In, In + ".2.cu"), Second) ==
+          ExitOK);
+  CHECK(Second.CreatedSupportHeader.empty());
+  // An output that does not compile takes away only what its command made.
+  CHECK(finishOffloadRewrite(offloadOptions(In, In + ".2.cu"), Second,
+                             ExitInputProblem) == ExitInputProblem);
+  CHECK_FALSE(llvm::sys::fs::exists(In + ".2.cu"));
+  CHECK(llvm::sys::fs::exists(Header));
+  CHECK(finishOffloadRewrite(O, First, ExitInputProblem) == ExitInputProblem);
+  CHECK_FALSE(llvm::sys::fs::exists(Out));
+  CHECK_FALSE(llvm::sys::fs::exists(Header));
 }
 
 TEST_CASE("offload driver: the offload command's refusals",
           "[offload][driver]") {
   std::string In = scratchFile("prog.c", Program);
-  std::vector<std::string> Then;
+  OffloadCommandResult Then;
   Options Self = offloadOptions(In, In);
   CHECK(runOffloadCommand(Self, Then) == ExitUsage);
   Options Block = offloadOptions(In, In + ".cu");
@@ -156,5 +195,5 @@ TEST_CASE("offload driver: the offload command's refusals",
   Options Bad = offloadOptions(Broken, Broken + ".cu");
   CHECK(runOffloadCommand(Bad, Then) == ExitInputProblem);
   CHECK_FALSE(llvm::sys::fs::exists(Broken + ".cu"));
-  CHECK(Then.empty());
+  CHECK(Then.ThenRewrite.empty());
 }

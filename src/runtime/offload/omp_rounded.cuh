@@ -6,14 +6,13 @@
 // product on the host. Functions, not macros: an operand is one argument
 // whatever its commas or operators.
 //
-// warpwise pastes the text below this comment into the output once, after
-// omp_support.cuh's text, when some called function needs it. The functions
-// are static, so two outputs linked into one program do not collide.
+// Part of offload.cuh (warpwise_offload.cuh beside each output). The
+// functions are static, so two outputs linked into one program do not
+// collide.
 //
 //===----------------------------------------------------------------------===//
-
-// warpwise offload: --fmad=false; the called functions' products are rounded
-// on their own on the device, as written on the host.
+#ifndef WW_OMP_ROUNDED
+#define WW_OMP_ROUNDED
 static __host__ __device__ inline float ww_omp_fmul(float a, float b) {
 #ifdef __CUDA_ARCH__
   return __fmul_rn(a, b);
@@ -28,3 +27,4 @@ static __host__ __device__ inline double ww_omp_dmul(double a, double b) {
   return a * b;
 #endif
 }
+#endif

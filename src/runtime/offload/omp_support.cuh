@@ -5,12 +5,10 @@
 // kernel timing (-DWARPWISE_OFFLOAD_TIMING), the disjointness test of two host
 // ranges, the grid size, and the block reduction with its operators.
 //
-// warpwise pastes the text below this comment (from the first #include on)
-// into each output, after the program's own includes, so that an output is
-// one .cu file that builds alone. Its names all begin with ww_omp_ or
-// WW_OMP_; the guard lets a program include two outputs' texts in one unit.
-// tests/runtime/omp_support_test.cu compiles it with nvcc and runs it on the
-// CPU executor.
+// Part of offload.cuh, which warpwise writes, with its parts inlined, as
+// warpwise_offload.cuh beside each output. Its names all begin with ww_omp_
+// or WW_OMP_; the guard keeps one copy where a program includes two outputs
+// in one unit.
 //
 //===----------------------------------------------------------------------===//
 
