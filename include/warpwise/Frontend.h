@@ -145,9 +145,15 @@ struct FirstCompileError {
   std::string File;    ///< The file it is in, as clang names it.
   unsigned Line = 0, Column = 0;
   bool InSystemHeader = false;
+  bool InMainFile = false;
   /// The source from the start of the statement the error is in (after the
   /// last `;`, `{` or `}`) up to the error.
   std::string Statement;
+  /// Where the error's "previous definition is here" note points (a
+  /// redefinition's other half); empty when it has none.
+  std::string PreviousFile;
+  unsigned PreviousLine = 0;
+  bool PreviousInMainFile = false;
 };
 
 /// What usually causes \p E and what fixes it, for the end of WW1004: the

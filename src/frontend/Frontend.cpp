@@ -441,7 +441,26 @@ public:
       First.Message = Msg.str().str();
       if (Info.hasSourceManager() && Info.getLocation().isValid())
         locate(Info.getSourceManager(), Info.getLocation());
+    } else if (Level == clang::DiagnosticsEngine::Note && Errors == 1 &&
+               LastWasError && First.PreviousFile.empty() &&
+               Info.hasSourceManager() && Info.getLocation().isValid()) {
+      llvm::SmallString<128> Msg;
+      Info.FormatDiagnostic(Msg);
+      if (Msg.str().starts_with("previous definition") ||
+          Msg.str().starts_with("previous declaration"))
+        locatePrevious(Info.getSourceManager(), Info.getLocation());
     }
+  }
+
+  /// The other half of a first error that redefines a name.
+  void locatePrevious(const clang::SourceManager &SM,
+                      clang::SourceLocation Loc) {
+    clang::PresumedLoc P = SM.getPresumedLoc(Loc);
+    if (!P.isValid())
+      return;
+    First.PreviousFile = P.getFilename();
+    First.PreviousLine = P.getLine();
+    First.PreviousInMainFile = SM.isInMainFile(SM.getExpansionLoc(Loc));
   }
 
   /// The macros an error in a system header came through (a command-line
@@ -465,6 +484,7 @@ public:
     }
     clang::SourceLocation E = SM.getExpansionLoc(Loc);
     First.InSystemHeader = SM.isInSystemHeader(E);
+    First.InMainFile = SM.isInMainFile(E);
     bool Invalid = false;
     llvm::StringRef Buffer = SM.getBufferData(SM.getFileID(E), &Invalid);
     if (Invalid)
