@@ -112,9 +112,10 @@ std::vector<std::string> rewriteArgs(const Options &Opts, llvm::StringRef Abs) {
 
 /// Writes \p R's output to -o, and first, where the output includes it,
 /// offload's run-time support beside it (unless the file there already
-/// holds this text). False after an error, with nothing new left behind.
-bool writeOffloadOutput(const Options &Opts, const OffloadResult &R,
-                        DiagnosticLog &Log, OffloadCommandResult &Run) {
+/// holds this text). False after an error; a header it created is removed
+/// again (one it replaced keeps the new text, which provides the same API).
+static bool writeOffloadOutput(const Options &Opts, const OffloadResult &R,
+                               DiagnosticLog &Log, OffloadCommandResult &Run) {
   std::string Header;
   if (R.Output.find(std::string("#include \"") + OffloadSupportHeaderName +
                     "\"") != std::string::npos) {
