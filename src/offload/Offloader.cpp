@@ -139,6 +139,10 @@ private:
   OffloadOptions Opts;
   KernelEmitter Emitter;
   DeviceCode Device;
+  /// The functions the offloaded loops call, their callees' callees too:
+  /// compiled for both sides (Device.All also holds those of loops that
+  /// stay on the host).
+  std::set<const FunctionDecl *> OffloadedCallees;
   FunctionData Fn; ///< The function being planned.
   ExtentPlanner Extents;
 
@@ -458,7 +462,6 @@ void Offloader::planFunction(const FunctionDecl *F) {
   std::string Text;
   for (KernelPlan *P : Ks) {
     Text += Emitter.kernelText(*P) + "\n";
-    Device.All.insert(P->DeviceFunctions.begin(), P->DeviceFunctions.end());
   }
   // Before the function and any comment directly above it? Before the
   // declaration's first token keeps a leading comment with its function.
@@ -676,6 +679,9 @@ void Offloader::reportVerdicts(
 
 void Offloader::reportOffloaded(const KernelPlan &P) {
   ++Result.Offloaded;
+  // Only an offloaded loop's callees are compiled for the device (a loop
+  // that stays on the host leaves its callees as they are).
+  OffloadedCallees.insert(P.DeviceFunctions.begin(), P.DeviceFunctions.end());
   std::string Shape = P.Levels.size() == 1
                           ? "one thread per iteration"
                           : std::to_string(P.Levels.size()) +
@@ -708,7 +714,7 @@ void Offloader::reportOffloaded(const KernelPlan &P) {
 
 void Offloader::annotateDeviceFunctions() {
   const SourceManager &SM = Src.SM;
-  for (const FunctionDecl *F : Device.All)
+  for (const FunctionDecl *F : OffloadedCallees)
     for (const FunctionDecl *R : F->redecls()) {
       if (!SM.isInMainFile(SM.getExpansionLoc(R->getLocation())))
         continue;
@@ -717,7 +723,7 @@ void Offloader::annotateDeviceFunctions() {
     }
   if (!Opts.RoundProducts)
     return;
-  for (const FunctionDecl *F : Device.All)
+  for (const FunctionDecl *F : OffloadedCallees)
     if (roundable(F) && hasFloatProduct(F->getDefinition()->getBody())) {
       for (const TextEdit &E : roundedProducts(
                Src, F->getDefinition()->getBody(), /*HostAndDevice=*/true))

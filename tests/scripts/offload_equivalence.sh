@@ -37,7 +37,9 @@ if [ -n "$expected" ]; then
   [ "$got" = "$expected" ] ||
     { echo "offloaded $got loops of $name, expected $expected (// ci-offloaded:)"; exit 1; }
 fi
-gcc -std=c99 -O2 -fopenmp "$sample" -o "$outdir/$name.omp" -lm
+# -foffload=disable: the reference is the CPU build, target regions included,
+# also where a GCC offload compiler is installed.
+gcc -std=c99 -O2 -fopenmp -foffload=disable "$sample" -o "$outdir/$name.omp" -lm
 python3 "$here/equiv/cpu_build.py" "$cuda" "$outdir/$name.cpu"
 mapfile -t runs < <(sed -n 's|^// ci-args: *||p' "$sample")
 [ ${#runs[@]} -gt 0 ] || { echo "no '// ci-args:' line in $sample"; exit 1; }
