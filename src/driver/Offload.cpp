@@ -132,8 +132,9 @@ static bool writeOffloadOutput(const Options &Opts, const OffloadResult &R,
       Same = (*Old)->getBuffer() == Text;
   if (!Header.empty() && !Same) {
     if (llvm::Error E = writeFileAtomically(Header, Text)) {
-      Log.report(diag::CannotWrite, Severity::Error, Header, 0, 0,
-                 "cannot write: " + llvm::toString(std::move(E)));
+      Log.report(diag::CannotWrite, Severity::Error, Opts.OutputFile, 0, 0,
+                 "cannot write the run-time support the output includes: " +
+                     llvm::toString(std::move(E)) + "; nothing is written");
       return false;
     }
     if (!Existed)
