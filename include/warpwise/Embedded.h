@@ -30,12 +30,6 @@ const char *findEmbeddedFile(const std::string &Name);
 /// missing one is an internal error (the process stops with a message).
 const char *embeddedFile(const std::string &Name);
 
-/// The text of the embedded file \p Name after its leading comment (the `//`
-/// lines up to the first blank line, and that line): what warpwise pastes of
-/// a header whose comment documents the header itself (offload's run-time
-/// support, src/runtime/offload). As embeddedFile, a missing file stops.
-std::string embeddedBody(const std::string &Name);
-
 // warpwise's runtime: the code rewritten programs call at run time (the
 // compact split's list pool, the adaptive split's dispatch), real CUDA
 // headers under src/runtime/warpwise, embedded as one self-contained file

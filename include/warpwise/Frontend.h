@@ -154,6 +154,8 @@ struct FirstCompileError {
   std::string PreviousFile;
   unsigned PreviousLine = 0;
   bool PreviousInMainFile = false;
+  /// The other half is in clang's own headers or warpwise's stand-ins.
+  bool PreviousInToolHeader = false;
 };
 
 /// What usually causes \p E and what fixes it, for the end of WW1004: the

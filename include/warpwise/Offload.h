@@ -76,6 +76,9 @@ struct OffloadDecision {
 
 struct OffloadResult {
   std::string Output; ///< The CUDA text (the input when nothing changed).
+  /// Output includes offload's run-time support (OffloadSupportHeaderName),
+  /// which is then written beside it.
+  bool IncludesSupport = false;
   std::vector<OffloadDecision> Decisions;
   unsigned Offloaded = 0, KeptOnHost = 0;
   /// An internal inconsistency (overlapping edits): nothing is rewritten.
@@ -105,26 +108,18 @@ std::string offloadSupportIncludeLine();
 const char *offloadSupportHeaderText();
 
 struct Options;
-/// What the offload command leaves for the rewrite that follows it.
-struct OffloadCommandResult {
-  /// The arguments of the `rewrite` to run on the output; empty for none.
-  std::vector<std::string> ThenRewrite;
-  /// The run-time support written beside the output where there was none:
-  /// removed with the output when the rewrite finds it does not compile.
-  std::string CreatedSupportHeader;
-};
-
 /// The offload command: reads, parses, translates and writes (the output
 /// and, beside it, the run-time support it includes); prints the decisions,
-/// --diff and --report. \p Result says what the rewrite that follows needs.
-int runOffloadCommand(const Options &Opts, OffloadCommandResult &Result);
+/// --diff and --report. When the output should then be rewritten in place,
+/// \p ThenRewrite receives that `rewrite` command's arguments.
+int runOffloadCommand(const Options &Opts,
+                      std::vector<std::string> &ThenRewrite);
 
 /// After the rewrite of the output (exit code \p RewriteRC): an output the
 /// rewrite could not parse (WW1004, exit 1) is not valid CUDA, so it is
-/// removed (with the support header this command created), and the command
-/// fails with the same code. Returns the exit code.
-int finishOffloadRewrite(const Options &Opts, const OffloadCommandResult &Run,
-                         int RewriteRC);
+/// removed (the run-time support beside it stays: other outputs may include
+/// it), and the command fails with the same code. Returns the exit code.
+int finishOffloadRewrite(const Options &Opts, int RewriteRC);
 
 } // namespace warpwise
 

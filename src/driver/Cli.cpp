@@ -228,7 +228,9 @@ OFFLOAD
   for rewrite.
   The input is parsed as C (.c) or C++ (.cpp, .cc, .cxx) with -fopenmp.
   Each loop is offloaded or kept on the host with a warning saying why
-  (WW5001-WW5005); a file that does not parse is never written.
+  (WW5001-WW5005); a file that does not parse is never written. An output
+  with an offloaded loop includes the run-time support, which is written
+  beside it as warpwise_offload.cuh (not with -o -).
 )";
 
 const char *OccupancyOptions = R"(

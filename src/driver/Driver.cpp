@@ -102,14 +102,13 @@ static int runSession(const std::vector<std::string> &Args) {
   if (Opts.Cmd == Command::Occupancy)
     return runOccupancy(Opts, *Run.Arch);
   if (Opts.Cmd == Command::Offload) {
-    OffloadCommandResult Offloaded;
-    int RC = runOffloadCommand(Opts, Offloaded);
-    if (RC != ExitOK || Offloaded.ThenRewrite.empty())
+    std::vector<std::string> ThenRewrite;
+    int RC = runOffloadCommand(Opts, ThenRewrite);
+    if (RC != ExitOK || ThenRewrite.empty())
       return RC;
     // The generated CUDA goes through the same analyses and rewrites as
     // any other file.
-    return finishOffloadRewrite(Opts, Offloaded,
-                                runSession(Offloaded.ThenRewrite));
+    return finishOffloadRewrite(Opts, runSession(ThenRewrite));
   }
   if (std::optional<int> RC = chooseSettings(Run))
     return *RC;

@@ -110,50 +110,52 @@ std::vector<std::string> rewriteArgs(const Options &Opts, llvm::StringRef Abs) {
 
 } // namespace
 
-/// Writes \p R's output to -o, and first, where the output includes it,
-/// offload's run-time support beside it (unless the file there already
-/// holds this text). False after an error; a header it created is removed
-/// again (one it replaced keeps the new text, which provides the same API).
+/// The API version a run-time support's text declares (0: none).
+static unsigned offloadSupportApi(llvm::StringRef Text) {
+  llvm::StringRef Define = "#define WARPWISE_OFFLOAD_API ";
+  size_t At = Text.find(Define);
+  unsigned Api = 0;
+  if (At != llvm::StringRef::npos)
+    Text.drop_front(At + Define.size())
+        .take_while([](char C) { return C >= '0' && C <= '9'; })
+        .getAsInteger(10, Api);
+  return Api;
+}
+
+/// Writes \p R's output to -o and then, where the output includes it and is
+/// a file (not a pipe or a device), offload's run-time support beside it,
+/// unless the header there holds this text or a later API. False after an
+/// error. Neither file is ever removed again: the header's text is the
+/// same for every output of this API, and another output may include it.
 static bool writeOffloadOutput(const Options &Opts, const OffloadResult &R,
-                               DiagnosticLog &Log, OffloadCommandResult &Run) {
-  std::string Header;
-  if (R.Output.find(std::string("#include \"") + OffloadSupportHeaderName +
-                    "\"") != std::string::npos) {
-    llvm::SmallString<256> Beside(
-        llvm::sys::path::parent_path(Opts.OutputFile));
-    llvm::sys::path::append(Beside, OffloadSupportHeaderName);
-    Header = Beside.str().str();
-  }
-  const char *Text = offloadSupportHeaderText();
-  bool Existed = !Header.empty() && llvm::sys::fs::exists(Header);
-  bool Same = false;
-  if (Existed)
-    if (auto Old = llvm::MemoryBuffer::getFile(Header))
-      Same = (*Old)->getBuffer() == Text;
-  if (!Header.empty() && !Same) {
-    if (llvm::Error E = writeFileAtomically(Header, Text)) {
-      Log.report(diag::CannotWrite, Severity::Error, Opts.OutputFile, 0, 0,
-                 "cannot write the run-time support the output includes: " +
-                     llvm::toString(std::move(E)) + "; nothing is written");
-      return false;
-    }
-    if (!Existed)
-      Run.CreatedSupportHeader = Header;
-  }
+                               DiagnosticLog &Log) {
   if (llvm::Error E = writeFileAtomically(Opts.OutputFile, R.Output)) {
     Log.report(diag::CannotWrite, Severity::Error, Opts.OutputFile, 0, 0,
                "cannot write: " + llvm::toString(std::move(E)));
-    if (!Run.CreatedSupportHeader.empty())
-      llvm::sys::fs::remove(Run.CreatedSupportHeader);
-    Run.CreatedSupportHeader.clear();
+    return false;
+  }
+  if (!R.IncludesSupport || !llvm::sys::fs::is_regular_file(Opts.OutputFile))
+    return true;
+  llvm::SmallString<256> Header(llvm::sys::path::parent_path(Opts.OutputFile));
+  llvm::sys::path::append(Header, OffloadSupportHeaderName);
+  llvm::StringRef Text = offloadSupportHeaderText();
+  if (auto Old = llvm::MemoryBuffer::getFile(Header))
+    if ((*Old)->getBuffer() == Text ||
+        offloadSupportApi((*Old)->getBuffer()) > offloadSupportApi(Text))
+      return true;
+  if (llvm::Error E = writeFileAtomically(Header.str(), Text)) {
+    Log.report(diag::CannotWrite, Severity::Error, Opts.OutputFile, 0, 0,
+               "written, but the run-time support it includes is not: " +
+                   llvm::toString(std::move(E)));
     return false;
   }
   return true;
 }
 
-/// Runs `offload`; on success with a rewrite to follow, \p Run gets the
-/// arguments of the `rewrite` command to run on the output.
-int runOffloadCommand(const Options &Opts, OffloadCommandResult &Run) {
+/// Runs `offload`; on success with a rewrite to follow, \p ThenRewrite gets
+/// the arguments of the `rewrite` command to run on the output.
+int runOffloadCommand(const Options &Opts,
+                      std::vector<std::string> &ThenRewrite) {
   DiagnosticLog Log;
   Log.setEcho(&llvm::errs());
   Log.setEchoStyle(Opts.Quiet, Opts.Front.Colors, shortRemarks(Opts));
@@ -184,6 +186,15 @@ int runOffloadCommand(const Options &Opts, OffloadCommandResult &Run) {
     Log.report(diag::OverwritesInput, Severity::Error, Input, 0, 0,
                "-o names the input itself; offload writes a new .cu file");
     return ExitUsage;
+  }
+  // A report that cannot be written must not leave an output behind.
+  llvm::StringRef ReportDir = llvm::sys::path::parent_path(Opts.Report);
+  if (!Opts.Report.empty() && Opts.Report != "-" && !ReportDir.empty() &&
+      !llvm::sys::fs::is_directory(ReportDir)) {
+    Log.report(diag::CannotWrite, Severity::Error, Opts.Report, 0, 0,
+               "cannot write the report: directory '" + ReportDir.str() +
+                   "' does not exist; nothing is written");
+    return ExitInputProblem;
   }
 
   FrontendOptions FO = Opts.Front;
@@ -233,7 +244,7 @@ int runOffloadCommand(const Options &Opts, OffloadCommandResult &Run) {
   if (!Opts.OutputFile.empty()) {
     if (Opts.OutputFile == "-")
       llvm::outs() << R.Output;
-    else if (!writeOffloadOutput(Opts, R, Log, Run))
+    else if (!writeOffloadOutput(Opts, R, Log))
       return ExitInputProblem;
     else
       Written = true;
@@ -280,12 +291,11 @@ int runOffloadCommand(const Options &Opts, OffloadCommandResult &Run) {
     }
   }
   if (Rewrite)
-    Run.ThenRewrite = rewriteArgs(Opts, Abs.str());
+    ThenRewrite = rewriteArgs(Opts, Abs.str());
   return ExitOK;
 }
 
-int finishOffloadRewrite(const Options &Opts, const OffloadCommandResult &Run,
-                         int RewriteRC) {
+int finishOffloadRewrite(const Options &Opts, int RewriteRC) {
   if (RewriteRC != ExitInputProblem)
     return RewriteRC;
   // The rewrite reported why (WW1004); a translation that does not compile
@@ -294,8 +304,6 @@ int finishOffloadRewrite(const Options &Opts, const OffloadCommandResult &Run,
   Log.setEcho(&llvm::errs());
   Log.setEchoStyle(Opts.Quiet, Opts.Front.Colors, shortRemarks(Opts));
   llvm::sys::fs::remove(Opts.OutputFile);
-  if (!Run.CreatedSupportHeader.empty())
-    llvm::sys::fs::remove(Run.CreatedSupportHeader);
   Log.report(diag::CompileErrors, Severity::Error, Opts.Files.front(), 0, 0,
              "the generated CUDA does not compile (see above); " +
                  Opts.OutputFile + " is not written");

@@ -184,14 +184,15 @@ std::string compileErrorAdvice(const FirstCompileError &E,
            "or double, in matching or mixed signedness), so nvcc rejects "
            "the call too: cast the arguments to one type";
   if (Msg.contains("redefinition") && !E.PreviousFile.empty() &&
-      !E.InMainFile && !E.PreviousInMainFile && E.PreviousFile != E.File)
-    return "two headers the file includes declare that name differently (" +
-           E.File + ":" + std::to_string(E.Line) + " and " + E.PreviousFile +
-           ":" + std::to_string(E.PreviousLine) +
+      !E.InMainFile && !E.PreviousInMainFile && !E.PreviousInToolHeader &&
+      E.PreviousFile != E.File)
+    return "two headers the file includes both declare that name (" + E.File +
+           ":" + std::to_string(E.Line) + " and " + E.PreviousFile + ":" +
+           std::to_string(E.PreviousLine) +
            "); if the build includes only one of them, pass its include "
            "directories and macros (-p BUILD_DIR, or '-- -I DIR -DNAME'); "
-           "with the same flags nvcc reads the same two headers and rejects "
-           "the file too";
+           "with the same flags " +
+           Nvcc + " reads the same two headers and rejects the file too";
   if (Msg.contains("file not found"))
     return "if the build finds that file, give warpwise its include "
            "directories: -p BUILD_DIR (a compile_commands.json) or '-- -I "

@@ -406,8 +406,9 @@ namespace {
 /// and remembers the first error for warpwise's own summary diagnostic.
 class ErrorCollector : public clang::DiagnosticConsumer {
 public:
-  ErrorCollector(bool Verbose, bool Colors)
-      : Stream(Printed), Printer(Stream, DiagOpts), Verbose(Verbose) {
+  ErrorCollector(bool Verbose, bool Colors, std::string ResourceDir)
+      : Stream(Printed), Printer(Stream, DiagOpts), Verbose(Verbose),
+        ResourceDir(std::move(ResourceDir)) {
     // --color: clang's messages are coloured as warpwise's are; the
     // string they are printed to goes to standard error as it is.
     DiagOpts.ShowColors = Colors;
@@ -461,6 +462,14 @@ public:
     First.PreviousFile = P.getFilename();
     First.PreviousLine = P.getLine();
     First.PreviousInMainFile = SM.isInMainFile(SM.getExpansionLoc(Loc));
+    // Clang's own CUDA headers and warpwise's stand-ins are not headers the
+    // file includes, nor ones nvcc reads.
+    llvm::StringRef Name = llvm::sys::path::filename(First.PreviousFile);
+    First.PreviousInToolHeader =
+        Name == StubHeaderName || Name == HintsHeaderName ||
+        Name == "warpwise_omp_stub.h" ||
+        (!ResourceDir.empty() &&
+         llvm::StringRef(First.PreviousFile).starts_with(ResourceDir));
   }
 
   /// The macros an error in a system header came through (a command-line
@@ -531,6 +540,7 @@ public:
   bool LastWasError = false;
   unsigned Errors = 0;
   FirstCompileError First;
+  std::string ResourceDir;
   const clang::LangOptions *Lang = nullptr;
   std::set<std::string> HeaderErrorMacros;
 };
@@ -725,7 +735,8 @@ bool Frontend::parse(const std::string &File, const std::string &Display,
     Errors.Stream.flush();
     return RC;
   };
-  auto Errors = std::make_unique<ErrorCollector>(Opts.Verbose, Opts.Colors);
+  auto Errors = std::make_unique<ErrorCollector>(Opts.Verbose, Opts.Colors,
+                                                 resourceDir());
   int RC = Run(Args, *Errors);
   // A -D of the build that breaks clang's CUDA headers (cuda.h names a
   // parameter N; nvcc's headers do not include it): parse again with it
@@ -739,7 +750,8 @@ bool Frontend::parse(const std::string &File, const std::string &Display,
     std::string &Text = Mapped[Header];
     std::vector<std::string> Deferred =
         deferMacros(Args, Clashing, Header, Text);
-    Errors = std::make_unique<ErrorCollector>(Opts.Verbose, Opts.Colors);
+    Errors = std::make_unique<ErrorCollector>(Opts.Verbose, Opts.Colors,
+                                              resourceDir());
     RC = Run(Deferred, *Errors);
     std::string Names;
     for (const std::string &N : Clashing)

@@ -615,7 +615,6 @@ bool DeviceCode::callable(const FunctionDecl *F, std::string &Why,
   for (const FunctionDecl *C : U.Calls)
     if (!callable(C, Why, Seen))
       return false;
-  All.insert(Def);
   return true;
 }
 

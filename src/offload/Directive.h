@@ -164,7 +164,7 @@ bool checkNestBody(const OffloadSource &Src, KernelPlan &P,
 
 /// The functions device code may call: those defined in the file, without
 /// host globals, I/O or unsupported constructs, transitively; and CUDA's
-/// math. Every function it accepts is kept (All), to be compiled for both.
+/// math. checkCalls keeps a nest's callees in P.DeviceFunctions.
 class DeviceCode {
 public:
   explicit DeviceCode(clang::ASTContext &Ctx)
@@ -173,7 +173,6 @@ public:
                 std::set<const clang::FunctionDecl *> &Seen);
   /// The calls of the nest (\p U): each callable; P.DeviceFunctions.
   bool checkCalls(KernelPlan &P, const UseCollector &U);
-  std::set<const clang::FunctionDecl *> All;
 
 private:
   clang::ASTContext &Ctx;

@@ -19,6 +19,18 @@
 using namespace clang;
 
 namespace warpwise {
+
+const char *const OffloadSupportHeaderName = "warpwise_offload.cuh";
+
+std::string offloadSupportIncludeLine() {
+  return std::string("#include \"") + OffloadSupportHeaderName +
+         "\" // warpwise offload's run-time support\n";
+}
+
+const char *offloadSupportHeaderText() {
+  return embeddedFile(OffloadSupportHeaderName);
+}
+
 namespace offload {
 
 namespace {
@@ -40,21 +52,6 @@ const char *OutputComment =
 )";
 
 } // namespace
-
-} // namespace offload
-
-const char *const OffloadSupportHeaderName = "warpwise_offload.cuh";
-
-std::string offloadSupportIncludeLine() {
-  return std::string("#include \"") + OffloadSupportHeaderName +
-         "\" // warpwise offload's run-time support\n";
-}
-
-const char *offloadSupportHeaderText() {
-  return embeddedFile(OffloadSupportHeaderName);
-}
-
-namespace offload {
 
 KernelEmitter::KernelEmitter(const OffloadSource &Src, unsigned BlockSize,
                              bool RoundProducts)

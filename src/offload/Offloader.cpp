@@ -140,8 +140,7 @@ private:
   KernelEmitter Emitter;
   DeviceCode Device;
   /// The functions the offloaded loops call, their callees' callees too:
-  /// compiled for both sides (Device.All also holds those of loops that
-  /// stay on the host).
+  /// compiled for both sides (not those of loops that stay on the host).
   std::set<const FunctionDecl *> OffloadedCallees;
   FunctionData Fn; ///< The function being planned.
   ExtentPlanner Extents;
@@ -460,9 +459,8 @@ void Offloader::planFunction(const FunctionDecl *F) {
   if (Ks.empty())
     return;
   std::string Text;
-  for (KernelPlan *P : Ks) {
+  for (KernelPlan *P : Ks)
     Text += Emitter.kernelText(*P) + "\n";
-  }
   // Before the function and any comment directly above it? Before the
   // declaration's first token keeps a leading comment with its function.
   unsigned B = Src.lineStart(Src.offset(F->getBeginLoc()));
@@ -954,11 +952,11 @@ OffloadResult Offloader::run() {
   }
   // Before the kernels inserted there (order 0); the math macros after the
   // preamble's includes.
-  std::string Head = (Result.Offloaded > 0 || NeedProductFunctions
-                          ? KernelEmitter::preamble(IsC)
-                          : "") +
-                     MathMacros +
-                     (NeedProductFunctions ? productFunctionsNote() : "");
+  // Only an offloaded loop's callees have rounded products.
+  Result.IncludesSupport = Result.Offloaded > 0;
+  std::string Head =
+      (Result.IncludesSupport ? KernelEmitter::preamble(IsC) : "") +
+      MathMacros + (NeedProductFunctions ? productFunctionsNote() : "");
   if (!Renames.empty() && At == 0)
     Head = Renames + Head;
   else if (!Renames.empty())

@@ -26,13 +26,4 @@ const char *embeddedFile(const std::string &Name) {
       "' (the build's WARPWISE_EMBEDDED list lacks it)");
 }
 
-std::string embeddedBody(const std::string &Name) {
-  const char *Contents = embeddedFile(Name);
-  llvm::StringRef Rest(Contents);
-  while (Rest.starts_with("//"))
-    Rest = Rest.split('\n').second;
-  if (Rest.starts_with("\n"))
-    Rest = Rest.drop_front();
-  return Rest.str();
-}
 } // namespace warpwise
