@@ -45,6 +45,7 @@
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/AST/StmtOpenMP.h"
 #include "clang/Basic/SourceManager.h"
+#include "clang/Lex/Lexer.h"
 #include "clang/Tooling/Core/Replacement.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -129,6 +130,8 @@ private:
   /// named like CUDA's vector types, which nvcc declares before the file
   /// ("" if none).
   std::string cudaNameMacros() const;
+  /// For a C input: the C++ keywords it uses as names, defined to others.
+  std::string cxxKeywordMacros() const;
   /// The edits as one replacement per offset, formatted and applied to the
   /// input: Result.Output (or Result.InternalError).
   void applyEdits();
@@ -860,6 +863,44 @@ std::string Offloader::cudaNameMacros() const {
   return Text;
 }
 
+std::string Offloader::cxxKeywordMacros() const {
+  // `int new = 3;` is C; nvcc compiles the output as C++, where `new` is a
+  // keyword. Defined to another name after the file's includes (C++ headers
+  // use the keywords), the program's names read as names everywhere below,
+  // the kernels included. Keywords C also has as macros or typedefs
+  // (`bool`, `static_assert`, `char16_t`, iso646.h's `and`) are left alone:
+  // a C program uses them as C++ does.
+  static const std::set<std::string> CxxOnly = {
+      "catch",     "class",       "co_await",   "co_return",
+      "co_yield",  "concept",     "const_cast", "consteval",
+      "constinit", "decltype",    "delete",     "dynamic_cast",
+      "explicit",  "export",      "friend",     "mutable",
+      "namespace", "new",         "noexcept",   "operator",
+      "private",   "protected",   "public",     "reinterpret_cast",
+      "requires",  "static_cast", "template",   "this",
+      "throw",     "try",         "typeid",     "typename",
+      "using",     "virtual"};
+  if (!IsC)
+    return "";
+  std::set<std::string> Used;
+  const SourceManager &SM = Src.SM;
+  Lexer Raw(SM.getLocForStartOfFile(SM.getMainFileID()), Ctx.getLangOpts(),
+            Src.Contents.begin(), Src.Contents.begin(), Src.Contents.end());
+  Token T;
+  do {
+    Raw.LexFromRawLexer(T);
+    if (T.is(tok::raw_identifier) && CxxOnly.count(T.getRawIdentifier().str()))
+      Used.insert(T.getRawIdentifier().str());
+  } while (T.isNot(tok::eof));
+  if (Used.empty())
+    return "";
+  std::string Text = "// warpwise offload: names of this C program that are "
+                     "C++ keywords, renamed.\n";
+  for (const std::string &Name : Used)
+    Text += "#define " + Name + " ww_c_" + Name + "\n";
+  return Text;
+}
+
 void Offloader::applyEdits() {
   llvm::StringRef Contents = Src.Contents;
   // Apply: insertions at one offset keep their order; no two replacements
@@ -934,8 +975,9 @@ OffloadResult Offloader::run() {
     MathMacros = cMathMacros(Functions);
   }
   std::string Renames = cudaNameMacros();
+  std::string Keywords = cxxKeywordMacros();
   if (Result.Offloaded == 0 && Edits.empty() && MathMacros.empty() &&
-      Renames.empty()) {
+      Renames.empty() && Keywords.empty()) {
     Result.Output = Src.Contents.str();
     return Result;
   }
@@ -956,7 +998,8 @@ OffloadResult Offloader::run() {
   Result.IncludesSupport = Result.Offloaded > 0;
   std::string Head =
       (Result.IncludesSupport ? KernelEmitter::preamble(IsC) : "") +
-      MathMacros + (NeedProductFunctions ? productFunctionsNote() : "");
+      MathMacros + Keywords +
+      (NeedProductFunctions ? productFunctionsNote() : "");
   if (!Renames.empty() && At == 0)
     Head = Renames + Head;
   else if (!Renames.empty())

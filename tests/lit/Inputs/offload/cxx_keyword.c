@@ -1,5 +1,5 @@
-// A C program valid as C whose translation is not valid C++ (a variable
-// named `new`): the rewrite that follows cannot parse the output.
+// A C program valid as C with a name that is a C++ keyword (a variable
+// named `new`): the output, C++, renames it.
 #include <stdio.h>
 #include <stdlib.h>
 int main(void) {
