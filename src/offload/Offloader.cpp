@@ -886,10 +886,16 @@ std::string Offloader::cxxKeywordMacros() const {
   const SourceManager &SM = Src.SM;
   Lexer Raw(SM.getLocForStartOfFile(SM.getMainFileID()), Ctx.getLangOpts(),
             Src.Contents.begin(), Src.Contents.begin(), Src.Contents.end());
+  // Not on directive lines: `#pragma omp ... private(j)` is OpenMP's
+  // clause, and a pragma's tokens are macro-expanded.
   Token T;
+  bool InDirective = false;
   do {
     Raw.LexFromRawLexer(T);
-    if (T.is(tok::raw_identifier) && CxxOnly.count(T.getRawIdentifier().str()))
+    if (T.isAtStartOfLine())
+      InDirective = T.is(tok::hash);
+    if (!InDirective && T.is(tok::raw_identifier) &&
+        CxxOnly.count(T.getRawIdentifier().str()))
       Used.insert(T.getRawIdentifier().str());
   } while (T.isNot(tok::eof));
   if (Used.empty())
