@@ -822,6 +822,19 @@ Offloader::cMathMacros(const std::vector<const FunctionDecl *> &Functions) {
   return Text;
 }
 
+/// \p Comment and `#define NAME <Prefix>NAME` for each of \p Names; "" for
+/// none.
+static std::string renamingMacros(const char *Comment,
+                                  const std::set<std::string> &Names,
+                                  const char *Prefix) {
+  if (Names.empty())
+    return "";
+  std::string Text = Comment;
+  for (const std::string &Name : Names)
+    Text += "#define " + Name + " " + Prefix + Name + "\n";
+  return Text;
+}
+
 std::string Offloader::cudaNameMacros() const {
   // cfd's `struct float3 { float x, y, z; };`: a host program may declare
   // what CUDA's vector_types.h does, which nvcc includes first. Renamed from
@@ -854,13 +867,10 @@ std::string Offloader::cudaNameMacros() const {
     if (Vector.count(N->getName().str()))
       Clashes.insert(N->getName().str());
   }
-  if (Clashes.empty())
-    return "";
-  std::string Text = "// warpwise offload: CUDA declares these names before "
-                     "this file; the program's own\n// are renamed.\n";
-  for (const std::string &Name : Clashes)
-    Text += "#define " + Name + " ww_user_" + Name + "\n";
-  return Text;
+  return renamingMacros("// warpwise offload: CUDA declares these names "
+                        "before this file; the program's own\n// are "
+                        "renamed.\n",
+                        Clashes, "ww_user_");
 }
 
 std::string Offloader::cxxKeywordMacros() const {
@@ -898,13 +908,9 @@ std::string Offloader::cxxKeywordMacros() const {
         CxxOnly.count(T.getRawIdentifier().str()))
       Used.insert(T.getRawIdentifier().str());
   } while (T.isNot(tok::eof));
-  if (Used.empty())
-    return "";
-  std::string Text = "// warpwise offload: names of this C program that are "
-                     "C++ keywords, renamed.\n";
-  for (const std::string &Name : Used)
-    Text += "#define " + Name + " ww_c_" + Name + "\n";
-  return Text;
+  return renamingMacros("// warpwise offload: names of this C program that "
+                        "are C++ keywords, renamed.\n",
+                        Used, "ww_c_");
 }
 
 void Offloader::applyEdits() {
