@@ -54,6 +54,13 @@ bool includesRuntimeHeader(llvm::StringRef Text);
 /// the adaptive split's policy of rules/split.json.
 const std::string &runtimeHeaderText();
 
+/// The API version a run-time support's \p Text declares with `#define
+/// <Macro> N` (WARPWISE_RUNTIME_API, WARPWISE_OFFLOAD_API); 0 for none. A
+/// header beside an output that declares a later API than the one this
+/// warpwise embeds is left in place: outputs of the later warpwise beside it
+/// may use names this one lacks, and the later API keeps this one's names.
+unsigned declaredRuntimeApi(llvm::StringRef Text, llvm::StringRef Macro);
+
 /// The path of the runtime beside \p File.
 std::string runtimeHeaderBeside(llvm::StringRef File);
 

@@ -53,8 +53,9 @@ struct RuntimeOutput {
 
 /// The runtime each of \p Outputs (output path, the text written there)
 /// needs beside it, once per directory, where that file is absent or holds
-/// another text (an older runtime, say): a rewritten file includes it with
-/// one line, so the user's build finds it with no flag.
+/// another text (an older runtime, say) that declares no later API
+/// (declaredRuntimeApi): a rewritten file includes it with one line, so the
+/// user's build finds it with no flag.
 std::vector<RuntimeOutput> runtimeHeaderOutputs(
     const std::vector<std::pair<std::string, std::string>> &Outputs);
 

@@ -13,6 +13,7 @@
 #include "warpwise/Offload.h"
 
 #include "warpwise/Driver.h"
+#include "warpwise/Embedded.h"
 #include "warpwise/Emitter.h"
 #include "warpwise/Frontend.h"
 #include "warpwise/Options.h"
@@ -110,18 +111,6 @@ std::vector<std::string> rewriteArgs(const Options &Opts, llvm::StringRef Abs) {
 
 } // namespace
 
-/// The API version a run-time support's text declares (0: none).
-static unsigned offloadSupportApi(llvm::StringRef Text) {
-  llvm::StringRef Define = "#define WARPWISE_OFFLOAD_API ";
-  size_t At = Text.find(Define);
-  unsigned Api = 0;
-  if (At != llvm::StringRef::npos)
-    Text.drop_front(At + Define.size())
-        .take_while([](char C) { return C >= '0' && C <= '9'; })
-        .getAsInteger(10, Api);
-  return Api;
-}
-
 /// Writes \p R's output to -o and then, where the output includes it and is
 /// a file (not a pipe or a device), offload's run-time support beside it,
 /// unless the header there holds this text or a later API. False after an
@@ -139,9 +128,11 @@ static bool writeOffloadOutput(const Options &Opts, const OffloadResult &R,
   llvm::SmallString<256> Header(llvm::sys::path::parent_path(Opts.OutputFile));
   llvm::sys::path::append(Header, OffloadSupportHeaderName);
   llvm::StringRef Text = offloadSupportHeaderText();
+  const char *Api = "WARPWISE_OFFLOAD_API";
   if (auto Old = llvm::MemoryBuffer::getFile(Header))
     if ((*Old)->getBuffer() == Text ||
-        offloadSupportApi((*Old)->getBuffer()) > offloadSupportApi(Text))
+        declaredRuntimeApi((*Old)->getBuffer(), Api) >
+            declaredRuntimeApi(Text, Api))
       return true;
   if (llvm::Error E = writeFileAtomically(Header.str(), Text)) {
     Log.report(diag::CannotWrite, Severity::Error, Opts.OutputFile, 0, 0,

@@ -254,7 +254,9 @@ std::vector<RuntimeOutput> runtimeHeaderOutputs(
     if (auto Buf = llvm::MemoryBuffer::getFile(Beside, /*IsText=*/false,
                                                /*RequiresNullTerminator=*/false))
       R.Original = (*Buf)->getBuffer().str();
-    if (R.Original != R.Text)
+    const char *Api = "WARPWISE_RUNTIME_API";
+    if (R.Original != R.Text &&
+        declaredRuntimeApi(R.Original, Api) <= declaredRuntimeApi(R.Text, Api))
       Out.push_back(std::move(R));
   }
   return Out;

@@ -116,6 +116,18 @@ const std::string &runtimeHeaderText() {
   return Text;
 }
 
+unsigned declaredRuntimeApi(llvm::StringRef Text, llvm::StringRef Macro) {
+  std::string Define = ("#define " + Macro + " ").str();
+  size_t At = Text.find(Define);
+  unsigned Api = 0;
+  if (At != llvm::StringRef::npos &&
+      Text.drop_front(At + Define.size())
+          .take_while([](char C) { return C >= '0' && C <= '9'; })
+          .getAsInteger(10, Api))
+    Api = 0;
+  return Api;
+}
+
 std::string runtimeHeaderBeside(llvm::StringRef File) {
   llvm::SmallString<256> P(llvm::sys::path::parent_path(File));
   llvm::sys::path::append(P, RuntimeHeaderName);
