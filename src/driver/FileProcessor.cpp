@@ -173,8 +173,28 @@ void computeKernelOccupancy(FileAnalysis &A, const ArchLimits &Arch,
   }
 }
 
+/// Limits \p Ctx's traversals (every visitor that starts at the translation
+/// unit, and the parent map) to the top-level declarations outside system
+/// headers. The CUDA and C++ headers are most of a translation unit, and no
+/// analysis or transformation looks at their declarations: a user's
+/// template instantiated from them is still reached through its own
+/// template, and code that reads a header declaration follows it from the
+/// user's code (a callee's body, a type), not from the unit.
+static void traverseUserCodeOnly(clang::ASTContext &Ctx) {
+  const clang::SourceManager &SM = Ctx.getSourceManager();
+  std::vector<clang::Decl *> Kept;
+  for (clang::Decl *D : Ctx.getTranslationUnitDecl()->decls()) {
+    clang::SourceLocation Loc = D->getLocation();
+    if (Loc.isValid() && SM.isInSystemHeader(SM.getExpansionLoc(Loc)))
+      continue;
+    Kept.push_back(D);
+  }
+  Ctx.setTraversalScope(Kept);
+}
+
 void FileProcessor::handleTranslationUnit(clang::ASTContext &Ctx,
                                           const std::string &File) {
+  traverseUserCodeOnly(Ctx);
   // The main file and the project headers --header-filter accepts.
   SourceScope Scope(Ctx.getSourceManager(), HeaderFilter);
   Scope.exclude(F.ExcludedHeaders);
