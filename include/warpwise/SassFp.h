@@ -53,6 +53,12 @@ struct SassFunction {
 /// The functions of an nvdisasm -g -c listing, by mangled name.
 std::map<std::string, SassFunction> parseNvdisasm(llvm::StringRef Listing);
 
+/// \p Listing with only the lines parseNvdisasm reads (function headers,
+/// line information, instructions, labels), each without its padding:
+/// parseNvdisasm gives the same functions from it, and it is about a third
+/// of the size (what the compile cache keeps and reads back).
+std::string compactNvdisasm(llvm::StringRef Listing);
+
 /// A source line as the comparison sees it: a line of the original text, or
 /// one the rewrite wrote (Rewritten), or a line of a file the comparison
 /// does not know (its text is the same in both compilations).

@@ -874,7 +874,9 @@ CompileFeedback::measureUncached(
   std::map<std::string, KernelStats> Out = statsOfCompile(PtxasOut, Listing);
   if (!CacheFile.empty())
     writeCacheEntry(CacheDir, CacheFile, Key, Out,
-                    listingWithMainDir(Listing, MainDir, /*Mark=*/true), "");
+                    listingWithMainDir(compactNvdisasm(Listing), MainDir,
+                                       /*Mark=*/true),
+                    "");
   return Out;
 }
 

@@ -13,6 +13,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <cstring>
+
 using namespace warpwise;
 
 namespace {
@@ -130,6 +132,39 @@ TEST_CASE("nvdisasm's listing gives each function its code and lines",
     }
   CHECK(SawFfma);
   CHECK(hasFpArithmetic(F));
+}
+
+/// Everything parseNvdisasm gives, in one comparable text.
+static std::string parsed(llvm::StringRef Listing) {
+  std::string Out;
+  for (const auto &[Name, F] : parseNvdisasm(Listing)) {
+    Out += "function " + Name + "/" + F.Name + "\n";
+    for (const SassInstruction &I : F.Code) {
+      Out += I.File + ":" + std::to_string(I.Line) + " " + I.Guard + " " +
+             I.Opcode;
+      for (const std::string &Op : I.Operands)
+        Out += " <" + Op + ">";
+      Out += "\n";
+    }
+    for (const auto &[Label, At] : F.Labels)
+      Out += "label " + Label + " " + std::to_string(At) + "\n";
+  }
+  return Out;
+}
+
+TEST_CASE("the compact listing the cache keeps parses to the same code",
+          "[sassfp]") {
+  for (const char *Listing : {Contracted, Separate}) {
+    std::string Compact = compactNvdisasm(Listing);
+    CHECK(parsed(Compact) == parsed(Listing));
+    CHECK(Compact.size() * 10 < std::strlen(Listing) * 6);
+    // The padding and the directives are gone; the lines are not.
+    CHECK(llvm::StringRef(Compact).contains(
+        "/*00b0*/ LDG.E R2, desc[UR4][R2.64] ;\n"));
+    CHECK_FALSE(llvm::StringRef(Compact).contains(".section"));
+    CHECK(llvm::StringRef(Compact).contains("//## File \"k.cu\", line 4\n"));
+    CHECK(parsed(Compact).find("label .L_x_0 ") != std::string::npos);
+  }
 }
 
 TEST_CASE("the same code compares equal", "[sassfp]") {
