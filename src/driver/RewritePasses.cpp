@@ -21,11 +21,13 @@
 #include "FileProcessor.h"
 #include "NvccCheck.h"
 
+#include "warpwise/Ptxas.h"
 #include "warpwise/SourceScope.h"
 
 #include "llvm/ADT/STLExtras.h"
 
 #include <algorithm>
+#include <future>
 #include <tuple>
 
 namespace warpwise::driver {
@@ -196,6 +198,27 @@ bool addPass(InputFile &F, InputFile &Next, const PassFiles &Files,
   return Changed;
 }
 
+/// Starts nvcc on the text a later pass begins with while that pass parses
+/// it: every candidate the pass measures is compared with it, and when the
+/// pass changes nothing it is the output, which checkRewriteCompiles
+/// compiles. The pass's own request for the same text waits for this
+/// compile (CompileFeedback answers each text once). Only where no header
+/// is edited: a pass measures its base with the headers on disk.
+std::future<void> compilePassBase(const Session &Run, const InputFile &F,
+                                  const PassFiles &Files) {
+  if (!Run.FeedbackPtr || !Run.FeedbackPtr->available() || !Run.Arch ||
+      !Files.Overlays.empty())
+    return {};
+  CompileFeedback *Feedback = Run.FeedbackPtr;
+  std::string Text = Files.Files.at(F.Absolute).Now;
+  std::string Path = F.Absolute;
+  std::string NvArch = PtxasRunner::nvccArchFor(*Run.Arch);
+  return std::async(std::launch::async, [=] {
+    std::string Error; // The pass's own request reports it.
+    Feedback->measure(Text, Path, NvArch, Error);
+  });
+}
+
 } // namespace
 
 bool settleRewrite(const Session &Run, InputFile &F, DiagnosticLog &FileLog) {
@@ -223,6 +246,7 @@ bool settleRewrite(const Session &Run, InputFile &F, DiagnosticLog &FileLog) {
     Next.Given = F.Given;
     Next.Absolute = F.Absolute;
     Next.Contents = Files.Files[F.Absolute].Now;
+    std::future<void> BaseCompile = compilePassBase(Run, F, Files);
     Next.Crashed = F.Crashed;
     Next.ExcludedHeaders = F.ExcludedHeaders;
     Next.DecisionIds = F.DecisionIds;
