@@ -39,6 +39,9 @@ constexpr const char *LoopSwap = "WW5004";
 /// The data plan of a group of offloaded loops: what is copied in, out, and
 /// kept resident (remark).
 constexpr const char *DataPlan = "WW5005";
+/// A C input's K&R definitions, implicit ints and implicit declarations,
+/// written in C++ (remark), or a call nothing declares (warning).
+constexpr const char *OldC = "WW5006";
 } // namespace diag
 
 struct OffloadOptions {

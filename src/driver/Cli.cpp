@@ -226,9 +226,11 @@ OFFLOAD
                         that follows gets --fmad=false too
   --cuda-path, --stub-cuda, -p, --extra-arg, '--', -q/-v and --remarks as
   for rewrite.
-  The input is parsed as C (.c) or C++ (.cpp, .cc, .cxx) with -fopenmp.
+  The input is parsed as C (.c) or C++ (.cpp, .cc, .cxx) with -fopenmp;
+  C as gcc before 14 takes it (K&R definitions, implicit int and implicit
+  declarations accepted, and written in C++ in the output: WW5006).
   Each loop is offloaded or kept on the host with a warning saying why
-  (WW5001-WW5005); a file that does not parse is never written. An output
+  (WW5001-WW5006); a file that does not parse is never written. An output
   with an offloaded loop includes the run-time support, which is written
   beside it as warpwise_offload.cuh (not with -o -).
 )";

@@ -339,6 +339,12 @@ std::vector<std::string> Frontend::commandLine(const std::string &File,
     std::vector<std::string> Args = {C ? "clang" : "clang++", "-x",
                                      C ? "c" : "c++", "-fopenmp",
                                      "-resource-dir", resourceDir()};
+    // C89's implicit declarations and implicit int, which gcc before 14
+    // accepts with a warning and clang 16 and later reject: old C parses
+    // as its compiler takes it, and offload writes them in C++ (OldC.h).
+    if (C)
+      Args.insert(Args.end(), {"-Wno-error=implicit-function-declaration",
+                               "-Wno-error=implicit-int"});
     TranslatedFlags User = compileFlags(File);
     Args.insert(Args.end(), User.Clang.begin(), User.Clang.end());
     if (!OmpStubDir.empty()) {

@@ -27,7 +27,7 @@
 // meets it, with the extents (DataExtents.h) and the dependence test
 // (Dependence.h); then the kernel emitter (KernelEmitter.h) gives the text
 // of every edit, and the edits are applied and formatted at once. The
-// decisions (WW5001-WW5005) are said in source order.
+// decisions (WW5001-WW5006) are said in source order.
 //
 //===----------------------------------------------------------------------===//
 #include "warpwise/Offload.h"
@@ -37,6 +37,7 @@
 #include "Dependence.h"
 #include "Directive.h"
 #include "KernelEmitter.h"
+#include "OldC.h"
 #include "RoundedProducts.h"
 
 #include "warpwise/Format.h"
@@ -49,6 +50,7 @@
 #include "clang/Tooling/Core/Replacement.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 
 #include <functional>
 #include <map>
@@ -132,6 +134,10 @@ private:
   std::string cudaNameMacros() const;
   /// For a C input: the C++ keywords it uses as names, defined to others.
   std::string cxxKeywordMacros() const;
+  /// For a C input: its K&R definitions, implicit ints and implicit
+  /// declarations said in C++ (OldC.h); the includes that declare the
+  /// library functions it called undeclared ("" if none).
+  std::string oldC(const std::vector<const FunctionDecl *> &Functions);
   /// The edits as one replacement per offset, formatted and applied to the
   /// input: Result.Output (or Result.InternalError).
   void applyEdits();
@@ -762,6 +768,58 @@ void Offloader::addVoidCasts(
 }
 
 std::string
+Offloader::oldC(const std::vector<const FunctionDecl *> &Functions) {
+  OldCEdits Old = oldCEdits(Src, Functions);
+  for (const auto *List : {&Old.Prototypes, &Old.Edits})
+    for (const TextEdit &E : *List)
+      addEdit(E.Begin, E.End, E.Text);
+  auto Note = [&](Severity Level, unsigned Line, unsigned Column,
+                  std::string Message) {
+    OffloadDecision D;
+    D.Id = diag::OldC;
+    D.Level = Level;
+    D.Line = Line;
+    D.Column = Column;
+    D.Kind = "note";
+    D.Message = std::move(Message);
+    Result.Decisions.push_back(std::move(D));
+  };
+  for (const UndeclaredCall &U : Old.Undeclared)
+    Note(Severity::Warning, U.Line, U.Column,
+         "`" + U.Name +
+             "` is called without a declaration (C89 declared it "
+             "implicitly); nothing in this file or warpwise's list of "
+             "headers (rules/c-headers.json) declares it, so nvcc will "
+             "reject the output: include its header or declare it");
+  std::string Includes;
+  for (const std::string &H : Old.Headers)
+    Includes += "#include <" + H + ">\n";
+  std::vector<std::string> Said;
+  auto Count = [&](unsigned N, const char *One, const char *Many) {
+    if (N)
+      Said.push_back(std::to_string(N) + " " + (N == 1 ? One : Many));
+  };
+  Count(Old.KandR, "K&R definition in prototype form",
+        "K&R definitions in prototype form");
+  Count(Old.ImplicitInts, "implicit int spelled", "implicit ints spelled");
+  Count(Old.Prototypes.size(), "prototype of a later definition",
+        "prototypes of later definitions");
+  if (!Old.Headers.empty())
+    Said.push_back("the headers of the library functions called undeclared "
+                   "included (" +
+                   llvm::join(Old.Headers, ", ") + ")");
+  if (!Said.empty())
+    Note(Severity::Remark, 1, 1,
+         "C89 that C++ does not accept, written for nvcc: " +
+             llvm::join(Said, "; "));
+  if (Includes.empty())
+    return "";
+  return "// warpwise offload: the headers of the library functions this C "
+         "program calls\n// without declaring them.\n" +
+         Includes;
+}
+
+std::string
 Offloader::cMathMacros(const std::vector<const FunctionDecl *> &Functions) {
   // C's functions of these names take one type; C++'s <cmath> and
   // <cstdlib> overload them for float, long double and the integer types,
@@ -785,8 +843,11 @@ Offloader::cMathMacros(const std::vector<const FunctionDecl *> &Functions) {
     explicit Calls(const SourceManager &SM) : SM(SM) {}
     bool VisitCallExpr(CallExpr *C) {
       const FunctionDecl *F = C->getDirectCallee();
+      // A library function declared by its header, or by the call itself
+      // (C89's implicit declaration; the output includes the header).
       if (!F || !F->getIdentifier() || !Overloaded.count(F->getName().str()) ||
-          !SM.isInSystemHeader(SM.getExpansionLoc(F->getLocation())))
+          !(SM.isInSystemHeader(SM.getExpansionLoc(F->getLocation())) ||
+            (F->isImplicit() && F->getBuiltinID())))
         return true;
       for (unsigned K = 0; K < C->getNumArgs() && K < F->getNumParams(); ++K) {
         QualType A = C->getArg(K)->IgnoreImpCasts()->getType();
@@ -981,15 +1042,16 @@ OffloadResult Offloader::run() {
   }
   reportVerdicts(InRegion);
   annotateDeviceFunctions();
-  std::string MathMacros;
+  std::string MathMacros, Includes;
   if (IsC) {
     addVoidCasts(Functions);
+    Includes = oldC(Functions);
     MathMacros = cMathMacros(Functions);
   }
   std::string Renames = cudaNameMacros();
   std::string Keywords = cxxKeywordMacros();
   if (Result.Offloaded == 0 && Edits.empty() && MathMacros.empty() &&
-      Renames.empty() && Keywords.empty()) {
+      Renames.empty() && Keywords.empty() && Includes.empty()) {
     Result.Output = Src.Contents.str();
     return Result;
   }
@@ -1009,7 +1071,7 @@ OffloadResult Offloader::run() {
   // Only an offloaded loop's callees have rounded products.
   Result.IncludesSupport = Result.Offloaded > 0;
   std::string Head =
-      (Result.IncludesSupport ? KernelEmitter::preamble(IsC) : "") +
+      (Result.IncludesSupport ? KernelEmitter::preamble(IsC) : "") + Includes +
       MathMacros + Keywords +
       (NeedProductFunctions ? productFunctionsNote() : "");
   if (!Renames.empty() && At == 0)

@@ -1,0 +1,227 @@
+//===- OldC.cpp - C that C++ does not accept, said in C++ ----------------===//
+#include "OldC.h"
+
+#include "warpwise/Embedded.h"
+
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Basic/Builtins.h"
+#include "clang/Lex/Lexer.h"
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+
+namespace warpwise {
+namespace offload {
+
+using namespace clang;
+
+namespace {
+
+/// rules/c-headers.json.
+struct KnownHeaders {
+  std::map<std::string, std::string> Functions, Prefixes;
+
+  static const KnownHeaders &get() {
+    static const KnownHeaders K = [] {
+      KnownHeaders K;
+      nlohmann::json J = nlohmann::json::parse(
+          findEmbeddedFile("c-headers.json"), nullptr, false);
+      if (!J.is_object())
+        return K;
+      for (const char *Key : {"functions", "prefixes"})
+        if (J.contains(Key) && J[Key].is_object())
+          for (auto &[Name, Header] : J[Key].items())
+            if (Header.is_string())
+              (Key[0] == 'f' ? K.Functions : K.Prefixes)[Name] =
+                  Header.get<std::string>();
+      return K;
+    }();
+    return K;
+  }
+
+  std::string headerOf(llvm::StringRef Name) const {
+    if (auto It = Functions.find(Name.str()); It != Functions.end())
+      return It->second;
+    for (const auto &[Prefix, Header] : Prefixes)
+      if (Name.starts_with(Prefix))
+        return Header;
+    return "";
+  }
+};
+
+PrintingPolicy cPolicy(const ASTContext &Ctx) {
+  PrintingPolicy P(Ctx.getLangOpts());
+  P.SuppressTagKeyword = false;
+  return P;
+}
+
+/// `T name` as a declaration, the declarator around the name (`float
+/// (*f)(int)`, `int a[]`).
+std::string declarationText(QualType T, llvm::StringRef Name,
+                            const ASTContext &Ctx) {
+  std::string Out;
+  llvm::raw_string_ostream OS(Out);
+  T.print(OS, cPolicy(Ctx), Name);
+  return Out;
+}
+
+/// Whether \p F is written without a type before its name (implicit int).
+bool implicitIntReturn(const FunctionDecl *F, const SourceManager &SM) {
+  FunctionTypeLoc TL = F->getFunctionTypeLoc();
+  if (!TL)
+    return false;
+  SourceLocation Ret = TL.getReturnLoc().getBeginLoc();
+  return Ret.isInvalid() ||
+         SM.getFileOffset(SM.getExpansionLoc(Ret)) >=
+             SM.getFileOffset(SM.getExpansionLoc(F->getLocation()));
+}
+
+class OldCWriter {
+public:
+  explicit OldCWriter(const OffloadSource &Src) : Src(Src) {}
+
+  void definition(const FunctionDecl *F) {
+    const SourceManager &SM = Src.SM;
+    if (F->getLocation().isMacroID() || !F->hasBody())
+      return;
+    // `static bump(n)`: the type goes after the storage class, before the
+    // name.
+    if (implicitIntReturn(F, SM) && F->getReturnType()->isIntegerType()) {
+      unsigned At = Src.offset(F->getLocation());
+      Out.Edits.push_back({At, At, "int "});
+      ++Out.ImplicitInts;
+    }
+    if (F->hasWrittenPrototype() || F->getNumParams() == 0)
+      return;
+    kandR(F);
+  }
+
+  /// `float squash(x) float x; {` -> `float squash(float x) {`, as many
+  /// line breaks kept as the declarations took, so later lines keep their
+  /// numbers.
+  void kandR(const FunctionDecl *F) {
+    const SourceManager &SM = Src.SM;
+    const auto *Body = dyn_cast_or_null<CompoundStmt>(F->getBody());
+    if (!Body || Body->getLBracLoc().isMacroID())
+      return;
+    std::optional<Token> Open =
+        Lexer::findNextToken(F->getLocation(), SM, Src.LO);
+    if (!Open || !Open->is(tok::l_paren) || Open->getLocation().isMacroID())
+      return;
+    unsigned B = Src.offset(Open->getLocation());
+    unsigned E = Src.offset(Body->getLBracLoc());
+    if (E <= B)
+      return;
+    std::string Params;
+    for (const ParmVarDecl *P : F->parameters()) {
+      // A parameter declared `float w[]` keeps its written type.
+      QualType T = P->getOriginalType();
+      Params += (Params.empty() ? "" : ", ") +
+                declarationText(T, P->getName(), Src.Ctx);
+    }
+    std::string Text = "(" + Params + ")";
+    llvm::StringRef Old = Src.Contents.slice(B, E);
+    unsigned Breaks = Old.count('\n');
+    Text += Breaks ? std::string(Breaks, '\n') : std::string(" ");
+    Out.Edits.push_back({B, E, Text});
+    ++Out.KandR;
+  }
+
+  /// Declares what \p Call's callee left implicit, or records that nothing
+  /// can. \p Caller is the function the call is in.
+  void call(const CallExpr *Call, const FunctionDecl *Caller) {
+    const FunctionDecl *F = Call->getDirectCallee();
+    if (!F || !F->isImplicit() || !F->getIdentifier())
+      return;
+    // A library function clang knows names its header; a builtin with
+    // none (`__builtin_expect`) needs no declaration in C++ either.
+    if (unsigned ID = F->getBuiltinID()) {
+      if (const char *H = Src.Ctx.BuiltinInfo.getHeaderName(ID))
+        Out.Headers.insert(H);
+      return;
+    }
+    std::string Header = KnownHeaders::get().headerOf(F->getName());
+    if (!Header.empty()) {
+      Out.Headers.insert(Header);
+      return;
+    }
+    if (const FunctionDecl *Def = laterDeclaration(F)) {
+      if (Declared.insert(Def->getCanonicalDecl()).second)
+        prototypeBefore(Def, Caller);
+      return;
+    }
+    SourceLocation L = Src.SM.getExpansionLoc(Call->getBeginLoc());
+    if (Reported.insert(F->getName().str()).second)
+      Out.Undeclared.push_back({F->getName().str(),
+                                Src.SM.getExpansionLineNumber(L),
+                                Src.SM.getExpansionColumnNumber(L)});
+  }
+
+  OldCEdits Out;
+
+private:
+  /// A declaration with a prototype of \p Implicit's function written in
+  /// the main file (its definition further down, usually).
+  const FunctionDecl *laterDeclaration(const FunctionDecl *Implicit) const {
+    for (const FunctionDecl *R : Implicit->redecls())
+      if (!R->isImplicit() && R->hasWrittenPrototype() &&
+          Src.SM.isInMainFile(Src.SM.getExpansionLoc(R->getLocation())))
+        return R;
+    // A K&R definition: its prototype is the one written for it here.
+    for (const FunctionDecl *R : Implicit->redecls())
+      if (!R->isImplicit() && R->isThisDeclarationADefinition() &&
+          Src.SM.isInMainFile(Src.SM.getExpansionLoc(R->getLocation())))
+        return R;
+    return nullptr;
+  }
+
+  /// `static float later(int v);` on the lines before \p Caller.
+  void prototypeBefore(const FunctionDecl *Def, const FunctionDecl *Caller) {
+    std::string Params;
+    for (const ParmVarDecl *P : Def->parameters())
+      Params += (Params.empty() ? "" : ", ") +
+                declarationText(P->getOriginalType(), P->getName(), Src.Ctx);
+    if (Def->isVariadic())
+      Params += Params.empty() ? "..." : ", ...";
+    std::string Head =
+        declarationText(Def->getReturnType(),
+                        Def->getName().str() + "(" + Params + ")", Src.Ctx);
+    std::string Text =
+        "// warpwise offload: C89 declared `" + Def->getName().str() +
+        "` where it is first called; C++ needs it before.\n" +
+        (Def->getStorageClass() == SC_Static ? "static " : "") + Head + ";\n";
+    unsigned At = Src.lineStart(Src.offset(Caller->getBeginLoc()));
+    Out.Prototypes.push_back({At, At, Text});
+  }
+
+  const OffloadSource &Src;
+  std::set<const FunctionDecl *> Declared;
+  std::set<std::string> Reported;
+};
+
+} // namespace
+
+OldCEdits oldCEdits(const OffloadSource &Src,
+                    const std::vector<const FunctionDecl *> &Functions) {
+  struct Calls : RecursiveASTVisitor<Calls> {
+    OldCWriter &W;
+    const FunctionDecl *Caller = nullptr;
+    explicit Calls(OldCWriter &W) : W(W) {}
+    bool VisitCallExpr(CallExpr *C) {
+      W.call(C, Caller);
+      return true;
+    }
+  };
+  OldCWriter W(Src);
+  Calls Visitor(W);
+  for (const FunctionDecl *F : Functions) {
+    W.definition(F);
+    Visitor.Caller = F;
+    Visitor.TraverseDecl(const_cast<FunctionDecl *>(F));
+  }
+  return std::move(W.Out);
+}
+
+} // namespace offload
+} // namespace warpwise

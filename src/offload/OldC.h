@@ -1,0 +1,57 @@
+//===- OldC.h - C that C++ does not accept, said in C++ ---------*- C++ -*-===//
+//
+// Rodinia-era C relies on what C89 allowed and gcc before 14 still accepts
+// with a warning: K&R function definitions (`float squash(x) float x; {`),
+// implicit int (`bump(n) int n; {`), and functions called before anything
+// declares them (printf without <stdio.h>, a function defined further down).
+// offload parses such a C input as gcc does and writes its output in C++,
+// which has none of the three: a definition in prototype form, the int
+// spelled, and for each implicitly declared function the header that
+// declares it or a prototype of its later definition. A call it cannot
+// declare (a function of another file, with no known header) is said with
+// its line, since nvcc will reject it.
+//
+//===----------------------------------------------------------------------===//
+#ifndef WARPWISE_OFFLOAD_OLDC_H
+#define WARPWISE_OFFLOAD_OLDC_H
+
+#include "OffloadAst.h"
+#include "RoundedProducts.h"
+
+#include <set>
+#include <string>
+#include <vector>
+
+namespace warpwise {
+namespace offload {
+
+/// A call to a function nothing declares, which the output cannot declare
+/// either.
+struct UndeclaredCall {
+  std::string Name;
+  unsigned Line = 0, Column = 0;
+};
+
+struct OldCEdits {
+  /// Definitions in prototype form, implicit ints spelled.
+  std::vector<TextEdit> Edits;
+  /// Prototypes of later definitions, on the lines before the function that
+  /// first calls them: they go before Edits at the same place (the `int `
+  /// of that function's implicit int).
+  std::vector<TextEdit> Prototypes;
+  /// The headers of implicitly declared library functions ("stdio.h").
+  std::set<std::string> Headers;
+  std::vector<UndeclaredCall> Undeclared;
+  unsigned KandR = 0, ImplicitInts = 0;
+};
+
+/// What C++ needs said of the C in \p Functions (the main file's functions
+/// with a body). The header of a function clang does not know as a library
+/// function comes from rules/c-headers.json.
+OldCEdits oldCEdits(const OffloadSource &Src,
+                    const std::vector<const clang::FunctionDecl *> &Functions);
+
+} // namespace offload
+} // namespace warpwise
+
+#endif
