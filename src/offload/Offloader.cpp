@@ -132,8 +132,6 @@ private:
   /// named like CUDA's vector types, which nvcc declares before the file
   /// ("" if none).
   std::string cudaNameMacros() const;
-  /// For a C input: the C++ keywords it uses as names, defined to others.
-  std::string cxxKeywordMacros() const;
   /// For a C input: its K&R definitions, implicit ints and implicit
   /// declarations said in C++ (OldC.h); the includes that declare the
   /// library functions it called undeclared ("" if none).
@@ -934,46 +932,6 @@ std::string Offloader::cudaNameMacros() const {
                         Clashes, "ww_user_");
 }
 
-std::string Offloader::cxxKeywordMacros() const {
-  // `int new = 3;` is C; nvcc compiles the output as C++, where `new` is a
-  // keyword. Defined to another name after the file's includes (C++ headers
-  // use the keywords), the program's names read as names everywhere below,
-  // the kernels included. Keywords C also has as macros or typedefs
-  // (`bool`, `static_assert`, `char16_t`, iso646.h's `and`) are left alone:
-  // a C program uses them as C++ does.
-  static const std::set<std::string> CxxOnly = {
-      "catch",     "class",       "co_await",   "co_return",
-      "co_yield",  "concept",     "const_cast", "consteval",
-      "constinit", "decltype",    "delete",     "dynamic_cast",
-      "explicit",  "export",      "friend",     "mutable",
-      "namespace", "new",         "noexcept",   "operator",
-      "private",   "protected",   "public",     "reinterpret_cast",
-      "requires",  "static_cast", "template",   "this",
-      "throw",     "try",         "typeid",     "typename",
-      "using",     "virtual"};
-  if (!IsC)
-    return "";
-  std::set<std::string> Used;
-  const SourceManager &SM = Src.SM;
-  Lexer Raw(SM.getLocForStartOfFile(SM.getMainFileID()), Ctx.getLangOpts(),
-            Src.Contents.begin(), Src.Contents.begin(), Src.Contents.end());
-  // Not on directive lines: `#pragma omp ... private(j)` is OpenMP's
-  // clause, and a pragma's tokens are macro-expanded.
-  Token T;
-  bool InDirective = false;
-  do {
-    Raw.LexFromRawLexer(T);
-    if (T.isAtStartOfLine())
-      InDirective = T.is(tok::hash);
-    if (!InDirective && T.is(tok::raw_identifier) &&
-        CxxOnly.count(T.getRawIdentifier().str()))
-      Used.insert(T.getRawIdentifier().str());
-  } while (T.isNot(tok::eof));
-  return renamingMacros("// warpwise offload: names of this C program that "
-                        "are C++ keywords, renamed.\n",
-                        Used, "ww_c_");
-}
-
 void Offloader::applyEdits() {
   llvm::StringRef Contents = Src.Contents;
   // Apply: insertions at one offset keep their order; no two replacements
@@ -1049,9 +1007,11 @@ OffloadResult Offloader::run() {
     MathMacros = cMathMacros(Functions);
   }
   std::string Renames = cudaNameMacros();
-  std::string Keywords = cxxKeywordMacros();
+  KeywordRenames Keywords = IsC ? keywordRenames(Src) : KeywordRenames();
+  if (!Keywords.Early.empty())
+    addEdit(Keywords.EarlyAt, Keywords.EarlyAt, Keywords.Early);
   if (Result.Offloaded == 0 && Edits.empty() && MathMacros.empty() &&
-      Renames.empty() && Keywords.empty() && Includes.empty()) {
+      Renames.empty() && Keywords.Macros.empty() && Includes.empty()) {
     Result.Output = Src.Contents.str();
     return Result;
   }
@@ -1072,7 +1032,7 @@ OffloadResult Offloader::run() {
   Result.IncludesSupport = Result.Offloaded > 0;
   std::string Head =
       (Result.IncludesSupport ? KernelEmitter::preamble(IsC) : "") + Includes +
-      MathMacros + Keywords +
+      MathMacros + Keywords.Macros +
       (NeedProductFunctions ? productFunctionsNote() : "");
   if (!Renames.empty() && At == 0)
     Head = Renames + Head;

@@ -223,5 +223,90 @@ OldCEdits oldCEdits(const OffloadSource &Src,
   return std::move(W.Out);
 }
 
+/// The C++-only keywords the file \p FID uses as names, outside directive
+/// lines (`#pragma omp ... private(j)` is OpenMP's clause, and a pragma's
+/// tokens are macro-expanded).
+static std::set<std::string> keywordsUsed(const SourceManager &SM, FileID FID,
+                                          const LangOptions &LO) {
+  static const std::set<std::string> CxxOnly = {
+      "catch",     "class",       "co_await",   "co_return",
+      "co_yield",  "concept",     "const_cast", "consteval",
+      "constinit", "decltype",    "delete",     "dynamic_cast",
+      "explicit",  "export",      "friend",     "mutable",
+      "namespace", "new",         "noexcept",   "operator",
+      "private",   "protected",   "public",     "reinterpret_cast",
+      "requires",  "static_cast", "template",   "this",
+      "throw",     "try",         "typeid",     "typename",
+      "using",     "virtual"};
+  std::set<std::string> Used;
+  llvm::StringRef Text = SM.getBufferData(FID);
+  Lexer Raw(SM.getLocForStartOfFile(FID), LO, Text.begin(), Text.begin(),
+            Text.end());
+  Token T;
+  bool InDirective = false;
+  do {
+    Raw.LexFromRawLexer(T);
+    if (T.isAtStartOfLine())
+      InDirective = T.is(tok::hash);
+    if (!InDirective && T.is(tok::raw_identifier) &&
+        CxxOnly.count(T.getRawIdentifier().str()))
+      Used.insert(T.getRawIdentifier().str());
+  } while (T.isNot(tok::eof));
+  return Used;
+}
+
+static std::string keywordMacros(const std::set<std::string> &Names) {
+  if (Names.empty())
+    return "";
+  std::string Text = "// warpwise offload: names of this C program that are "
+                     "C++ keywords, renamed.\n";
+  for (const std::string &Name : Names)
+    Text += "#define " + Name + " ww_c_" + Name + "\n";
+  return Text;
+}
+
+KeywordRenames keywordRenames(const OffloadSource &Src) {
+  const SourceManager &SM = Src.SM;
+  KeywordRenames Out;
+  std::set<std::string> Main = keywordsUsed(SM, SM.getMainFileID(), Src.LO);
+  Out.Macros = keywordMacros(Main);
+  // The files the main file includes itself, by where it includes them.
+  std::map<unsigned, FileID> Included;
+  for (unsigned I = 1, N = SM.local_sloc_entry_size(); I < N; ++I) {
+    const SrcMgr::SLocEntry &E = SM.getLocalSLocEntry(I);
+    if (!E.isFile())
+      continue;
+    SourceLocation From = E.getFile().getIncludeLoc();
+    if (From.isInvalid() || From.isMacroID() ||
+        SM.getFileID(From) != SM.getMainFileID())
+      continue;
+    FileID FID =
+        SM.getFileID(SourceLocation::getFromRawEncoding(E.getOffset()));
+    Included.emplace(SM.getFileOffset(From), FID);
+  }
+  // The first project file with keywords, if no system header comes after.
+  std::set<std::string> Early;
+  unsigned At = 0;
+  for (const auto &[Offset, FID] : Included) {
+    bool System = SM.isInSystemHeader(SM.getLocForStartOfFile(FID));
+    if (System && !Early.empty())
+      return Out; // A C++ header after it may use the keywords.
+    if (System)
+      continue;
+    std::set<std::string> Used = keywordsUsed(SM, FID, Src.LO);
+    if (Used.empty())
+      continue;
+    if (Early.empty())
+      At = Src.lineStart(Offset);
+    Early.insert(Used.begin(), Used.end());
+  }
+  if (Early.empty())
+    return Out;
+  Early.insert(Main.begin(), Main.end());
+  Out.Early = keywordMacros(Early);
+  Out.EarlyAt = At;
+  return Out;
+}
+
 } // namespace offload
 } // namespace warpwise

@@ -51,6 +51,20 @@ struct OldCEdits {
 OldCEdits oldCEdits(const OffloadSource &Src,
                     const std::vector<const clang::FunctionDecl *> &Functions);
 
+/// The C++ keywords a C program uses as names (`int new = 3;`), each
+/// defined to another name (`#define new ww_c_new`): the main file's after
+/// its includes (Macros), since C++ headers use the keywords; those of a
+/// project file it includes (Rodinia heartwall's kernel.c names parameters
+/// `public`) also before that include (Early, at offset EarlyAt), where no
+/// system header is included after it. Keywords C also has as macros or
+/// typedefs (`bool`, iso646.h's `and`) are left alone.
+struct KeywordRenames {
+  std::string Macros;
+  std::string Early;
+  unsigned EarlyAt = 0;
+};
+KeywordRenames keywordRenames(const OffloadSource &Src);
+
 } // namespace offload
 } // namespace warpwise
 
