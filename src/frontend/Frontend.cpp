@@ -345,6 +345,8 @@ std::vector<std::string> Frontend::commandLine(const std::string &File,
     if (C)
       Args.insert(Args.end(), {"-Wno-error=implicit-function-declaration",
                                "-Wno-error=implicit-int"});
+    else // `"%"FMT` in pre-C++11 code, which g++ only warns about.
+      Args.push_back("-Wno-error=reserved-user-defined-literal");
     TranslatedFlags User = compileFlags(File);
     Args.insert(Args.end(), User.Clang.begin(), User.Clang.end());
     if (!OmpStubDir.empty()) {
@@ -383,8 +385,11 @@ std::vector<std::string> Frontend::commandLine(const std::string &File,
     Args.insert(Args.end(), {"-isystem", StubDir});
   Args.insert(Args.end(), {"-include", HintsHeaderName});
   // nvcc's host compiler warns about a narrowing conversion in braces
-  // (`int a[] = {x / 2.0}`) where clang stops; the parse is the same.
-  Args.push_back("-Wno-c++11-narrowing");
+  // (`int a[] = {x / 2.0}`) where clang stops; the parse is the same. So
+  // it does about a string literal followed by a macro with no space
+  // (`"%"FMT`, pre-C++11 code), which clang then reads as gcc does.
+  Args.insert(Args.end(), {"-Wno-c++11-narrowing",
+                           "-Wno-error=reserved-user-defined-literal"});
   TranslatedFlags User = compileFlags(File);
   Args.insert(Args.end(), User.Clang.begin(), User.Clang.end());
   if (!OmpStubDir.empty()) {
