@@ -12,6 +12,7 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/Path.h"
 
 using namespace clang;
 
@@ -578,11 +579,21 @@ bool DeviceCode::callable(const FunctionDecl *F, std::string &Why,
   if (F->getBuiltinID() && isDeviceMath(F->getName()))
     return true;
   const FunctionDecl *Def = nullptr;
-  if (!F->hasBody(Def) ||
-      !SM.isInMainFile(SM.getExpansionLoc(Def->getLocation()))) {
+  if (!F->hasBody(Def)) {
     Why = "calls '" + F->getNameAsString() +
           "', which is not defined in this file and cannot be compiled for "
           "the device";
+    return false;
+  }
+  // Only the main file is written: a definition in a file it includes
+  // (Rodinia heartwall's kernel.c) cannot be marked for the device.
+  if (!SM.isInMainFile(SM.getExpansionLoc(Def->getLocation()))) {
+    Why = "calls '" + F->getNameAsString() + "', which is defined in " +
+          llvm::sys::path::filename(
+              SM.getFilename(SM.getExpansionLoc(Def->getLocation())))
+              .str() +
+          ", not in this file; only this file is rewritten, so it cannot "
+          "be compiled for the device";
     return false;
   }
   if (!Seen.insert(Def).second)
