@@ -670,6 +670,16 @@ void Offloader::reportVerdicts(
     }
     if (P->Refusal.empty() && !InRegion.count(P->Directive))
       P->Refusal = "it is nested in host code that is not offloaded";
+    // A barrier, flush or taskwait outside an offloaded region is no loop
+    // kept from the GPU: said, not counted with the loops on the host.
+    if (!directiveBody(P->Directive)) {
+      decide(*P, diag::OffloadNote, Severity::Note, "note",
+             "'" + P->PragmaText +
+                 "' is a stand-alone directive, not a loop: it stays as it "
+                 "is (build the output with -Xcompiler -fopenmp for it to "
+                 "take effect on the CPU)");
+      continue;
+    }
     if (!P->Refusal.empty()) {
       ++Result.KeptOnHost;
       decide(*P, diag::KeptOnHost, Severity::Warning, "host",
