@@ -55,7 +55,14 @@ bool deviceCodeComputesFloats(ASTContext &Ctx) {
       return !Found;
     }
   } F;
-  F.TraverseDecl(Ctx.getTranslationUnitDecl());
+  // Every declaration, the system headers' included (the rewrite limits
+  // traversals from the unit to the user's code): their device code
+  // computes with floats, so this stays true wherever it was true before.
+  // The user's own code alone would miss what its templates, lambdas,
+  // member functions and library calls (cuComplex) compute.
+  for (Decl *D : Ctx.getTranslationUnitDecl()->decls())
+    if (!F.TraverseDecl(D))
+      break;
   return F.Found;
 }
 
