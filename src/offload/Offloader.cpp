@@ -106,7 +106,8 @@ private:
 
   // --- edits and decisions ------------------------------------------------
   void addEdit(unsigned B, unsigned E, std::string T) {
-    Edits.push_back({B, E, std::move(T), (unsigned)Edits.size() + 1});
+    // Orders 0 and 1 are kept for the head and C's prototypes (oldC).
+    Edits.push_back({B, E, std::move(T), (unsigned)Edits.size() + 2});
   }
   void decide(const KernelPlan &P, const char *Id, Severity Level,
               std::string Kind, std::string Message);
@@ -731,7 +732,9 @@ void Offloader::annotateDeviceFunctions() {
   const SourceManager &SM = Src.SM;
   for (const FunctionDecl *F : OffloadedCallees)
     for (const FunctionDecl *R : F->redecls()) {
-      if (!SM.isInMainFile(SM.getExpansionLoc(R->getLocation())))
+      // C89's implicit declaration is no text (oldC writes a prototype).
+      if (R->isImplicit() ||
+          !SM.isInMainFile(SM.getExpansionLoc(R->getLocation())))
         continue;
       unsigned B = Src.offset(R->getBeginLoc());
       addEdit(B, B, "__host__ __device__ ");
@@ -777,10 +780,17 @@ void Offloader::addVoidCasts(
 
 std::string
 Offloader::oldC(const std::vector<const FunctionDecl *> &Functions) {
-  OldCEdits Old = oldCEdits(Src, Functions);
-  for (const auto *List : {&Old.Prototypes, &Old.Edits})
-    for (const TextEdit &E : *List)
-      addEdit(E.Begin, E.End, E.Text);
+  OldCEdits Old = oldCEdits(Src, Functions, [&](const FunctionDecl *F) {
+    return llvm::any_of(F->redecls(), [&](const FunctionDecl *R) {
+      return OffloadedCallees.count(R) > 0;
+    });
+  });
+  // A prototype goes before what else is inserted there (a kernel that
+  // calls the function).
+  for (const TextEdit &E : Old.Prototypes)
+    Edits.push_back({E.Begin, E.End, E.Text, 1});
+  for (const TextEdit &E : Old.Edits)
+    addEdit(E.Begin, E.End, E.Text);
   auto Note = [&](Severity Level, unsigned Line, unsigned Column,
                   std::string Message) {
     OffloadDecision D;
@@ -797,8 +807,20 @@ Offloader::oldC(const std::vector<const FunctionDecl *> &Functions) {
          "`" + U.Name +
              "` is called without a declaration (C89 declared it "
              "implicitly); nothing in this file or warpwise's list of "
-             "headers (rules/c-headers.json) declares it, so nvcc will "
-             "reject the output: include its header or declare it");
+             "headers (rules/c-headers.json) declares it, so unless a "
+             "header nvcc includes does, nvcc rejects the output: include "
+             "its header or declare it");
+  for (const KeptDefinition &K : Old.Kept)
+    Note(Severity::Warning, K.Line, K.Column,
+         K.Definition
+             ? "the K&R definition of `" + K.Name +
+                   "` stays as written: " + K.Why +
+                   "; nvcc (C++) rejects it: write it in prototype "
+                   "form"
+             : "`" + K.Name +
+                   "` is called before this definition, and no prototype "
+                   "is written before that call: " +
+                   K.Why + "; nvcc (C++) may reject the output");
   std::string Includes;
   for (const std::string &H : Old.Headers)
     Includes += "#include <" + H + ">\n";
@@ -853,9 +875,11 @@ Offloader::cMathMacros(const std::vector<const FunctionDecl *> &Functions) {
       const FunctionDecl *F = C->getDirectCallee();
       // A library function declared by its header, or by the call itself
       // (C89's implicit declaration; the output includes the header).
+      // Not a function of the program's own that has the name (`log2(n)
+      // int n;`, defined further down).
       if (!F || !F->getIdentifier() || !Overloaded.count(F->getName().str()) ||
           !(SM.isInSystemHeader(SM.getExpansionLoc(F->getLocation())) ||
-            (F->isImplicit() && F->getBuiltinID())))
+            (F->isImplicit() && F->getBuiltinID() && !F->isDefined())))
         return true;
       for (unsigned K = 0; K < C->getNumArgs() && K < F->getNumParams(); ++K) {
         QualType A = C->getArg(K)->IgnoreImpCasts()->getType();
@@ -1041,6 +1065,7 @@ OffloadResult Offloader::run() {
   // Only an offloaded loop's callees have rounded products.
   Result.IncludesSupport = Result.Offloaded > 0;
   std::string Head =
+      Keywords.Undefs +
       (Result.IncludesSupport ? KernelEmitter::preamble(IsC) : "") + Includes +
       MathMacros + Keywords.Macros +
       (NeedProductFunctions ? productFunctionsNote() : "");

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <map>
 
 namespace warpwise {
@@ -99,34 +100,77 @@ public:
 
   /// `float squash(x) float x; {` -> `float squash(float x) {`, as many
   /// line breaks kept as the declarations took, so later lines keep their
-  /// numbers.
+  /// numbers. The types are printed from the parse, so only where that is
+  /// what the program wrote; otherwise the definition stays as written,
+  /// with a warning.
   void kandR(const FunctionDecl *F) {
     const SourceManager &SM = Src.SM;
     const auto *Body = dyn_cast_or_null<CompoundStmt>(F->getBody());
-    if (!Body || Body->getLBracLoc().isMacroID())
-      return;
     std::optional<Token> Open =
         Lexer::findNextToken(F->getLocation(), SM, Src.LO);
-    if (!Open || !Open->is(tok::l_paren) || Open->getLocation().isMacroID())
-      return;
+    if (!Body || Body->getLBracLoc().isMacroID() || !Open ||
+        !Open->is(tok::l_paren) || Open->getLocation().isMacroID())
+      return keep(F, "its head is written through a macro");
     unsigned B = Src.offset(Open->getLocation());
     unsigned E = Src.offset(Body->getLBracLoc());
     if (E <= B)
-      return;
-    std::string Params;
-    for (const ParmVarDecl *P : F->parameters()) {
-      // A parameter declared `float w[]` keeps its written type.
-      QualType T = P->getOriginalType();
-      Params += (Params.empty() ? "" : ", ") +
-                declarationText(T, P->getName(), Src.Ctx);
-    }
-    std::string Text = "(" + Params + ")";
+      return keep(F, "its head is written through a macro");
     llvm::StringRef Old = Src.Contents.slice(B, E);
+    if (Old.contains('#'))
+      return keep(F, "its parameter declarations hold a preprocessor "
+                     "directive");
+    if (std::string Why = unprintable(F); !Why.empty())
+      return keep(F, Why);
+    std::string Params;
+    for (const ParmVarDecl *P : F->parameters())
+      // A parameter declared `float w[]` keeps its written type.
+      Params += (Params.empty() ? "" : ", ") +
+                declarationText(P->getOriginalType(), P->getName(), Src.Ctx);
+    std::string Text = "(" + Params + ")";
     unsigned Breaks = Old.count('\n');
     Text += Breaks ? std::string(Breaks, '\n') : std::string(" ");
     Out.Edits.push_back({B, E, Text});
     ++Out.KandR;
   }
+
+  /// Why \p F's parameters cannot be written from their parsed types ("" if
+  /// they can).
+  std::string unprintable(const FunctionDecl *F) const {
+    for (const FunctionDecl *R : F->redecls())
+      if (R != F && !R->isImplicit() && R->hasWrittenPrototype())
+        // `double half(double);` and then `half(x) float x;`: compatible in
+        // C, two overloads in C++.
+        return "a prototype declares it too, with the promoted types";
+    for (const ParmVarDecl *P : F->parameters()) {
+      // `DATA_TYPE x;`: the parse says float where a build may say double.
+      if (const TypeSourceInfo *TSI = P->getTypeSourceInfo()) {
+        SourceRange R = TSI->getTypeLoc().getSourceRange();
+        if (R.getBegin().isMacroID() || R.getEnd().isMacroID())
+          return "parameter '" + P->getNameAsString() +
+                 "' has its type through a macro";
+      }
+      // `double (*f)();`: a pointer to a function without a prototype
+      // takes any arguments in C and none in C++.
+      QualType T = P->getOriginalType();
+      while (T->isPointerType())
+        T = T->getPointeeType();
+      if (T->getAs<FunctionNoProtoType>())
+        return "parameter '" + P->getNameAsString() +
+               "' points to a function declared without its parameters";
+    }
+    return "";
+  }
+
+  void keep(const FunctionDecl *F, const std::string &Why,
+            bool Definition = true) {
+    if (Definition)
+      Kept.insert(F->getCanonicalDecl());
+    SourceLocation L = SM().getExpansionLoc(F->getLocation());
+    Out.Kept.push_back({F->getName().str(), SM().getExpansionLineNumber(L),
+                        SM().getExpansionColumnNumber(L), Why, Definition});
+  }
+
+  const SourceManager &SM() const { return Src.SM; }
 
   /// Declares what \p Call's callee left implicit, or records that nothing
   /// can. \p Caller is the function the call is in.
@@ -134,6 +178,19 @@ public:
     const FunctionDecl *F = Call->getDirectCallee();
     if (!F || !F->isImplicit() || !F->getIdentifier())
       return;
+    // The program's own function first, even named like a library one
+    // (which nvcc's headers declare too: said, since C++ sees two).
+    if (const FunctionDecl *Def = laterDeclaration(F)) {
+      if (!Declared.insert(Def->getCanonicalDecl()).second)
+        return;
+      if (F->getBuiltinID())
+        return keep(Def,
+                    "it has a C library function's name, which the headers "
+                    "nvcc includes declare too (rename it)",
+                    /*Definition=*/false);
+      prototypeBefore(Def, Caller);
+      return;
+    }
     // A library function clang knows names its header; a builtin with
     // none (`__builtin_expect`) needs no declaration in C++ either.
     if (unsigned ID = F->getBuiltinID()) {
@@ -144,11 +201,6 @@ public:
     std::string Header = KnownHeaders::get().headerOf(F->getName());
     if (!Header.empty()) {
       Out.Headers.insert(Header);
-      return;
-    }
-    if (const FunctionDecl *Def = laterDeclaration(F)) {
-      if (Declared.insert(Def->getCanonicalDecl()).second)
-        prototypeBefore(Def, Caller);
       return;
     }
     SourceLocation L = Src.SM.getExpansionLoc(Call->getBeginLoc());
@@ -176,34 +228,57 @@ private:
     return nullptr;
   }
 
-  /// `static float later(int v);` on the lines before \p Caller.
+  /// `static float later(int v);` on the lines before \p Caller: the
+  /// definition's head as written where it has a prototype (its macros
+  /// kept), else from its parameters' types (K&R, checked by kandR).
   void prototypeBefore(const FunctionDecl *Def, const FunctionDecl *Caller) {
-    std::string Params;
-    for (const ParmVarDecl *P : Def->parameters())
-      Params += (Params.empty() ? "" : ", ") +
-                declarationText(P->getOriginalType(), P->getName(), Src.Ctx);
-    if (Def->isVariadic())
-      Params += Params.empty() ? "..." : ", ...";
-    std::string Head =
-        declarationText(Def->getReturnType(),
-                        Def->getName().str() + "(" + Params + ")", Src.Ctx);
+    std::string Head;
+    if (Def->hasWrittenPrototype()) {
+      FunctionTypeLoc TL = Def->getFunctionTypeLoc();
+      SourceLocation B = Def->getOuterLocStart();
+      SourceLocation E = TL ? TL.getRParenLoc() : SourceLocation();
+      if (B.isInvalid() || E.isInvalid() || B.isMacroID() || E.isMacroID())
+        return keep(Def,
+                    "its head is written through a macro (declare it "
+                    "before its first call)",
+                    /*Definition=*/false);
+      Head = Src.Contents.slice(Src.offset(B), Src.offset(E) + 1).str();
+    } else {
+      if (Kept.count(Def->getCanonicalDecl()) || !unprintable(Def).empty())
+        return; // Said by kandR.
+      std::string Params;
+      for (const ParmVarDecl *P : Def->parameters())
+        Params += (Params.empty() ? "" : ", ") +
+                  declarationText(P->getOriginalType(), P->getName(), Src.Ctx);
+      Head =
+          (Def->getStorageClass() == SC_Static ? "static " : "") +
+          declarationText(Def->getReturnType(),
+                          Def->getName().str() + "(" + Params + ")", Src.Ctx);
+    }
     std::string Text =
         "// warpwise offload: C89 declared `" + Def->getName().str() +
         "` where it is first called; C++ needs it before.\n" +
-        (Def->getStorageClass() == SC_Static ? "static " : "") + Head + ";\n";
+        (DeviceCallee(Def) ? "__host__ __device__ " : "") + Head + ";\n";
     unsigned At = Src.lineStart(Src.offset(Caller->getBeginLoc()));
     Out.Prototypes.push_back({At, At, Text});
   }
 
   const OffloadSource &Src;
-  std::set<const FunctionDecl *> Declared;
+  std::set<const FunctionDecl *> Declared, Kept;
   std::set<std::string> Reported;
+
+public:
+  /// Whether a function is compiled for the device too (an offloaded
+  /// loop's callee): its prototype then says so.
+  std::function<bool(const FunctionDecl *)> DeviceCallee;
 };
 
 } // namespace
 
-OldCEdits oldCEdits(const OffloadSource &Src,
-                    const std::vector<const FunctionDecl *> &Functions) {
+OldCEdits
+oldCEdits(const OffloadSource &Src,
+          const std::vector<const FunctionDecl *> &Functions,
+          const std::function<bool(const FunctionDecl *)> &DeviceCallee) {
   struct Calls : RecursiveASTVisitor<Calls> {
     OldCWriter &W;
     const FunctionDecl *Caller = nullptr;
@@ -214,6 +289,7 @@ OldCEdits oldCEdits(const OffloadSource &Src,
     }
   };
   OldCWriter W(Src);
+  W.DeviceCallee = DeviceCallee;
   Calls Visitor(W);
   for (const FunctionDecl *F : Functions) {
     W.definition(F);
@@ -305,6 +381,10 @@ KeywordRenames keywordRenames(const OffloadSource &Src) {
   Early.insert(Main.begin(), Main.end());
   Out.Early = keywordMacros(Early);
   Out.EarlyAt = At;
+  Out.Undefs = "// warpwise offload: the renames above end here: what is "
+               "included below uses\n// the C++ keywords.\n";
+  for (const std::string &Name : Early)
+    Out.Undefs += "#undef " + Name + "\n";
   return Out;
 }
 

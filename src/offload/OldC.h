@@ -18,6 +18,7 @@
 #include "OffloadAst.h"
 #include "RoundedProducts.h"
 
+#include <functional>
 #include <set>
 #include <string>
 #include <vector>
@@ -32,6 +33,15 @@ struct UndeclaredCall {
   unsigned Line = 0, Column = 0;
 };
 
+/// A K&R definition left as written (Definition), or a function called
+/// before its definition that gets no prototype; and why.
+struct KeptDefinition {
+  std::string Name;
+  unsigned Line = 0, Column = 0;
+  std::string Why;
+  bool Definition = true;
+};
+
 struct OldCEdits {
   /// Definitions in prototype form, implicit ints spelled.
   std::vector<TextEdit> Edits;
@@ -42,14 +52,18 @@ struct OldCEdits {
   /// The headers of implicitly declared library functions ("stdio.h").
   std::set<std::string> Headers;
   std::vector<UndeclaredCall> Undeclared;
+  std::vector<KeptDefinition> Kept;
   unsigned KandR = 0, ImplicitInts = 0;
 };
 
 /// What C++ needs said of the C in \p Functions (the main file's functions
 /// with a body). The header of a function clang does not know as a library
-/// function comes from rules/c-headers.json.
-OldCEdits oldCEdits(const OffloadSource &Src,
-                    const std::vector<const clang::FunctionDecl *> &Functions);
+/// function comes from rules/c-headers.json. \p DeviceCallee: whether a
+/// function is compiled for the device too (its prototype says so).
+OldCEdits
+oldCEdits(const OffloadSource &Src,
+          const std::vector<const clang::FunctionDecl *> &Functions,
+          const std::function<bool(const clang::FunctionDecl *)> &DeviceCallee);
 
 /// The C++ keywords a C program uses as names (`int new = 3;`), each
 /// defined to another name (`#define new ww_c_new`): the main file's after
@@ -62,6 +76,10 @@ struct KeywordRenames {
   std::string Macros;
   std::string Early;
   unsigned EarlyAt = 0;
+  /// The early names undefined again before the head that follows the
+  /// includes (the run-time support and the headers oldC adds use the
+  /// keywords: `template <class T>`); Macros defines the main file's again.
+  std::string Undefs;
 };
 KeywordRenames keywordRenames(const OffloadSource &Src);
 
