@@ -1044,6 +1044,21 @@ OffloadResult Offloader::run() {
   KeywordRenames Keywords = IsC ? keywordRenames(Src) : KeywordRenames();
   if (!Keywords.Early.empty())
     addEdit(Keywords.EarlyAt, Keywords.EarlyAt, Keywords.Early);
+  if (!Keywords.Unrenamed.empty()) {
+    OffloadDecision D;
+    D.Id = diag::OldC;
+    D.Level = Severity::Warning;
+    D.Line = Keywords.UnrenamedLine;
+    D.Column = 1;
+    D.Kind = "note";
+    D.Message = "a file this program includes uses C++ keywords as names (" +
+                llvm::join(Keywords.Unrenamed, ", ") +
+                "), which are not renamed, since this system header is "
+                "included after it and may use them as keywords; nvcc "
+                "(C++) rejects that file: include it after the system "
+                "headers, or rename them";
+    Result.Decisions.push_back(std::move(D));
+  }
   if (Result.Offloaded == 0 && Edits.empty() && MathMacros.empty() &&
       Renames.empty() && Keywords.Macros.empty() && Includes.empty()) {
     Result.Output = Src.Contents.str();

@@ -84,8 +84,13 @@ public:
 
   void definition(const FunctionDecl *F) {
     const SourceManager &SM = Src.SM;
-    if (F->getLocation().isMacroID() || !F->hasBody())
+    if (!F->hasBody())
       return;
+    if (F->getLocation().isMacroID()) {
+      if (!F->hasWrittenPrototype() && F->getNumParams() > 0)
+        keep(F, "its name is written through a macro");
+      return;
+    }
     // `static bump(n)`: the type goes after the storage class, before the
     // name.
     if (implicitIntReturn(F, SM) && F->getReturnType()->isIntegerType()) {
@@ -365,8 +370,12 @@ KeywordRenames keywordRenames(const OffloadSource &Src) {
   unsigned At = 0;
   for (const auto &[Offset, FID] : Included) {
     bool System = SM.isInSystemHeader(SM.getLocForStartOfFile(FID));
-    if (System && !Early.empty())
-      return Out; // A C++ header after it may use the keywords.
+    if (System && !Early.empty()) {
+      // A C++ header after it may use the keywords.
+      Out.Unrenamed = std::move(Early);
+      Out.UnrenamedLine = SM.getLineNumber(SM.getMainFileID(), Offset);
+      return Out;
+    }
     if (System)
       continue;
     std::set<std::string> Used = keywordsUsed(SM, FID, Src.LO);

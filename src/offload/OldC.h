@@ -80,6 +80,11 @@ struct KeywordRenames {
   /// includes (the run-time support and the headers oldC adds use the
   /// keywords: `template <class T>`); Macros defines the main file's again.
   std::string Undefs;
+  /// Keywords of an included project file left as they are, since a system
+  /// header is included after it (nvcc then rejects that file), and the
+  /// line of the system header's include.
+  std::set<std::string> Unrenamed;
+  unsigned UnrenamedLine = 0;
 };
 KeywordRenames keywordRenames(const OffloadSource &Src);
 
