@@ -1075,6 +1075,11 @@ OffloadResult Offloader::run() {
     At = Src.lineStart(Src.offset(L));
     break;
   }
+  // The renamed keywords are not renamed in the clauses of the pragmas
+  // kept on the host (`private(j)`, read by a -fopenmp build).
+  for (const TextEdit &E :
+       pragmaKeywordGuards(Src, Keywords.MainNames, At, Replaced))
+    addEdit(E.Begin, E.End, E.Text);
   // Before the kernels inserted there (order 0); the math macros after the
   // preamble's includes.
   // Only an offloaded loop's callees have rounded products.

@@ -351,6 +351,7 @@ KeywordRenames keywordRenames(const OffloadSource &Src) {
   KeywordRenames Out;
   std::set<std::string> Main = keywordsUsed(SM, SM.getMainFileID(), Src.LO);
   Out.Macros = keywordMacros(Main);
+  Out.MainNames = Main;
   // The files the main file includes itself, by where it includes them.
   std::map<unsigned, FileID> Included;
   for (unsigned I = 1, N = SM.local_sloc_entry_size(); I < N; ++I) {
@@ -394,6 +395,68 @@ KeywordRenames keywordRenames(const OffloadSource &Src) {
                "included below uses\n// the C++ keywords.\n";
   for (const std::string &Name : Early)
     Out.Undefs += "#undef " + Name + "\n";
+  return Out;
+}
+
+std::vector<TextEdit> pragmaKeywordGuards(
+    const OffloadSource &Src, const std::set<std::string> &Names, unsigned From,
+    const std::vector<std::pair<unsigned, unsigned>> &Replaced) {
+  std::vector<TextEdit> Out;
+  if (Names.empty())
+    return Out;
+  const SourceManager &SM = Src.SM;
+  llvm::StringRef Text = Src.Contents;
+  Lexer Raw(SM.getLocForStartOfFile(SM.getMainFileID()), Src.LO, Text.begin(),
+            Text.begin(), Text.end());
+  Token T;
+  // The directive being read: its first token's offset and what it is.
+  unsigned Start = 0;
+  int Step = 0; // 1 after `#`, 2 after `pragma`, 3 in an `omp` pragma.
+  std::set<std::string> Named;
+  auto Finish = [&](unsigned End) {
+    if (Step == 3 && !Named.empty() && Start >= From &&
+        llvm::none_of(Replaced, [&](const std::pair<unsigned, unsigned> &R) {
+          return Start >= R.first && Start < R.second;
+        })) {
+      unsigned B = Src.lineStart(Start);
+      // The line after the directive's last (continued) line.
+      unsigned E = End;
+      while (E < Text.size() && Text[E] != '\n')
+        ++E;
+      E = std::min<unsigned>(E + 1, Text.size());
+      std::string Undefs, Defines;
+      for (const std::string &N : Named) {
+        Undefs += "#undef " + N + "\n";
+        Defines += "#define " + N + " ww_c_" + N + "\n";
+      }
+      Out.push_back({B, B, Undefs});
+      Out.push_back({E, E, Defines});
+    }
+    Step = 0;
+    Named.clear();
+  };
+  unsigned Last = 0;
+  Raw.SetKeepWhitespaceMode(false);
+  do {
+    Raw.LexFromRawLexer(T);
+    unsigned Off = SM.getFileOffset(T.getLocation());
+    if (T.isAtStartOfLine() || T.is(tok::eof)) {
+      Finish(Last);
+      if (T.is(tok::hash)) {
+        Step = 1;
+        Start = Off;
+      }
+    } else if (Step == 1) {
+      Step =
+          T.is(tok::raw_identifier) && T.getRawIdentifier() == "pragma" ? 2 : 0;
+    } else if (Step == 2) {
+      Step = T.is(tok::raw_identifier) && T.getRawIdentifier() == "omp" ? 3 : 0;
+    } else if (Step == 3 && T.is(tok::raw_identifier) &&
+               Names.count(T.getRawIdentifier().str())) {
+      Named.insert(T.getRawIdentifier().str());
+    }
+    Last = Off + T.getLength();
+  } while (T.isNot(tok::eof));
   return Out;
 }
 

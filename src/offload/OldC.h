@@ -85,8 +85,20 @@ struct KeywordRenames {
   /// line of the system header's include.
   std::set<std::string> Unrenamed;
   unsigned UnrenamedLine = 0;
+  /// The main file's names, which Macros defines.
+  std::set<std::string> MainNames;
 };
 KeywordRenames keywordRenames(const OffloadSource &Src);
+
+/// `#undef private` before and `#define private ww_c_private` after each
+/// `#pragma omp` line from offset \p From on that names one of \p Names
+/// (`private(j)`): a pragma's tokens are macro-expanded, so a loop kept on
+/// the host and built with -fopenmp would read `ww_c_private(j)`. Lines in
+/// \p Replaced (an offloaded loop's, which the launch replaces) are left.
+std::vector<TextEdit>
+pragmaKeywordGuards(const OffloadSource &Src,
+                    const std::set<std::string> &Names, unsigned From,
+                    const std::vector<std::pair<unsigned, unsigned>> &Replaced);
 
 } // namespace offload
 } // namespace warpwise
