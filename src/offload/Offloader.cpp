@@ -67,8 +67,13 @@ using namespace offload;
 struct Edit {
   unsigned Begin, End;
   std::string Text;
-  unsigned Order;
+  unsigned Order; ///< Among insertions at one offset, lowest first.
 };
+
+/// The orders of the insertions that must come first where they share an
+/// offset: the head (includes, renames) before C's prototypes, and both
+/// before every other edit (a kernel that calls a prototyped function).
+constexpr unsigned HeadOrder = 0, PrototypeOrder = 1, FirstEditOrder = 2;
 
 class Offloader {
 public:
@@ -106,8 +111,8 @@ private:
 
   // --- edits and decisions ------------------------------------------------
   void addEdit(unsigned B, unsigned E, std::string T) {
-    // Orders 0 and 1 are kept for the head and C's prototypes (oldC).
-    Edits.push_back({B, E, std::move(T), (unsigned)Edits.size() + 2});
+    Edits.push_back(
+        {B, E, std::move(T), (unsigned)Edits.size() + FirstEditOrder});
   }
   void decide(const KernelPlan &P, const char *Id, Severity Level,
               std::string Kind, std::string Message);
@@ -780,15 +785,20 @@ void Offloader::addVoidCasts(
 
 std::string
 Offloader::oldC(const std::vector<const FunctionDecl *> &Functions) {
-  OldCEdits Old = oldCEdits(Src, Functions, [&](const FunctionDecl *F) {
-    return llvm::any_of(F->redecls(), [&](const FunctionDecl *R) {
-      return OffloadedCallees.count(R) > 0;
-    });
-  });
+  OldCEdits Old = oldCEdits(
+      Src, Functions,
+      [&](const FunctionDecl *F) {
+        return llvm::any_of(F->redecls(), [&](const FunctionDecl *R) {
+          return OffloadedCallees.count(R) > 0;
+        });
+      },
+      [&](QualType T, llvm::StringRef Name) {
+        return Emitter.typeText(T, Name);
+      });
   // A prototype goes before what else is inserted there (a kernel that
   // calls the function).
   for (const TextEdit &E : Old.Prototypes)
-    Edits.push_back({E.Begin, E.End, E.Text, 1});
+    Edits.push_back({E.Begin, E.End, E.Text, PrototypeOrder});
   for (const TextEdit &E : Old.Edits)
     addEdit(E.Begin, E.End, E.Text);
   auto Note = [&](Severity Level, unsigned Line, unsigned Column,
@@ -912,19 +922,6 @@ Offloader::cMathMacros(const std::vector<const FunctionDecl *> &Functions) {
     }
     Text += "#define " + Name + "(" + Params + ") " + Name + "(" + Args + ")\n";
   }
-  return Text;
-}
-
-/// \p Comment and `#define NAME <Prefix>NAME` for each of \p Names; "" for
-/// none.
-static std::string renamingMacros(const char *Comment,
-                                  const std::set<std::string> &Names,
-                                  const char *Prefix) {
-  if (Names.empty())
-    return "";
-  std::string Text = Comment;
-  for (const std::string &Name : Names)
-    Text += "#define " + Name + " " + Prefix + Name + "\n";
   return Text;
 }
 
@@ -1092,9 +1089,9 @@ OffloadResult Offloader::run() {
   if (!Renames.empty() && At == 0)
     Head = Renames + Head;
   else if (!Renames.empty())
-    Edits.push_back({0, 0, Renames, 0});
+    Edits.push_back({0, 0, Renames, HeadOrder});
   if (!Head.empty())
-    Edits.push_back({At, At, Head, 0});
+    Edits.push_back({At, At, Head, HeadOrder});
   applyEdits();
   return Result;
 }

@@ -51,22 +51,6 @@ struct KnownHeaders {
   }
 };
 
-PrintingPolicy cPolicy(const ASTContext &Ctx) {
-  PrintingPolicy P(Ctx.getLangOpts());
-  P.SuppressTagKeyword = false;
-  return P;
-}
-
-/// `T name` as a declaration, the declarator around the name (`float
-/// (*f)(int)`, `int a[]`).
-std::string declarationText(QualType T, llvm::StringRef Name,
-                            const ASTContext &Ctx) {
-  std::string Out;
-  llvm::raw_string_ostream OS(Out);
-  T.print(OS, cPolicy(Ctx), Name);
-  return Out;
-}
-
 /// Whether \p F is written without a type before its name (implicit int).
 bool implicitIntReturn(const FunctionDecl *F, const SourceManager &SM) {
   FunctionTypeLoc TL = F->getFunctionTypeLoc();
@@ -130,7 +114,7 @@ public:
     for (const ParmVarDecl *P : F->parameters())
       // A parameter declared `float w[]` keeps its written type.
       Params += (Params.empty() ? "" : ", ") +
-                declarationText(P->getOriginalType(), P->getName(), Src.Ctx);
+                TypeText(P->getOriginalType(), P->getName());
     std::string Text = "(" + Params + ")";
     unsigned Breaks = Old.count('\n');
     Text += Breaks ? std::string(Breaks, '\n') : std::string(" ");
@@ -254,11 +238,10 @@ private:
       std::string Params;
       for (const ParmVarDecl *P : Def->parameters())
         Params += (Params.empty() ? "" : ", ") +
-                  declarationText(P->getOriginalType(), P->getName(), Src.Ctx);
-      Head =
-          (Def->getStorageClass() == SC_Static ? "static " : "") +
-          declarationText(Def->getReturnType(),
-                          Def->getName().str() + "(" + Params + ")", Src.Ctx);
+                  TypeText(P->getOriginalType(), P->getName());
+      Head = (Def->getStorageClass() == SC_Static ? "static " : "") +
+             TypeText(Def->getReturnType(),
+                      Def->getName().str() + "(" + Params + ")");
     }
     std::string Text =
         "// warpwise offload: C89 declared `" + Def->getName().str() +
@@ -276,14 +259,16 @@ public:
   /// Whether a function is compiled for the device too (an offloaded
   /// loop's callee): its prototype then says so.
   std::function<bool(const FunctionDecl *)> DeviceCallee;
+  std::function<std::string(QualType, llvm::StringRef)> TypeText;
 };
 
 } // namespace
 
-OldCEdits
-oldCEdits(const OffloadSource &Src,
-          const std::vector<const FunctionDecl *> &Functions,
-          const std::function<bool(const FunctionDecl *)> &DeviceCallee) {
+OldCEdits oldCEdits(
+    const OffloadSource &Src,
+    const std::vector<const FunctionDecl *> &Functions,
+    const std::function<bool(const FunctionDecl *)> &DeviceCallee,
+    const std::function<std::string(QualType, llvm::StringRef)> &TypeText) {
   struct Calls : RecursiveASTVisitor<Calls> {
     OldCWriter &W;
     const FunctionDecl *Caller = nullptr;
@@ -295,6 +280,7 @@ oldCEdits(const OffloadSource &Src,
   };
   OldCWriter W(Src);
   W.DeviceCallee = DeviceCallee;
+  W.TypeText = TypeText;
   Calls Visitor(W);
   for (const FunctionDecl *F : Functions) {
     W.definition(F);
@@ -336,14 +322,21 @@ static std::set<std::string> keywordsUsed(const SourceManager &SM, FileID FID,
   return Used;
 }
 
-static std::string keywordMacros(const std::set<std::string> &Names) {
+std::string renamingMacros(llvm::StringRef Comment,
+                           const std::set<std::string> &Names,
+                           llvm::StringRef Prefix) {
   if (Names.empty())
     return "";
-  std::string Text = "// warpwise offload: names of this C program that are "
-                     "C++ keywords, renamed.\n";
+  std::string Text = Comment.str();
   for (const std::string &Name : Names)
-    Text += "#define " + Name + " ww_c_" + Name + "\n";
+    Text += "#define " + Name + " " + Prefix.str() + Name + "\n";
   return Text;
+}
+
+static std::string keywordMacros(const std::set<std::string> &Names) {
+  return renamingMacros("// warpwise offload: names of this C program that "
+                        "are C++ keywords, renamed.\n",
+                        Names, "ww_c_");
 }
 
 KeywordRenames keywordRenames(const OffloadSource &Src) {
@@ -424,13 +417,11 @@ std::vector<TextEdit> pragmaKeywordGuards(
       while (E < Text.size() && Text[E] != '\n')
         ++E;
       E = std::min<unsigned>(E + 1, Text.size());
-      std::string Undefs, Defines;
-      for (const std::string &N : Named) {
+      std::string Undefs;
+      for (const std::string &N : Named)
         Undefs += "#undef " + N + "\n";
-        Defines += "#define " + N + " ww_c_" + N + "\n";
-      }
       Out.push_back({B, B, Undefs});
-      Out.push_back({E, E, Defines});
+      Out.push_back({E, E, renamingMacros("", Named, "ww_c_")});
     }
     Step = 0;
     Named.clear();

@@ -60,10 +60,21 @@ struct OldCEdits {
 /// with a body). The header of a function clang does not know as a library
 /// function comes from rules/c-headers.json. \p DeviceCallee: whether a
 /// function is compiled for the device too (its prototype says so).
+/// \p TypeText prints a type as a declaration of a name (the kernel
+/// emitter's, so that C's `_Bool` reads as C++'s `bool`).
 OldCEdits
 oldCEdits(const OffloadSource &Src,
           const std::vector<const clang::FunctionDecl *> &Functions,
-          const std::function<bool(const clang::FunctionDecl *)> &DeviceCallee);
+          const std::function<bool(const clang::FunctionDecl *)> &DeviceCallee,
+          const std::function<std::string(clang::QualType, llvm::StringRef)>
+              &TypeText);
+
+/// \p Comment and `#define NAME <Prefix>NAME` for each of \p Names; "" for
+/// none. The one form of every rename offload writes (C++ keywords, CUDA's
+/// vector types).
+std::string renamingMacros(llvm::StringRef Comment,
+                           const std::set<std::string> &Names,
+                           llvm::StringRef Prefix);
 
 /// The C++ keywords a C program uses as names (`int new = 3;`), each
 /// defined to another name (`#define new ww_c_new`): the main file's after
