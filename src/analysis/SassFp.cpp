@@ -534,8 +534,13 @@ private:
     // A constant merged with computed values (an accumulator's start, a
     // loop that ran no iteration) may sit in a register of its own or be
     // folded away, as register allocation has it: one level down, where
-    // values are compared whole, it is left out.
-    if (Level == 0 && Out.size() > 1)
+    // values are compared whole, it is left out. A select of constants
+    // alone (a merged side's `c ? 0.5f : 0.45f`) keeps them: each is one
+    // the original used.
+    bool Computed = llvm::any_of(Out, [](const std::string &V) {
+      return !llvm::StringRef(V).starts_with("=");
+    });
+    if (Level == 0 && Out.size() > 1 && Computed)
       for (auto It = Out.begin(); It != Out.end();)
         It = llvm::StringRef(*It).starts_with("=") ? Out.erase(It)
                                                    : std::next(It);

@@ -19,6 +19,18 @@ struct MergeOutcome {
   bool OK = false;
   std::string Refusal; ///< Why the branch cannot be merged (legality).
   std::string Text;    ///< Replacement for the whole if statement.
+  /// Definitions Text calls, to insert before the function holding the
+  /// branch: the sides' different __device__ callees merged into one
+  /// (their own definitions stay). Empty when none.
+  std::string Prelude;
+  unsigned PreludeAt = 0; ///< Its offset in the branch's file.
+  /// The bodies of the callees merged there (offset and text): what nvcc
+  /// computed on their lines now comes from the prelude's, which the
+  /// floating-point comparison must know (ContractionCheck).
+  std::vector<std::pair<unsigned, std::string>> CalleeBodies;
+  /// Calls of two different functions the sides make that could not be
+  /// merged, each with why ("`f` and `g`: `f` writes memory").
+  std::vector<std::string> UnmergedCalls;
   double Saved = 0;    ///< Cost units issued once instead of twice.
   double Total = 0;    ///< Cost units of both sides.
   unsigned Matched = 0, GuardedA = 0, GuardedB = 0, Selects = 0;

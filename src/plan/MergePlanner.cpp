@@ -220,6 +220,28 @@ private:
     return clang::tooling::Replacement(C.File, C.Begin, C.End - C.Begin,
                                        Replacement);
   }
+  /// The edits of the form \p Chosen (M.Text or BF->Text): the merged
+  /// form also defines the merged callees it calls (M.Prelude).
+  std::vector<clang::tooling::Replacement>
+  edits(const std::string &Chosen) const {
+    std::vector<clang::tooling::Replacement> E = {edit(Chosen)};
+    if (&Chosen == &M.Text && !M.Prelude.empty())
+      E.push_back(
+          clang::tooling::Replacement(C.File, M.PreludeAt, 0, M.Prelude));
+    return E;
+  }
+  /// edits() for the floating-point comparison: the merged callees' bodies
+  /// replaced by themselves, so that their lines count as rewritten (the
+  /// branch's lanes now compute them in the prelude).
+  std::vector<clang::tooling::Replacement>
+  comparedEdits(const std::string &Chosen) const {
+    std::vector<clang::tooling::Replacement> E = edits(Chosen);
+    if (&Chosen == &M.Text)
+      for (const auto &[Offset, Body] : M.CalleeBodies)
+        E.push_back(
+            clang::tooling::Replacement(C.File, Offset, Body.size(), Body));
+    return E;
+  }
 
   const PlanContext &PC;
   const MergeCandidate &C;
@@ -303,7 +325,7 @@ Decision MergePlan::forced(std::string &Text) {
   bool Merged = M.OK && !OnlyBranchFree;
   const std::string &Chosen = Merged ? M.Text : BF->Text;
   // Forced or not, the results must stay bit-identical.
-  if (auto Why = PC.contractionChange({edit(Chosen)}, C.FD)) {
+  if (auto Why = PC.contractionChange(comparedEdits(Chosen), C.FD)) {
     D.Reason = Where + " is divergent; " + Sim + "; but " + *Why;
     return D;
   }
@@ -483,7 +505,7 @@ bool MergePlan::compiledGuards() {
   std::string NvArch = PtxasRunner::nvccArchFor(PC.Arch);
   // Side by side; the original's error first, as when compiled in turn.
   PlanContext::MeasuredPair Measured =
-      PC.measureOnEarlier({edit(*Candidate)}, NvArch);
+      PC.measureOnEarlier(edits(*Candidate), NvArch);
   auto &Before = Measured.Before, &After = Measured.After;
   std::string Error = Before ? Measured.AfterError : Measured.BeforeError;
   if (!Before || !After) {
@@ -527,7 +549,7 @@ Decision MergePlan::decide(std::string &Text) {
     return forced(Text);
   if (!predict() || !compiledGuards())
     return D;
-  if (auto Why = PC.contractionChange({edit(*Candidate)}, C.FD)) {
+  if (auto Why = PC.contractionChange(comparedEdits(*Candidate), C.FD)) {
     D.Reason = Where + " is divergent; " + Sim + "; " + P.Text + "; " + Sass +
                "; but " + *Why;
     return D;

@@ -12,6 +12,7 @@
 #include "clang/AST/Attr.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
+#include "llvm/ADT/StringExtras.h"
 
 namespace warpwise {
 
@@ -111,6 +112,9 @@ void BranchMergeTransform::run(TransformContext &TC,
     std::string Text;
     Decision D = planMerge(TC, C, M, BF ? &*BF : nullptr, name(), Text);
     D.File = TC.decisionFileOf(If->getBeginLoc());
+    if (!M.UnmergedCalls.empty())
+      D.Reason += " (calls of two functions not merged into one: " +
+                  llvm::join(M.UnmergedCalls, "; ") + ")";
     if (D.Applied && D.Form != "branch-free" && M.ProductSelects)
       D.Reason += " (" + std::to_string(M.ProductSelects) +
                   " select(s) of a floating-point product: bit-identical "
@@ -124,10 +128,15 @@ void BranchMergeTransform::run(TransformContext &TC,
                            : std::string(allowsControlFlow() ? "melded"
                                                              : "fused") +
                                  " the two sides of a divergent if-else"));
-      Changes.push_back(
-          {std::string(name()) + " of the if-else at line " +
-               std::to_string(Line) + (D.File.empty() ? "" : " of " + D.File),
-           {tooling::Replacement(InFile, Begin, End - Begin, Text)}});
+      std::vector<tooling::Replacement> Edits = {
+          tooling::Replacement(InFile, Begin, End - Begin, Text)};
+      if (D.Form != "branch-free" && !M.Prelude.empty())
+        Edits.push_back(
+            tooling::Replacement(InFile, M.PreludeAt, 0, M.Prelude));
+      Changes.push_back({std::string(name()) + " of the if-else at line " +
+                             std::to_string(Line) +
+                             (D.File.empty() ? "" : " of " + D.File),
+                         Edits});
       TC.Claimed.push_back({InFile, Begin, End});
     }
     TC.Log.report(D.Applied ? "WW4001" : "WW3001", Severity::Remark,

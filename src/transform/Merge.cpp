@@ -21,10 +21,15 @@ namespace merge {
 
 // --- Legality ----------------------------------------------------------------
 
-bool Merger::scanSide(const Stmt *S, Side Sd, std::string &Why) {
+bool Merger::scanSide(const Stmt *S, Side Sd, std::string &Why, bool InExpr) {
   if (!S)
     return true;
-  if (!isa<CompoundStmt>(S) && !fileRange(S->getSourceRange()).isValid()) {
+  // Statements are written back whole, so each must be one stretch of the
+  // file. An operand inside a macro's body (`x = NEXT(v)`) need not be:
+  // what is written separately (selects, renamed names, merged calls)
+  // is checked where it is chosen, and render() refuses the rest.
+  if (!isa<CompoundStmt>(S) && !InExpr &&
+      !fileRange(S->getSourceRange()).isValid()) {
     Why = "code at line " +
           std::to_string(SM.getExpansionLineNumber(S->getBeginLoc())) +
           " lies partly inside macro `" + macroAt(S->getBeginLoc()) +
@@ -64,7 +69,7 @@ bool Merger::scanSide(const Stmt *S, Side Sd, std::string &Why) {
     }
   }
   for (const Stmt *Child : S->children())
-    if (!scanSide(Child, Sd, Why))
+    if (!scanSide(Child, Sd, Why, isa<Expr>(S)))
       return false;
   return true;
 }
@@ -116,7 +121,7 @@ bool Merger::checkMacros(const Stmt *S, std::string &Why) const {
       }
   if (auto *R = dyn_cast<DeclRefExpr>(S))
     if (auto *V = dyn_cast<VarDecl>(R->getDecl()))
-      if ((Local[SideA].count(V) || Local[SideB].count(V)) &&
+      if ((Local[SideA].count(V) || Local[SideB].count(V) || Rename.count(V)) &&
           nameInFile(R->getLocation()).isInvalid())
         return Problem(R->getLocation(), "`" + V->getNameAsString() +
                                              "`, a variable of one side, is "
@@ -160,6 +165,7 @@ MergeOutcome Merger::run(const IfStmt *If) {
   Out.Total = cost(Then) + cost(Else);
   Out.IssueCond = Counter.exprSlots(If->getCond());
   unsigned Line = SM.getExpansionLineNumber(If->getBeginLoc());
+  BranchLine = Line;
   Cond = fresh("ww_cond_" + std::to_string(Line));
   unsigned Col = SM.getExpansionColumnNumber(If->getBeginLoc());
   BaseIndent = std::string(Col > 0 ? Col - 1 : 0, ' ');
@@ -197,6 +203,18 @@ MergeOutcome Merger::run(const IfStmt *If) {
   }
   Out.Text = "{\n" + indent(1) + DecisionMark + "\n" + CondLine + Head +
              Body + BaseIndent + "}";
+  // The merged callees, defined before the function holding the branch.
+  for (const CalleeMerge *M : UsedCallees) {
+    Out.Prelude += M->Definition;
+    Out.Total += M->Total;
+    for (const auto &B : M->Bodies)
+      if (llvm::none_of(Out.CalleeBodies,
+                        [&](const auto &O) { return O.first == B.first; }))
+        Out.CalleeBodies.push_back(B);
+  }
+  if (!UsedCallees.empty())
+    Out.PreludeAt = SM.getFileOffset(preludeLocation());
+  noteUnmergedCalls(Then, Else);
   Out.OK = true;
   for (const std::string &A : Counter.assumptions())
     if (std::find(Out.Assumptions.begin(), Out.Assumptions.end(), A) ==

@@ -126,18 +126,19 @@ bool Merger::selectable(const Expr *A, const Expr *B) const {
     return false;
   // The operands are printed from the source: each must be a whole file
   // range (a macro argument or a complete macro invocation).
-  if (!fileRange(A->getSourceRange()).isValid() ||
-      !fileRange(B->getSourceRange()).isValid())
+  return fileRange(B->getSourceRange()).isValid() && replaceable(A);
+}
+
+bool Merger::replaceable(const Expr *A) const {
+  if (!fileRange(A->getSourceRange()).isValid())
     return false;
   // Side A's operand is replaced where it is written. A macro argument may
   // be expanded more than once (`#define TWICE(x) x + x`), and replacing
   // its text would change every use; only file text and whole macro
   // invocations are replaced.
-  if (!SM.getExpansionLoc(A->getBeginLoc()).isValid() ||
-      SM.isMacroArgExpansion(A->getBeginLoc()) ||
-      SM.isMacroArgExpansion(A->getEndLoc()))
-    return false;
-  return true;
+  return SM.getExpansionLoc(A->getBeginLoc()).isValid() &&
+         !SM.isMacroArgExpansion(A->getBeginLoc()) &&
+         !SM.isMacroArgExpansion(A->getEndLoc());
 }
 
 bool Merger::matchExpr(const Expr *A, const Expr *B, Selects &Sel,
@@ -191,7 +192,7 @@ bool Merger::matchExpr(const Expr *A, const Expr *B, Selects &Sel,
     if (OA->isAssignmentOp() && !LocalTarget) {
       Selects Target;
       if (!matchExpr(OA->getLHS(), OB->getLHS(), Target, Optimistic, false) ||
-          !Target.Points.empty())
+          !Target.Points.empty() || !Target.Calls.empty())
         return false;
     } else if (!matchExpr(OA->getLHS(), OB->getLHS(), Sel, Optimistic, true)) {
       return false;
@@ -220,8 +221,7 @@ bool Merger::matchExpr(const Expr *A, const Expr *B, Selects &Sel,
     Selects Inner;
     if (matchExpr(CA->getSubExpr(), cast<CastExpr>(B)->getSubExpr(), Inner,
                   Optimistic, false)) {
-      Sel.Points.insert(Sel.Points.end(), Inner.Points.begin(),
-                        Inner.Points.end());
+      Sel.append(Inner);
       return true;
     }
     Sel.Points.resize(Before);
@@ -234,20 +234,27 @@ bool Merger::matchExpr(const Expr *A, const Expr *B, Selects &Sel,
   }
   if (auto *KA = dyn_cast<CallExpr>(A)) {
     auto *KB = cast<CallExpr>(B);
-    if (KA->getDirectCallee() != KB->getDirectCallee() ||
-        !KA->getDirectCallee() || KA->getNumArgs() != KB->getNumArgs())
+    const FunctionDecl *FA = KA->getDirectCallee(), *FB = KB->getDirectCallee();
+    // Two different __device__ functions: one call of their merge, when
+    // their bodies can be merged as two sides are.
+    bool Merged = FA && FB && FA != FB && !isa<CXXOperatorCallExpr>(KA) &&
+                  !isa<CXXOperatorCallExpr>(KB) &&
+                  KA->getNumArgs() == KB->getNumArgs() && replaceable(KA) &&
+                  mergeCallees(FA, FB).OK;
+    if (!Merged && (FA != FB || !FA || KA->getNumArgs() != KB->getNumArgs()))
       return SelectHere();
     // Impure calls (atomics, barriers, stores behind a call) only with
     // identical arguments.
-    bool Pure = isPureCallee(KA->getDirectCallee());
+    bool Pure = Merged || isPureCallee(FA);
     for (unsigned I = 0; I < KA->getNumArgs(); ++I) {
       Selects Args;
       if (!matchExpr(KA->getArg(I), KB->getArg(I), Args, Optimistic, Pure) ||
-          (!Pure && !Args.Points.empty()))
+          (!Pure && (!Args.Points.empty() || !Args.Calls.empty())))
         return false;
-      Sel.Points.insert(Sel.Points.end(), Args.Points.begin(),
-                        Args.Points.end());
+      Sel.append(Args);
     }
+    if (Merged)
+      Sel.Calls.push_back({KA, KB});
     return true;
   }
   if (auto *MA = dyn_cast<MemberExpr>(A)) {
@@ -291,7 +298,7 @@ double Merger::pairScore(const Stmt *A, const Stmt *B, bool Optimistic) {
     Selects S;
     if (!matchExpr(VA->getInit(), VB->getInit(), S, Optimistic, true))
       return -1;
-    double Saved = cost(VA->getInit());
+    double Saved = cost(VA->getInit()) + callSavings(S);
     for (auto &P : S.Points)
       Saved -= cost(P.first) + C.Select;
     return std::max(Saved, 0.001);
@@ -303,7 +310,7 @@ double Merger::pairScore(const Stmt *A, const Stmt *B, bool Optimistic) {
     Selects S;
     if (!matchExpr(EA, EB, S, Optimistic, false))
       return -1;
-    double Saved = cost(EA);
+    double Saved = cost(EA) + callSavings(S);
     for (auto &P : S.Points)
       Saved -= cost(P.first) + C.Select;
     return std::max(Saved, 0.001);

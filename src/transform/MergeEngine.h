@@ -46,14 +46,15 @@ public:
   Merger(ASTContext &Ctx, const FunctionDecl *FD, const CostTable &C,
          bool AllowCF, bool KeepContraction)
       : Ctx(Ctx), SM(Ctx.getSourceManager()), LO(Ctx.getLangOpts()), FD(FD),
-        C(C), AllowCF(AllowCF), KeepContraction(KeepContraction),
+        Outer(FD), C(C), AllowCF(AllowCF), KeepContraction(KeepContraction),
         Notes(SM, LO), Counter(Ctx, C) {}
 
   MergeOutcome run(const IfStmt *If);
 
 private:
   // --- Legality scans -------------------------------------------------------
-  bool scanSide(const Stmt *S, Side Sd, std::string &Why);
+  /// \p InExpr: \p S is an operand of an expression.
+  bool scanSide(const Stmt *S, Side Sd, std::string &Why, bool InExpr = false);
 
   // --- Costs ---------------------------------------------------------------
   double cost(const Stmt *S) const;
@@ -61,11 +62,22 @@ private:
   // --- Matching ------------------------------------------------------------
   struct Selects {
     std::vector<std::pair<const Expr *, const Expr *>> Points;
+    /// Calls of two different __device__ functions matched as one call of
+    /// their merged function (mergeCallees), innermost first.
+    std::vector<std::pair<const CallExpr *, const CallExpr *>> Calls;
+    void append(const Selects &O) {
+      Points.insert(Points.end(), O.Points.begin(), O.Points.end());
+      Calls.insert(Calls.end(), O.Calls.begin(), O.Calls.end());
+    }
   };
   bool sameVar(const Expr *A, const Expr *B) const;
   bool matchExpr(const Expr *A, const Expr *B, Selects &Sel, bool Optimistic,
                  bool AllowRootSelect) const;
   bool selectable(const Expr *A, const Expr *B) const;
+  /// Whether side A's \p A can be replaced where it is written.
+  bool replaceable(const Expr *A) const;
+  /// What the merged callees of \p S save, in cost units.
+  double callSavings(const Selects &S) const;
   /// Savings of matching two statements; negative when they cannot match.
   double pairScore(const Stmt *A, const Stmt *B, bool Optimistic);
 
@@ -75,6 +87,49 @@ private:
   };
   std::vector<Step> align(const std::vector<const Stmt *> &A,
                           const std::vector<const Stmt *> &B);
+
+  // --- Merging through calls (MergeCallees.cpp) ------------------------------
+  /// Two different __device__ functions that the sides call, merged into
+  /// one function that takes the branch condition as its first parameter:
+  /// the statements their bodies share are issued once, as for the sides.
+  struct CalleeMerge {
+    bool OK = false;
+    std::string Refusal;
+    /// Not the user's pair to merge (no body, the toolkit's): its refusal
+    /// is not reported.
+    bool Quiet = false;
+    std::string Name;       ///< The merged function's name.
+    std::string Definition; ///< Its text, the merged callees' it uses first.
+    double Saved = 0, Total = 0; ///< Cost units, as MergeOutcome's.
+    /// The merged body in the execution model's issue slots (MergeOutcome).
+    double Shared = 0, GuardedA = 0, GuardedB = 0, Guards = 0;
+    unsigned Selects = 0, ProductSelects = 0;
+    /// The merged callees' bodies, nested ones included (MergeOutcome).
+    std::vector<std::pair<unsigned, std::string>> Bodies;
+  };
+  /// The merge of \p A and \p B, made once per pair (matching calls it
+  /// many times).
+  const CalleeMerge &mergeCallees(const FunctionDecl *A,
+                                  const FunctionDecl *B) const;
+  /// Why \p A and \p B cannot be merged at all, or "".
+  std::string calleePairProblem(const FunctionDecl *A,
+                                const FunctionDecl *B) const;
+  /// Out.UnmergedCalls: the k-th calls of the i-th statements of the sides
+  /// \p Then and \p Else, of two functions whose merge was refused.
+  void noteUnmergedCalls(const Stmt *Then, const Stmt *Else);
+  /// Where merged callees are defined: before Outer, its template head
+  /// and its documentation comment. Invalid where that is not one place
+  /// in the file.
+  SourceLocation preludeLocation() const;
+  /// Merges the bodies of \p A and \p B under the selector \p Sel into
+  /// \p Body (this Merger's FD is A).
+  bool mergeBodies(const FunctionDecl *A, const FunctionDecl *B,
+                   const std::string &Sel, std::string &Body);
+  /// The call of the merged function for side A's \p Call, its arguments
+  /// printed with \p Replace.
+  std::string
+  renderMergedCall(const CallExpr *CallA, const CallExpr *CallB,
+                   const std::map<const Stmt *, std::string> &Replace);
 
   // --- Rendering -----------------------------------------------------------
   /// The file range of \p R, or an invalid range when it does not map to one
@@ -170,6 +225,9 @@ private:
   SourceManager &SM;
   const LangOptions &LO;
   const FunctionDecl *FD;
+  /// The function holding the branch (FD, or the caller whose callees a
+  /// nested Merger merges): merged callees are defined before it.
+  const FunctionDecl *Outer;
   const CostTable &C;
   bool AllowCF;
   bool KeepContraction; ///< nvcc's -fmad=true: see selectable().
@@ -189,6 +247,13 @@ private:
   IssueCounter Counter;
   double Mult = 1;
   double EnclosingTrips = 1; ///< For unrolling: product of merged trips.
+  unsigned BranchLine = 0;   ///< The merged branch's line, for names.
+  unsigned CalleeDepth = 0;  ///< Nesting of merged callees (at most 2).
+  mutable std::map<std::pair<const FunctionDecl *, const FunctionDecl *>,
+                   CalleeMerge>
+      CalleeMerges;
+  /// The merged callees the rendered text calls, in the order first used.
+  std::vector<const CalleeMerge *> UsedCallees;
 };
 
 } // namespace merge

@@ -128,6 +128,13 @@ std::string Merger::renderMatchedExpr(const Expr *A, const Expr *B,
     if (floatProduct(P.first) || floatProduct(P.second))
       ++Out.ProductSelects;
   }
+  // Innermost first: an argument's merged call is in its caller's text.
+  for (auto [CallA, CallB] : S.Calls) {
+    std::string Call = renderMergedCall(CallA, CallB, Replace);
+    if (Call.empty())
+      return "";
+    Replace[CallA] = Call;
+  }
   return render(A, SideA, Replace);
 }
 

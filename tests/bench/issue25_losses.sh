@@ -11,6 +11,11 @@
 #                    block size, launched at 256, 512 and 1024 threads;
 #                    partner-guard reallocation plus fusion (1.62x at 256
 #                    and 512, 0.60x at 1024 in issue 25)
+#   two_callees.cu   a loop whose divergent arms call two different
+#                    __device__ chains (`v = chain_a(x); x = NEXT(v);`);
+#                    fusion through the calls (a gain issue 25 reported
+#                    left untaken: 1.37-1.51x by hand); its case
+#                    two_callees/hand runs the program's hand-fused kernel
 #
 #   issue25_losses.sh prepare DIR     here: copies the two programs into DIR
 #                                     and writes warpwise's rewrites of each:
@@ -45,7 +50,9 @@
 #                                     the original's.
 #
 # Cases: poly_table at 2^25 elements; tmpl_bitonic at 2^24 keys with blocks
-# of 256, 512 and 1024 (each block size a case of its own). $REPS (default
+# of 256, 512 and 1024 (each block size a case of its own); two_callees at
+# 2^22 elements, 64 steps, its kernel and (two_callees/hand) the hand-fused
+# one ($CASES, "PROG:ARG ...", picks some). $REPS (default
 # 51) timed launches per run, after 10 untimed ones. The measured
 # dispatch's probes mostly fall in those; its decision, read from events
 # without waiting, can land a launch later, which shows in the max of a
@@ -54,7 +61,7 @@
 # of run with 3 rounds took 116 s, builds included.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
-progs=(poly_table tmpl_bitonic)
+progs=(poly_table tmpl_bitonic two_callees)
 # The variants, in the order each round runs them (rotated by one a round).
 variants=(orig model dispatch dispatch.pin0 dispatch.pin1)
 
@@ -185,7 +192,7 @@ run)
   build_all "$dir" "$arch" "${JOBS:-$(nproc)}" "$dir/build-$arch.log" \
     || echo "issue25_losses.sh: some variants did not build; their runs are skipped"
   bin=$dir/bin-$arch
-  cases="poly_table:25 tmpl_bitonic:256 tmpl_bitonic:512 tmpl_bitonic:1024"
+  cases=${CASES:-"poly_table:25 tmpl_bitonic:256 tmpl_bitonic:512 tmpl_bitonic:1024 two_callees:orig two_callees:hand"}
   results=$dir/results-$arch.txt
   : > "$results"
   nv=${#variants[@]}
@@ -195,6 +202,9 @@ run)
       case $p in
       poly_table) args="$((1 << arg))" name="poly_table/n=2^$arg" ;;
       tmpl_bitonic) args="24 $arg" name="tmpl_bitonic/B=$arg" ;;
+      two_callees)
+        args="$((1 << 22))" name="two_callees/$arg"
+        [ "$arg" = hand ] && args="$args --hand" ;;
       esac
       for i in $(seq 0 $((nv - 1))); do
         v=${variants[$(((i + r - 1) % nv))]}

@@ -5,7 +5,8 @@
 // - TWICE, whose argument is expanded twice: the argument is not replaced by
 //   a select (that would change both uses), the statements stay guarded;
 // - SCALE, a function-like macro whose expansion is more than its argument
-//   or the whole invocation: declined;
+//   or the whole invocation: nothing inside its expansion is selected; the
+//   two statements that use it differently stay whole, under guards;
 // - FACTOR, whose body names a variable of one side (which the rewrite may
 //   have to rename): declined;
 // - STEP, a macro holding two statements: declined.
@@ -131,10 +132,13 @@ int main() {
 // CHECK-NEXT:   r = a + v;
 // CHECK-NEXT: }
 // CHECK-LABEL: __global__ void function_like(
-// CHECK-NEXT:   int t
-// CHECK-NEXT:   float u
-// CHECK-NEXT:   float r;
-// CHECK-NEXT:   if (threadIdx.x % 2) {
+// CHECK:      const bool ww_cond_[[S:[0-9]+]] = threadIdx.x % 2;
+// CHECK-NEXT: if (ww_cond_[[S]]) {
+// CHECK-NEXT:   r = SCALE(u);
+// CHECK-NEXT: }
+// CHECK-NEXT: if (!ww_cond_[[S]]) {
+// CHECK-NEXT:   r = SCALE(u) + 1.0f;
+// CHECK-NEXT: }
 // CHECK-LABEL: __global__ void body_names_local(
 // CHECK-NEXT:   int t
 // CHECK-NEXT:   float u
@@ -148,6 +152,6 @@ int main() {
 
 // REMARK: remark: fuse: if-else at line {{[0-9]+}} is divergent; {{.*}}applied because of --force-transforms
 // REMARK: remark: fuse: if-else at line {{[0-9]+}} is divergent; {{.*}}applied because of --force-transforms
-// REMARK: remark: fuse: if-else at line {{[0-9]+}} is divergent, but cannot be merged: code at line {{[0-9]+}} lies partly inside macro `SCALE`, so it cannot be rewritten in place [WW3001]
+// REMARK: remark: fuse: if-else at line {{[0-9]+}} is divergent; {{.*}}applied because of --force-transforms
 // REMARK: remark: fuse: if-else at line {{[0-9]+}} is divergent, but cannot be merged: `k`, a variable of one side, is used inside the body of macro `FACTOR` (line {{[0-9]+}}), where warpwise cannot rewrite it; declined [WW3001]
 // REMARK: remark: fuse: if-else at line {{[0-9]+}} is divergent, but cannot be merged: code at line {{[0-9]+}} lies partly inside macro `STEP`, so it cannot be rewritten in place [WW3001]

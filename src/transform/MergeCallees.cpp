@@ -1,0 +1,404 @@
+//===- MergeCallees.cpp - Merging the sides' different callees ------------===//
+//
+// Two sides that call two different __device__ functions where the other
+// calls its own (`v = chain_a(x)` / `v = chain_b(x)`) share no statement
+// as written, yet the callees' bodies may be the same computation with
+// other constants. nvcc inlines both, so the divergent warp issues both
+// bodies. The sides are matched through the calls instead: the two
+// callees' bodies are aligned and merged as two sides are (the same
+// Merger, one level down), into one new function that takes the branch
+// condition as its first parameter, and the matched call becomes one call
+// of it. The callees' own definitions stay as they are; the merged one is
+// defined before the function holding the branch.
+//
+// Only pure callees (they write no memory: no store, atomic or barrier
+// behind the call), defined before that function in the same scope, with
+// the same signature, each body its straight statements and one final
+// return: what each lane computes is then its own callee's computation,
+// by the invariant the Merger keeps for two sides.
+//
+//===----------------------------------------------------------------------===//
+#include "MergeEngine.h"
+#include "SideEffects.h"
+
+#include "clang/AST/Attr.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/DeclTemplate.h"
+
+#include <algorithm>
+#include <functional>
+
+namespace warpwise {
+namespace merge {
+
+SourceLocation Merger::preludeLocation() const {
+  const Decl *Head = Outer;
+  if (const FunctionTemplateDecl *T = Outer->getDescribedFunctionTemplate())
+    Head = T;
+  // `extern "C" __global__ void k(...)`: before the `extern "C"`.
+  if (auto *L = dyn_cast<LinkageSpecDecl>(Outer->getDeclContext()))
+    if (!L->hasBraces())
+      Head = L;
+  // `__global__` is a macro: where its expansion starts in the file.
+  SourceLocation At = SM.getExpansionLoc(Head->getBeginLoc());
+  if (!At.isFileID())
+    return SourceLocation();
+  // The comment lines right above the function stay with it.
+  FileID File = SM.getFileID(At);
+  llvm::StringRef Text = SM.getBufferData(File);
+  unsigned Offset = SM.getFileOffset(At);
+  auto StartOfLine = [&](size_t Pos) { // Of the line holding Pos.
+    size_t NL = Text.rfind('\n', Pos);
+    return NL == llvm::StringRef::npos ? size_t(0) : NL + 1;
+  };
+  size_t Start = StartOfLine(Offset);
+  if (!Text.slice(Start, Offset).trim().empty())
+    return At; // Something else on the function's first line.
+  Offset = Start;
+  while (Offset > 0) {
+    size_t End = Offset - 1; // The previous line's '\n'.
+    size_t Prev = StartOfLine(End);
+    llvm::StringRef Line = Text.slice(Prev, End).trim();
+    if (Line.starts_with("//") ||
+        (Line.starts_with("/*") && Line.ends_with("*/"))) {
+      Offset = Prev;
+      continue;
+    }
+    if (Line.ends_with("*/")) { // A block comment over several lines.
+      size_t Open = Text.take_front(End).rfind("/*");
+      if (Open != llvm::StringRef::npos) {
+        size_t OpenLine = StartOfLine(Open);
+        if (Text.slice(OpenLine, Open).trim().empty()) {
+          Offset = OpenLine;
+          continue;
+        }
+      }
+    }
+    break;
+  }
+  return SM.getComposedLoc(File, Offset);
+}
+
+std::string Merger::calleePairProblem(const FunctionDecl *A,
+                                      const FunctionDecl *B) const {
+  auto Named = [](const FunctionDecl *F) {
+    return "`" + F->getNameAsString() + "`";
+  };
+  const FunctionDecl *DA = A->getDefinition(), *DB = B->getDefinition();
+  if (!DA || !DB || !DA->getBody() || !DB->getBody())
+    return "the callees have no body here";
+  // The toolkit's functions (sinf and cosf) are not the user's to merge.
+  if (SM.isInSystemHeader(SM.getExpansionLoc(DA->getLocation())) ||
+      SM.isInSystemHeader(SM.getExpansionLoc(DB->getLocation())))
+    return "a callee is the toolkit's";
+  if (CalleeDepth >= 2)
+    return "calls nest too deep";
+  // The merged function is __device__ only.
+  if (Outer->hasAttr<CUDAHostAttr>())
+    return Named(Outer) + " is also a host function";
+  for (const FunctionDecl *F : {DA, DB}) {
+    if (F == Outer || F == FD)
+      return Named(F) + " calls itself";
+    if (!F->hasAttr<CUDADeviceAttr>() || F->hasAttr<CUDAGlobalAttr>() ||
+        F->hasAttr<NoInlineAttr>() || F->isVariadic() ||
+        isa<CXXMethodDecl>(F) ||
+        F->getTemplatedKind() != FunctionDecl::TK_NonTemplate ||
+        !F->getIdentifier())
+      return Named(F) + " is not a plain __device__ function";
+    if (!isPureCallee(F))
+      return Named(F) + " writes memory";
+    if (!F->getDeclContext()->getRedeclContext()->Equals(
+            Outer->getDeclContext()->getRedeclContext()))
+      return Named(F) + " is declared in another scope";
+    for (const ParmVarDecl *P : F->parameters())
+      if (P->hasDefaultArg() || !P->getIdentifier())
+        return Named(F) + " has a default or unnamed parameter";
+  }
+  if (DA->getNumParams() != DB->getNumParams() ||
+      DA->getReturnType().getCanonicalType() !=
+          DB->getReturnType().getCanonicalType())
+    return Named(A) + " and " + Named(B) + " differ in their signatures";
+  for (unsigned I = 0; I < DA->getNumParams(); ++I)
+    if (DA->getParamDecl(I)->getType().getCanonicalType() !=
+        DB->getParamDecl(I)->getType().getCanonicalType())
+      return Named(A) + " and " + Named(B) + " differ in their signatures";
+  SourceLocation At = preludeLocation();
+  if (At.isInvalid())
+    return "the function holding the branch starts inside a macro";
+  for (const FunctionDecl *F : {DA, DB}) {
+    SourceLocation End = F->getEndLoc();
+    if (End.isMacroID() || SM.getFileID(End) != SM.getFileID(At) ||
+        !SM.isBeforeInTranslationUnit(End, At))
+      return Named(F) + " is not defined before " + Named(Outer) +
+             " in its file";
+  }
+  return "";
+}
+
+const Merger::CalleeMerge &Merger::mergeCallees(const FunctionDecl *A,
+                                                const FunctionDecl *B) const {
+  auto Key = std::make_pair(A->getFirstDecl(), B->getFirstDecl());
+  auto It = CalleeMerges.find(Key);
+  if (It != CalleeMerges.end())
+    return It->second;
+  // Entered before merging: a pair that reaches itself again is refused.
+  CalleeMerge &M = CalleeMerges[Key];
+  M.Refusal = calleePairProblem(A, B);
+  if (!M.Refusal.empty()) {
+    const FunctionDecl *DA = A->getDefinition(), *DB = B->getDefinition();
+    M.Quiet = !DA || !DB || !DA->getBody() || !DB->getBody() ||
+              SM.isInSystemHeader(SM.getExpansionLoc(DA->getLocation())) ||
+              SM.isInSystemHeader(SM.getExpansionLoc(DB->getLocation()));
+    return M;
+  }
+  const FunctionDecl *DA = A->getDefinition(), *DB = B->getDefinition();
+  Merger Sub(Ctx, DA, C, AllowCF, KeepContraction);
+  Sub.Outer = Outer;
+  Sub.CalleeDepth = CalleeDepth + 1;
+  Sub.BranchLine = BranchLine;
+  auto Unused = [&](std::string Base) {
+    for (unsigned N = 0;; ++N) {
+      std::string Name = N ? Base + "_" + std::to_string(N) : Base;
+      if (Ctx.Idents.find(Name) == Ctx.Idents.end())
+        return Name;
+    }
+  };
+  std::string Sel = Unused("ww_side");
+  M.Name = Unused("ww_" + DA->getNameAsString() + "_or_" +
+                  DB->getNameAsString() + "_" + std::to_string(BranchLine));
+  std::string Body;
+  if (!Sub.mergeBodies(DA, DB, Sel, Body)) {
+    M.Refusal = Sub.Out.Refusal.empty() ? "their bodies could not be merged"
+                                        : Sub.Out.Refusal;
+    return M;
+  }
+  std::string Ret =
+      text(DA->getReturnTypeSourceRange()); // As the user spelled it.
+  std::string Params;
+  for (const ParmVarDecl *P : DA->parameters()) {
+    std::string T = text(P->getSourceRange());
+    if (T.empty()) {
+      M.Refusal = "a parameter of `" + DA->getNameAsString() +
+                  "` is written with a macro";
+      return M;
+    }
+    Params += ", " + T;
+  }
+  if (Ret.empty()) {
+    M.Refusal = "the return type of `" + DA->getNameAsString() +
+                "` is written with a macro";
+    return M;
+  }
+  for (const CalleeMerge *U : Sub.UsedCallees) {
+    M.Definition += U->Definition;
+    M.Bodies.insert(M.Bodies.end(), U->Bodies.begin(), U->Bodies.end());
+  }
+  for (const FunctionDecl *F : {DA, DB}) {
+    CharSourceRange R = fileRange(F->getBody()->getSourceRange());
+    if (R.isValid())
+      M.Bodies.push_back({SM.getFileOffset(R.getBegin()),
+                          Lexer::getSourceText(R, SM, LO).str()});
+  }
+  M.Definition += "// warpwise: `" + DA->getNameAsString() + "` and `" +
+                  DB->getNameAsString() + "` merged for the branch at line " +
+                  std::to_string(BranchLine) + " (" + Sel + ": `" +
+                  DA->getNameAsString() + "`'s lanes)\nstatic __device__ " +
+                  Ret + " " + M.Name + "(bool " + Sel + Params + ") " + Body +
+                  "\n\n";
+  M.Saved = Sub.Out.Saved;
+  M.Total = Sub.Out.Total;
+  M.Shared = Sub.Out.AfterShared;
+  M.GuardedA = Sub.Out.AfterGuardedA;
+  M.GuardedB = Sub.Out.AfterGuardedB;
+  M.Guards = Sub.Out.AfterGuards;
+  M.Selects = Sub.Out.Selects;
+  M.ProductSelects = Sub.Out.ProductSelects;
+  M.OK = true;
+  return M;
+}
+
+bool Merger::mergeBodies(const FunctionDecl *A, const FunctionDecl *B,
+                         const std::string &Sel, std::string &Body) {
+  auto *BodyA = dyn_cast<CompoundStmt>(A->getBody());
+  auto *BodyB = dyn_cast<CompoundStmt>(B->getBody());
+  if (!BodyA || !BodyB) {
+    Out.Refusal = "a callee's body is not a block";
+    return false;
+  }
+  std::vector<const Stmt *> SA(BodyA->body_begin(), BodyA->body_end());
+  std::vector<const Stmt *> SB(BodyB->body_begin(), BodyB->body_end());
+  bool Void = A->getReturnType()->isVoidType();
+  // The final return leaves the body; any other is refused by scanSide.
+  auto TakeReturn = [&](std::vector<const Stmt *> &S, const Expr *&R) {
+    if (!S.empty())
+      if (auto *Ret = dyn_cast<ReturnStmt>(S.back())) {
+        R = Ret->getRetValue();
+        S.pop_back();
+      }
+    return Void || R;
+  };
+  const Expr *RA = nullptr, *RB = nullptr;
+  if (!TakeReturn(SA, RA) || !TakeReturn(SB, RB)) {
+    Out.Refusal = "`" + A->getNameAsString() + "` or `" + B->getNameAsString() +
+                  "` does not end in its one return";
+    return false;
+  }
+  // Side B's parameters are side A's: the merged function has A's.
+  for (unsigned I = 0; I < A->getNumParams(); ++I) {
+    const ParmVarDecl *PA = A->getParamDecl(I), *PB = B->getParamDecl(I);
+    Partner[PA] = PB;
+    if (PA->getName() != PB->getName())
+      Rename[PB] = PA->getNameAsString();
+  }
+  std::string Why;
+  for (const Stmt *S : SA)
+    if (!scanSide(S, SideA, Why) || !checkMacros(S, Why))
+      break;
+  if (Why.empty())
+    for (const Stmt *S : SB)
+      if (!scanSide(S, SideB, Why) || !checkMacros(S, Why))
+        break;
+  if (Why.empty())
+    for (auto [R, Sd] : {std::make_pair(RA, SideA), std::make_pair(RB, SideB)})
+      if (R && (!scanSide(R, Sd, Why) || !checkMacros(R, Why)))
+        break;
+  // A local of either body named as a parameter of A would be another
+  // variable under A's names.
+  for (const std::set<const VarDecl *> &Locals : Local)
+    for (const VarDecl *V : Locals)
+      for (const ParmVarDecl *P : A->parameters())
+        if (Why.empty() && V->getName() == P->getName() && !Rename.empty())
+          Why = "a local variable is named as a parameter of `" +
+                A->getNameAsString() + "`";
+  if (!Why.empty()) {
+    Out.Refusal = Why + " (merging `" + A->getNameAsString() + "` and `" +
+                  B->getNameAsString() + "`)";
+    return false;
+  }
+  Cond = Sel;
+  BaseIndent = "";
+  for (const Stmt *S : SA)
+    Out.Total += cost(S);
+  for (const Stmt *S : SB)
+    Out.Total += cost(S);
+  Out.Total += cost(RA) + cost(RB);
+  std::string Text;
+  if (!renderSeq(SA, SB, 1, Text) || !MacroProblem.empty()) {
+    if (Out.Refusal.empty())
+      Out.Refusal = MacroProblem.empty() ? "their bodies could not be merged"
+                                         : MacroProblem;
+    return false;
+  }
+  std::string Ret;
+  if (!Void) {
+    Selects S;
+    if (!matchExpr(RA, RB, S, /*Optimistic=*/false, true)) {
+      Out.Refusal = "the return values of `" + A->getNameAsString() +
+                    "` and `" + B->getNameAsString() + "` cannot be matched";
+      return false;
+    }
+    double Saved = cost(RA) + callSavings(S);
+    for (auto &P : S.Points)
+      Saved -= cost(P.first) + C.Select;
+    Out.Saved += std::max(Saved, 0.0);
+    unsigned SelectsBefore = Out.Selects;
+    Ret = renderMatchedExpr(RA, RB, true);
+    if (Ret.empty() || !MacroProblem.empty()) {
+      Out.Refusal = MacroProblem.empty() ? "the return values could not be "
+                                           "written back"
+                                         : MacroProblem;
+      return false;
+    }
+    Out.AfterShared += Counter.exprSlots(RA) +
+                       (Out.Selects - SelectsBefore) * C.IssueSlots.Select;
+  }
+  Body = "{\n";
+  for (const std::string &H : Hoisted)
+    Body += indent(1) + H + "\n";
+  Body += Text;
+  if (!Void)
+    Body += indent(1) + "return " + Ret + ";\n";
+  Body += "}";
+  return true;
+}
+
+void Merger::noteUnmergedCalls(const Stmt *Then, const Stmt *Else) {
+  auto Statements = [](const Stmt *Side) {
+    std::vector<const Stmt *> Out;
+    if (auto *CS = dyn_cast_or_null<CompoundStmt>(Side))
+      Out.assign(CS->body_begin(), CS->body_end());
+    else if (Side)
+      Out.push_back(Side);
+    return Out;
+  };
+  std::function<void(const Stmt *, std::vector<const CallExpr *> &)> Calls =
+      [&](const Stmt *S, std::vector<const CallExpr *> &Out) {
+        if (!S)
+          return;
+        if (auto *Call = dyn_cast<CallExpr>(S))
+          if (Call->getDirectCallee())
+            Out.push_back(Call);
+        for (const Stmt *Child : S->children())
+          Calls(Child, Out);
+      };
+  std::vector<const Stmt *> A = Statements(Then), B = Statements(Else);
+  std::set<std::string> Said;
+  for (size_t I = 0; I < std::min(A.size(), B.size()); ++I) {
+    std::vector<const CallExpr *> CA, CB;
+    Calls(A[I], CA);
+    Calls(B[I], CB);
+    if (CA.size() != CB.size())
+      continue;
+    for (size_t K = 0; K < CA.size(); ++K) {
+      auto It = CalleeMerges.find({CA[K]->getDirectCallee()->getFirstDecl(),
+                                   CB[K]->getDirectCallee()->getFirstDecl()});
+      if (It == CalleeMerges.end() || It->second.OK || It->second.Quiet)
+        continue;
+      std::string Note = "`" + It->first.first->getNameAsString() + "` and `" +
+                         It->first.second->getNameAsString() +
+                         "`: " + It->second.Refusal;
+      if (Said.insert(Note).second)
+        Out.UnmergedCalls.push_back(Note);
+    }
+  }
+}
+
+double Merger::callSavings(const Selects &S) const {
+  double Saved = 0;
+  for (const auto &[CA, CB] : S.Calls)
+    Saved += mergeCallees(CA->getDirectCallee(), CB->getDirectCallee()).Saved;
+  return Saved;
+}
+
+std::string
+Merger::renderMergedCall(const CallExpr *CallA, const CallExpr *CallB,
+                         const std::map<const Stmt *, std::string> &Replace) {
+  const CalleeMerge &M =
+      mergeCallees(CallA->getDirectCallee(), CallB->getDirectCallee());
+  std::string Text = M.Name + "(" + Cond;
+  for (const Expr *Arg : CallA->arguments()) {
+    std::string T = render(Arg, SideA, Replace);
+    if (T.empty())
+      return "";
+    Text += ", " + T;
+  }
+  Text += ")";
+  if (std::find(UsedCallees.begin(), UsedCallees.end(), &M) ==
+      UsedCallees.end())
+    UsedCallees.push_back(&M);
+  // The matched statement counted side A's callee whole (IssueCounter
+  // inlines it); the merged body issues its shared part once and each
+  // side's guarded part.
+  const FunctionDecl *DA = CallA->getDirectCallee()->getDefinition();
+  Out.AfterShared += Mult * (M.Shared - Counter.slots(DA->getBody()));
+  Out.AfterGuardedA += Mult * M.GuardedA;
+  Out.AfterGuardedB += Mult * M.GuardedB;
+  Out.AfterGuards += Mult * M.Guards;
+  Out.Selects += M.Selects;
+  Out.ProductSelects += M.ProductSelects;
+  (void)CallB;
+  return Text;
+}
+
+} // namespace merge
+} // namespace warpwise
