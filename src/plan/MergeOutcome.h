@@ -19,14 +19,9 @@ struct MergeOutcome {
   bool OK = false;
   std::string Refusal; ///< Why the branch cannot be merged (legality).
   std::string Text;    ///< Replacement for the whole if statement.
-  /// Definitions Text calls, to insert before the function holding the
-  /// branch: the sides' different __device__ callees merged into one
-  /// (their own definitions stay). Empty when none.
-  std::string Prelude;
-  unsigned PreludeAt = 0; ///< Its offset in the branch's file.
-  /// The bodies of the callees merged there (offset and text): what nvcc
-  /// computed on their lines now comes from the prelude's, which the
-  /// floating-point comparison must know (ContractionCheck).
+  /// The bodies of the callees merged into local functions of Text
+  /// (offset and text): what nvcc computed on their lines now comes from
+  /// Text's, which the floating-point comparison must know.
   std::vector<std::pair<unsigned, std::string>> CalleeBodies;
   /// Calls of two different functions the sides make that could not be
   /// merged, each with why ("`f` and `g`: `f` writes memory").

@@ -220,22 +220,13 @@ private:
     return clang::tooling::Replacement(C.File, C.Begin, C.End - C.Begin,
                                        Replacement);
   }
-  /// The edits of the form \p Chosen (M.Text or BF->Text): the merged
-  /// form also defines the merged callees it calls (M.Prelude).
-  std::vector<clang::tooling::Replacement>
-  edits(const std::string &Chosen) const {
-    std::vector<clang::tooling::Replacement> E = {edit(Chosen)};
-    if (&Chosen == &M.Text && !M.Prelude.empty())
-      E.push_back(
-          clang::tooling::Replacement(C.File, M.PreludeAt, 0, M.Prelude));
-    return E;
-  }
-  /// edits() for the floating-point comparison: the merged callees' bodies
-  /// replaced by themselves, so that their lines count as rewritten (the
-  /// branch's lanes now compute them in the prelude).
+  /// The edit of \p Chosen (M.Text or BF->Text) for the floating-point
+  /// comparison: with the merged callees' bodies replaced by themselves, so
+  /// that their lines count as rewritten (the branch's lanes now compute
+  /// them in the merged text).
   std::vector<clang::tooling::Replacement>
   comparedEdits(const std::string &Chosen) const {
-    std::vector<clang::tooling::Replacement> E = edits(Chosen);
+    std::vector<clang::tooling::Replacement> E = {edit(Chosen)};
     if (&Chosen == &M.Text)
       for (const auto &[Offset, Body] : M.CalleeBodies)
         E.push_back(
@@ -505,7 +496,7 @@ bool MergePlan::compiledGuards() {
   std::string NvArch = PtxasRunner::nvccArchFor(PC.Arch);
   // Side by side; the original's error first, as when compiled in turn.
   PlanContext::MeasuredPair Measured =
-      PC.measureOnEarlier(edits(*Candidate), NvArch);
+      PC.measureOnEarlier({edit(*Candidate)}, NvArch);
   auto &Before = Measured.Before, &After = Measured.After;
   std::string Error = Before ? Measured.AfterError : Measured.BeforeError;
   if (!Before || !After) {

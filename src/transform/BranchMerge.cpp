@@ -128,15 +128,10 @@ void BranchMergeTransform::run(TransformContext &TC,
                            : std::string(allowsControlFlow() ? "melded"
                                                              : "fused") +
                                  " the two sides of a divergent if-else"));
-      std::vector<tooling::Replacement> Edits = {
-          tooling::Replacement(InFile, Begin, End - Begin, Text)};
-      if (D.Form != "branch-free" && !M.Prelude.empty())
-        Edits.push_back(
-            tooling::Replacement(InFile, M.PreludeAt, 0, M.Prelude));
-      Changes.push_back({std::string(name()) + " of the if-else at line " +
-                             std::to_string(Line) +
-                             (D.File.empty() ? "" : " of " + D.File),
-                         Edits});
+      Changes.push_back(
+          {std::string(name()) + " of the if-else at line " +
+               std::to_string(Line) + (D.File.empty() ? "" : " of " + D.File),
+           {tooling::Replacement(InFile, Begin, End - Begin, Text)}});
       TC.Claimed.push_back({InFile, Begin, End});
     }
     TC.Log.report(D.Applied ? "WW4001" : "WW3001", Severity::Remark,

@@ -156,6 +156,12 @@ MergeOutcome Merger::run(const IfStmt *If) {
                     ")";
       return Out;
     }
+  if (hasDirective(text(If->getSourceRange()))) {
+    Out.Refusal = "a preprocessor line inside the branch (its rewrite would "
+                  "keep only the lines this parse saw, as if the other "
+                  "side of an #if, or nvcc's device pass, did not exist)";
+    return Out;
+  }
   std::string Why;
   if (!scanSide(Then, SideA, Why) || !scanSide(Else, SideB, Why) ||
       !checkMacros(Then, Why) || !checkMacros(Else, Why)) {
@@ -165,7 +171,8 @@ MergeOutcome Merger::run(const IfStmt *If) {
   Out.Total = cost(Then) + cost(Else);
   Out.IssueCond = Counter.exprSlots(If->getCond());
   unsigned Line = SM.getExpansionLineNumber(If->getBeginLoc());
-  BranchLine = Line;
+  BranchLoc = SM.getExpansionLoc(If->getBeginLoc());
+  ScopeNames = variableNames(FD);
   Cond = fresh("ww_cond_" + std::to_string(Line));
   unsigned Col = SM.getExpansionColumnNumber(If->getBeginLoc());
   BaseIndent = std::string(Col > 0 ? Col - 1 : 0, ' ');
@@ -184,6 +191,15 @@ MergeOutcome Merger::run(const IfStmt *If) {
                          render(If->getCond(), SideA, {}) + ";\n";
   std::string Head;
   sideComments(Then, Else, false, 1, Head);
+  // The merged callees, before anything that calls them.
+  for (const CalleeMerge *M : UsedCallees) {
+    Head += M->Definition;
+    Out.Total += M->Total;
+    for (const auto &B : M->Bodies)
+      if (llvm::none_of(Out.CalleeBodies,
+                        [&](const auto &O) { return O.first == B.first; }))
+        Out.CalleeBodies.push_back(B);
+  }
   for (const std::string &H : Hoisted)
     Head += indent(1) + H + "\n";
   sideComments(Then, Else, true, 1, Body);
@@ -201,19 +217,8 @@ MergeOutcome Merger::run(const IfStmt *If) {
       for (const SourceComment &L : Left)
         CondLine += commentLines(L.Text, indent(1));
   }
-  Out.Text = "{\n" + indent(1) + DecisionMark + "\n" + CondLine + Head +
-             Body + BaseIndent + "}";
-  // The merged callees, defined before the function holding the branch.
-  for (const CalleeMerge *M : UsedCallees) {
-    Out.Prelude += M->Definition;
-    Out.Total += M->Total;
-    for (const auto &B : M->Bodies)
-      if (llvm::none_of(Out.CalleeBodies,
-                        [&](const auto &O) { return O.first == B.first; }))
-        Out.CalleeBodies.push_back(B);
-  }
-  if (!UsedCallees.empty())
-    Out.PreludeAt = SM.getFileOffset(preludeLocation());
+  Out.Text = "{\n" + indent(1) + DecisionMark + "\n" + CondLine + Head + Body +
+             BaseIndent + "}";
   noteUnmergedCalls(Then, Else);
   Out.OK = true;
   for (const std::string &A : Counter.assumptions())

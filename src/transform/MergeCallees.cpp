@@ -6,16 +6,20 @@
 // other constants. nvcc inlines both, so the divergent warp issues both
 // bodies. The sides are matched through the calls instead: the two
 // callees' bodies are aligned and merged as two sides are (the same
-// Merger, one level down), into one new function that takes the branch
-// condition as its first parameter, and the matched call becomes one call
-// of it. The callees' own definitions stay as they are; the merged one is
-// defined before the function holding the branch.
+// Merger, one level down) into a lambda at the head of the merged code
+// that takes the branch condition as its first parameter, and the matched
+// call becomes one call of it. The callees stay as they are. Being local
+// to the merged code, each branch's merged callees are its own: two
+// branches, or a pair merged both directly and inside another, never
+// define one name twice.
 //
-// Only pure callees (they write no memory: no store, atomic or barrier
-// behind the call), defined before that function in the same scope, with
-// the same signature, each body its straight statements and one final
-// return: what each lane computes is then its own callee's computation,
-// by the invariant the Merger keeps for two sides.
+// Only where every lane then computes what its own callee did: pure
+// callees (they write no memory: no store, atomic or barrier behind the
+// call) with the same signature, each body its statements and one final
+// return, defined before the caller in the same file and scope, without
+// preprocessor lines (the copy would keep only what this parse saw), and
+// whose bodies read the same declarations and macros at the branch as
+// where they are written (lookupProblem).
 //
 //===----------------------------------------------------------------------===//
 #include "MergeEngine.h"
@@ -24,6 +28,7 @@
 #include "clang/AST/Attr.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
+#include "clang/AST/RecursiveASTVisitor.h"
 
 #include <algorithm>
 #include <functional>
@@ -31,52 +36,148 @@
 namespace warpwise {
 namespace merge {
 
-SourceLocation Merger::preludeLocation() const {
-  const Decl *Head = Outer;
-  if (const FunctionTemplateDecl *T = Outer->getDescribedFunctionTemplate())
-    Head = T;
-  // `extern "C" __global__ void k(...)`: before the `extern "C"`.
-  if (auto *L = dyn_cast<LinkageSpecDecl>(Outer->getDeclContext()))
-    if (!L->hasBraces())
-      Head = L;
-  // `__global__` is a macro: where its expansion starts in the file.
-  SourceLocation At = SM.getExpansionLoc(Head->getBeginLoc());
-  if (!At.isFileID())
-    return SourceLocation();
-  // The comment lines right above the function stay with it.
-  FileID File = SM.getFileID(At);
-  llvm::StringRef Text = SM.getBufferData(File);
-  unsigned Offset = SM.getFileOffset(At);
-  auto StartOfLine = [&](size_t Pos) { // Of the line holding Pos.
-    size_t NL = Text.rfind('\n', Pos);
-    return NL == llvm::StringRef::npos ? size_t(0) : NL + 1;
+bool hasDirective(llvm::StringRef Text) {
+  llvm::SmallVector<llvm::StringRef, 32> Lines;
+  Text.split(Lines, '\n');
+  return llvm::any_of(
+      Lines, [](llvm::StringRef L) { return L.ltrim().starts_with("#"); });
+}
+
+std::set<std::string> variableNames(const FunctionDecl *F) {
+  struct Finder : RecursiveASTVisitor<Finder> {
+    std::set<std::string> Names;
+    bool VisitVarDecl(VarDecl *V) {
+      if (V->getIdentifier())
+        Names.insert(V->getName().str());
+      return true;
+    }
+  } Find;
+  for (const ParmVarDecl *P : F->parameters())
+    if (P->getIdentifier())
+      Find.Names.insert(P->getName().str());
+  if (F->getBody())
+    Find.TraverseStmt(const_cast<Stmt *>(F->getBody()));
+  return Find.Names;
+}
+
+namespace {
+
+/// The names \p F's body reads that \p F does not declare (globals,
+/// functions, enumerators), and whether a macro is expanded in it.
+void outsideNames(const FunctionDecl *F, std::set<std::string> &Names,
+                  bool &UsesMacros) {
+  std::function<void(const Stmt *)> Walk = [&](const Stmt *S) {
+    if (!S)
+      return;
+    UsesMacros |= S->getBeginLoc().isMacroID() || S->getEndLoc().isMacroID();
+    if (auto *R = dyn_cast<DeclRefExpr>(S)) {
+      const ValueDecl *D = R->getDecl();
+      bool Own = D->getDeclContext()->getRedeclContext() == F;
+      if (!Own && D->getIdentifier())
+        Names.insert(D->getName().str());
+    }
+    for (const Stmt *C : S->children())
+      Walk(C);
   };
-  size_t Start = StartOfLine(Offset);
-  if (!Text.slice(Start, Offset).trim().empty())
-    return At; // Something else on the function's first line.
-  Offset = Start;
-  while (Offset > 0) {
-    size_t End = Offset - 1; // The previous line's '\n'.
-    size_t Prev = StartOfLine(End);
-    llvm::StringRef Line = Text.slice(Prev, End).trim();
-    if (Line.starts_with("//") ||
-        (Line.starts_with("/*") && Line.ends_with("*/"))) {
-      Offset = Prev;
-      continue;
+  Walk(F->getBody());
+}
+
+/// The identifiers written in \p Text.
+std::set<std::string> identifiersIn(llvm::StringRef Text) {
+  std::set<std::string> Out;
+  for (size_t I = 0; I < Text.size();) {
+    if (isalpha((unsigned char)Text[I]) || Text[I] == '_') {
+      size_t J = I;
+      while (J < Text.size() &&
+             (isalnum((unsigned char)Text[J]) || Text[J] == '_'))
+        ++J;
+      Out.insert(Text.slice(I, J).str());
+      I = J;
+    } else {
+      ++I;
     }
-    if (Line.ends_with("*/")) { // A block comment over several lines.
-      size_t Open = Text.take_front(End).rfind("/*");
-      if (Open != llvm::StringRef::npos) {
-        size_t OpenLine = StartOfLine(Open);
-        if (Text.slice(OpenLine, Open).trim().empty()) {
-          Offset = OpenLine;
-          continue;
-        }
-      }
-    }
-    break;
   }
-  return SM.getComposedLoc(File, Offset);
+  return Out;
+}
+
+/// Every named declaration of \p DC, those of nested namespaces and
+/// linkage specifications included.
+void namedDecls(const DeclContext *DC,
+                const std::function<void(const NamedDecl *)> &Visit) {
+  for (const Decl *D : DC->decls()) {
+    if (auto *N = dyn_cast<NamedDecl>(D))
+      Visit(N);
+    if (auto *Inner = dyn_cast<DeclContext>(D))
+      if (isa<NamespaceDecl>(D) || isa<LinkageSpecDecl>(D))
+        namedDecls(Inner, Visit);
+  }
+}
+
+} // namespace
+
+std::string Merger::lookupProblem(const FunctionDecl *DA,
+                                  const FunctionDecl *DB) const {
+  std::set<std::string> Names;
+  bool Macros = false;
+  outsideNames(DA, Names, Macros);
+  std::set<std::string> NamesB;
+  outsideNames(DB, NamesB, Macros);
+  // B's parameters take A's names in the merged function.
+  for (unsigned I = 0; I < DA->getNumParams(); ++I) {
+    std::string PA = DA->getParamDecl(I)->getName().str();
+    if (PA != DB->getParamDecl(I)->getName() && NamesB.count(PA))
+      return "`" + DB->getNameAsString() + "` reads `" + PA +
+             "`, the name its parameter would take";
+  }
+  Names.insert(NamesB.begin(), NamesB.end());
+  for (const std::string &N : Names)
+    if (ScopeNames.count(N))
+      return "`" + N + "`, which the callees read, names a variable where " +
+             "the merged code goes";
+  // A declaration, #define or #undef of a name the bodies read between
+  // their definitions and the branch would change what the copy reads.
+  for (const FunctionDecl *F : {DA, DB}) {
+    SourceLocation End = F->getEndLoc();
+    std::string Clash;
+    namedDecls(Ctx.getTranslationUnitDecl(), [&](const NamedDecl *D) {
+      if (Clash.empty() && D->getIdentifier() &&
+          Names.count(D->getName().str()) &&
+          SM.isBeforeInTranslationUnit(End, D->getLocation()) &&
+          SM.isBeforeInTranslationUnit(D->getLocation(), BranchLoc))
+        Clash = D->getNameAsString();
+    });
+    if (!Clash.empty())
+      return "`" + Clash + "` is declared again between `" +
+             F->getNameAsString() + "` and the branch";
+    unsigned From = SM.getFileOffset(End), To = SM.getFileOffset(BranchLoc);
+    llvm::StringRef Between =
+        SM.getBufferData(SM.getFileID(End)).slice(From, To);
+    std::set<std::string> Written =
+        identifiersIn(text(DA->getBody()->getSourceRange()) + " " +
+                      text(DB->getBody()->getSourceRange()));
+    llvm::SmallVector<llvm::StringRef, 64> Lines;
+    Between.split(Lines, '\n');
+    for (llvm::StringRef L : Lines) {
+      L = L.ltrim();
+      if (!L.consume_front("#"))
+        continue;
+      L = L.ltrim();
+      bool Changes = false;
+      if (L.starts_with("include") || L.starts_with("import"))
+        Changes = Macros; // The header may define anything.
+      else if (L.consume_front("define") || L.consume_front("undef"))
+        Changes =
+            Written.count(L.ltrim()
+                              .take_while([](char C) {
+                                return isalnum((unsigned char)C) || C == '_';
+                              })
+                              .str());
+      if (Changes)
+        return "a preprocessor line between `" + F->getNameAsString() +
+               "` and the branch may change the macros its body uses";
+    }
+  }
+  return "";
 }
 
 std::string Merger::calleePairProblem(const FunctionDecl *A,
@@ -93,7 +194,6 @@ std::string Merger::calleePairProblem(const FunctionDecl *A,
     return "a callee is the toolkit's";
   if (CalleeDepth >= 2)
     return "calls nest too deep";
-  // The merged function is __device__ only.
   if (Outer->hasAttr<CUDAHostAttr>())
     return Named(Outer) + " is also a host function";
   for (const FunctionDecl *F : {DA, DB}) {
@@ -113,6 +213,16 @@ std::string Merger::calleePairProblem(const FunctionDecl *A,
     for (const ParmVarDecl *P : F->parameters())
       if (P->hasDefaultArg() || !P->getIdentifier())
         return Named(F) + " has a default or unnamed parameter";
+    SourceLocation End = F->getEndLoc();
+    if (End.isMacroID() || BranchLoc.isInvalid() ||
+        SM.getFileID(End) != SM.getFileID(BranchLoc) ||
+        !SM.isBeforeInTranslationUnit(End,
+                                      SM.getExpansionLoc(Outer->getBeginLoc())))
+      return Named(F) + " is not defined before " + Named(Outer) +
+             " in its file";
+    if (hasDirective(text(F->getBody()->getSourceRange())))
+      return Named(F) + " holds a preprocessor line, and its copy would "
+                        "keep only what this parse saw";
   }
   if (DA->getNumParams() != DB->getNumParams() ||
       DA->getReturnType().getCanonicalType() !=
@@ -122,17 +232,7 @@ std::string Merger::calleePairProblem(const FunctionDecl *A,
     if (DA->getParamDecl(I)->getType().getCanonicalType() !=
         DB->getParamDecl(I)->getType().getCanonicalType())
       return Named(A) + " and " + Named(B) + " differ in their signatures";
-  SourceLocation At = preludeLocation();
-  if (At.isInvalid())
-    return "the function holding the branch starts inside a macro";
-  for (const FunctionDecl *F : {DA, DB}) {
-    SourceLocation End = F->getEndLoc();
-    if (End.isMacroID() || SM.getFileID(End) != SM.getFileID(At) ||
-        !SM.isBeforeInTranslationUnit(End, At))
-      return Named(F) + " is not defined before " + Named(Outer) +
-             " in its file";
-  }
-  return "";
+  return lookupProblem(DA, DB);
 }
 
 const Merger::CalleeMerge &Merger::mergeCallees(const FunctionDecl *A,
@@ -155,25 +255,33 @@ const Merger::CalleeMerge &Merger::mergeCallees(const FunctionDecl *A,
   Merger Sub(Ctx, DA, C, AllowCF, KeepContraction);
   Sub.Outer = Outer;
   Sub.CalleeDepth = CalleeDepth + 1;
-  Sub.BranchLine = BranchLine;
+  Sub.BranchLoc = BranchLoc;
+  // The lambda's body is where its own nested lambdas go.
+  Sub.ScopeNames = ScopeNames;
+  std::set<std::string> Own = variableNames(DA);
+  Sub.ScopeNames.insert(Own.begin(), Own.end());
+  std::string Lead = indent(1); // Where this Merger writes its lambdas.
+  Sub.BaseIndent = Lead;
   auto Unused = [&](std::string Base) {
     for (unsigned N = 0;; ++N) {
       std::string Name = N ? Base + "_" + std::to_string(N) : Base;
-      if (Ctx.Idents.find(Name) == Ctx.Idents.end())
+      if (Ctx.Idents.find(Name) == Ctx.Idents.end() && !Taken.count(Name) &&
+          !Sub.ScopeNames.count(Name)) {
+        Taken.insert(Name);
         return Name;
+      }
     }
   };
   std::string Sel = Unused("ww_side");
-  M.Name = Unused("ww_" + DA->getNameAsString() + "_or_" +
-                  DB->getNameAsString() + "_" + std::to_string(BranchLine));
+  Sub.ScopeNames.insert(Sel);
+  M.Name =
+      Unused("ww_" + DA->getNameAsString() + "_or_" + DB->getNameAsString());
   std::string Body;
   if (!Sub.mergeBodies(DA, DB, Sel, Body)) {
     M.Refusal = Sub.Out.Refusal.empty() ? "their bodies could not be merged"
                                         : Sub.Out.Refusal;
     return M;
   }
-  std::string Ret =
-      text(DA->getReturnTypeSourceRange()); // As the user spelled it.
   std::string Params;
   for (const ParmVarDecl *P : DA->parameters()) {
     std::string T = text(P->getSourceRange());
@@ -184,27 +292,22 @@ const Merger::CalleeMerge &Merger::mergeCallees(const FunctionDecl *A,
     }
     Params += ", " + T;
   }
-  if (Ret.empty()) {
-    M.Refusal = "the return type of `" + DA->getNameAsString() +
-                "` is written with a macro";
-    return M;
-  }
-  for (const CalleeMerge *U : Sub.UsedCallees) {
-    M.Definition += U->Definition;
+  // The return type as the program declares it (printed: the source range
+  // of a return type leaves its qualifiers out).
+  std::string Ret = DA->getReturnType().getAsString(Ctx.getPrintingPolicy());
+  for (const CalleeMerge *U : Sub.UsedCallees)
     M.Bodies.insert(M.Bodies.end(), U->Bodies.begin(), U->Bodies.end());
-  }
   for (const FunctionDecl *F : {DA, DB}) {
     CharSourceRange R = fileRange(F->getBody()->getSourceRange());
     if (R.isValid())
       M.Bodies.push_back({SM.getFileOffset(R.getBegin()),
                           Lexer::getSourceText(R, SM, LO).str()});
   }
-  M.Definition += "// warpwise: `" + DA->getNameAsString() + "` and `" +
-                  DB->getNameAsString() + "` merged for the branch at line " +
-                  std::to_string(BranchLine) + " (" + Sel + ": `" +
-                  DA->getNameAsString() + "`'s lanes)\nstatic __device__ " +
-                  Ret + " " + M.Name + "(bool " + Sel + Params + ") " + Body +
-                  "\n\n";
+  M.Definition = Lead + "// `" + DA->getNameAsString() + "` and `" +
+                 DB->getNameAsString() + "` merged (" + Sel + ": `" +
+                 DA->getNameAsString() + "`'s lanes)\n" + Lead + "auto " +
+                 M.Name + " = [](bool " + Sel + Params + ") -> " + Ret + " " +
+                 Body + ";\n";
   M.Saved = Sub.Out.Saved;
   M.Total = Sub.Out.Total;
   M.Shared = Sub.Out.AfterShared;
@@ -276,7 +379,8 @@ bool Merger::mergeBodies(const FunctionDecl *A, const FunctionDecl *B,
     return false;
   }
   Cond = Sel;
-  BaseIndent = "";
+  After[0] = RA; // What the returns read is hoisted out of guards.
+  After[1] = RB;
   for (const Stmt *S : SA)
     Out.Total += cost(S);
   for (const Stmt *S : SB)
@@ -313,12 +417,14 @@ bool Merger::mergeBodies(const FunctionDecl *A, const FunctionDecl *B,
                        (Out.Selects - SelectsBefore) * C.IssueSlots.Select;
   }
   Body = "{\n";
+  for (const CalleeMerge *U : UsedCallees)
+    Body += U->Definition;
   for (const std::string &H : Hoisted)
     Body += indent(1) + H + "\n";
   Body += Text;
   if (!Void)
     Body += indent(1) + "return " + Ret + ";\n";
-  Body += "}";
+  Body += BaseIndent + "}";
   return true;
 }
 

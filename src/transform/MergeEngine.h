@@ -41,6 +41,14 @@ enum Side { SideA = 0, SideB = 1 };
 /// consumer (see Merger::selectable).
 bool floatProduct(const Expr *E);
 
+/// Whether \p Text holds a line that starts with '#' (a preprocessor
+/// directive: code copied statement by statement would lose it, and keep
+/// only what this parse saw of an #if).
+bool hasDirective(llvm::StringRef Text);
+
+/// The names of \p F's parameters and local variables.
+std::set<std::string> variableNames(const FunctionDecl *F);
+
 class Merger {
 public:
   Merger(ASTContext &Ctx, const FunctionDecl *FD, const CostTable &C,
@@ -90,16 +98,17 @@ private:
 
   // --- Merging through calls (MergeCallees.cpp) ------------------------------
   /// Two different __device__ functions that the sides call, merged into
-  /// one function that takes the branch condition as its first parameter:
-  /// the statements their bodies share are issued once, as for the sides.
+  /// one local function (a lambda at the head of the merged code) that
+  /// takes the branch condition as its first parameter: the statements
+  /// their bodies share are issued once, as for the sides.
   struct CalleeMerge {
     bool OK = false;
     std::string Refusal;
     /// Not the user's pair to merge (no body, the toolkit's): its refusal
     /// is not reported.
     bool Quiet = false;
-    std::string Name;       ///< The merged function's name.
-    std::string Definition; ///< Its text, the merged callees' it uses first.
+    std::string Name;            ///< The lambda's name.
+    std::string Definition;      ///< Its definition, a statement.
     double Saved = 0, Total = 0; ///< Cost units, as MergeOutcome's.
     /// The merged body in the execution model's issue slots (MergeOutcome).
     double Shared = 0, GuardedA = 0, GuardedB = 0, Guards = 0;
@@ -117,10 +126,10 @@ private:
   /// Out.UnmergedCalls: the k-th calls of the i-th statements of the sides
   /// \p Then and \p Else, of two functions whose merge was refused.
   void noteUnmergedCalls(const Stmt *Then, const Stmt *Else);
-  /// Where merged callees are defined: before Outer, its template head
-  /// and its documentation comment. Invalid where that is not one place
-  /// in the file.
-  SourceLocation preludeLocation() const;
+  /// Why the bodies of \p DA and \p DB, copied to the branch, could read
+  /// other declarations or macros than where they are, or "".
+  std::string lookupProblem(const FunctionDecl *DA,
+                            const FunctionDecl *DB) const;
   /// Merges the bodies of \p A and \p B under the selector \p Sel into
   /// \p Body (this Merger's FD is A).
   bool mergeBodies(const FunctionDecl *A, const FunctionDecl *B,
@@ -236,7 +245,7 @@ private:
   std::set<const VarDecl *> Local[2];
   std::map<const VarDecl *, const VarDecl *> Partner;
   std::map<const VarDecl *, std::string> Rename;
-  std::set<std::string> Taken;
+  mutable std::set<std::string> Taken;
   std::vector<std::string> Hoisted; ///< Declarations for the top of the block.
   CommentKeeper Notes; ///< The user's comments, each written once.
   /// Set when a piece of text could not be taken from the file.
@@ -247,8 +256,15 @@ private:
   IssueCounter Counter;
   double Mult = 1;
   double EnclosingTrips = 1; ///< For unrolling: product of merged trips.
-  unsigned BranchLine = 0;   ///< The merged branch's line, for names.
-  unsigned CalleeDepth = 0;  ///< Nesting of merged callees (at most 2).
+  /// The merged branch: where the merged callees' bodies are read.
+  SourceLocation BranchLoc;
+  unsigned CalleeDepth = 0; ///< Nesting of merged callees (at most 2).
+  /// Names of the variables in scope where this Merger's lambdas go: the
+  /// caller's (and, nested, the enclosing merged callee's).
+  std::set<std::string> ScopeNames;
+  /// Statements that follow the sequence renderSeq writes at depth 1 (a
+  /// merged callee's return values): what they read is hoisted too.
+  const Stmt *After[2] = {nullptr, nullptr};
   mutable std::map<std::pair<const FunctionDecl *, const FunctionDecl *>,
                    CalleeMerge>
       CalleeMerges;

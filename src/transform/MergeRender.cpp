@@ -555,6 +555,9 @@ bool Merger::renderSeq(const std::vector<const Stmt *> &A,
       collectRefs(Steps[R].A, Used);
       collectRefs(Steps[R].B, Used);
     }
+    if (Depth == 1)
+      for (const Stmt *Later : After)
+        collectRefs(Later, Used);
     for (const VarDecl *V : Declared)
       if (Used.count(V))
         Hoist.insert(V);

@@ -1,16 +1,22 @@
 // Fusion through calls: where the two sides call two different __device__
-// functions, their bodies are merged into one function that takes the
-// branch condition first (defined before the kernel; the callees stay), and
-// the sides' calls become one call of it. Only where every lane computes
-// what its own callee did:
+// functions, their bodies are merged into one local function (a lambda at
+// the head of the fused block) that takes the branch condition first (the
+// callees stay), and the sides' calls become one call of it. Only where
+// every lane computes what its own callee did:
 // - merged: `near`/`far` (other constants, parameters named apart), in a
 //   loop with a macro after the call; `inner_a`/`inner_b` through
-//   `outer_a`/`outer_b` (nested: merged first); in a template kernel (the
-//   merged function goes before its template head);
-// - not merged (the calls are selected whole, as before): a callee that
-//   writes memory, one defined after the kernel, callees of other
-//   signatures, a local named as the first callee's parameter, and a
-//   __host__ __device__ caller (the merged function is device only).
+//   `outer_a`/`outer_b` (nested: inside the outer lambda); in a template
+//   kernel; two branches of one kernel; a local of one callee read only by
+//   its return (declared ahead of its guard);
+// - not merged (the calls are selected whole, or the branch declined, and
+//   the remark says why): a callee that writes memory, one defined after
+//   the kernel, callees of other signatures, a local named as the first
+//   callee's parameter, a __host__ __device__ caller (the lambda is device
+//   code), a global the second callee reads under the first one's
+//   parameter name, an overload declared between the callees and the
+//   kernel, a callee with a preprocessor line; and a branch that holds a
+//   preprocessor line is declined (its rewrite would keep only what this
+//   parse saw).
 // REQUIRES: nvcc
 // RUN: %warpwise rewrite %s --transforms fuse --force-transforms -v -o %t.cu 2> %t.err
 // RUN: sed '/^\/\/ [A-Z-]*:/d' %t.cu > %t.code
@@ -142,14 +148,79 @@ __global__ void host_device_caller(const float *in, float *out) {
   out[i] = both(in[i], i);
 }
 
+
+__device__ int ia3(int x) {
+  int y = x * 3;
+  return y + 1;
+}
+__device__ int ib5(int x) { return x * 5 + 2; }
+__device__ int ic7(int x) { return x * 7 + 1; }
+__device__ int id9(int x) { return x * 9 + 2; }
+
+__global__ void ints(const float *in, int *out) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int v = (int)(in[i] * 32.0f), r, s;
+  if (i & 1)
+    r = ia3(v);
+  else
+    r = ib5(v);
+  if (i & 2)
+    s = ic7(v + 1);
+  else
+    s = id9(v + 1);
+  out[i] = r + s;
+}
+
+__device__ int k = 3;
+__device__ int ka(int x, int k) { return x * 5 + k; }
+__device__ int kb(int x, int m) { return x * 9 + m + k; }
+__device__ int h(long v) { return (int)(v * 2); }
+__device__ int oa(int x) { return x * 3 + h(x); }
+__device__ int ob(int x) { return x * 5 + h(x); }
+__device__ int h(int v) { return v * 1000; }
+__device__ int pa(int x) {
+#ifdef WIDE
+  return x * 4;
+#else
+  return x * 3;
+#endif
+}
+__device__ int pb(int x) { return x * 5; }
+
+__global__ void ints_refused(const float *in, int *out) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int v = (int)(in[i] * 32.0f), r, s, t;
+  if (i & 1) {
+    r = ka(v, 2);
+    s = oa(v);
+    t = pa(v);
+  } else {
+    r = kb(v, 4);
+    s = ob(v);
+    t = pb(v);
+  }
+  if (i & 2) {
+#ifdef WIDE
+    t += 1;
+#endif
+    r = r * 2;
+  } else {
+    r = r * 3;
+  }
+  out[i] = r + s + t;
+}
+
 int main() {
   const int n = 64;
   float in[n], out[5][n];
+  int iout[2][n];
   for (int i = 0; i < n; ++i)
     in[i] = 0.03125f * i - 1.0f;
   float *d_in, *d_out, *d_scratch;
+  int *d_iout;
   cudaMalloc((void **)&d_in, sizeof in);
   cudaMalloc((void **)&d_out, sizeof out);
+  cudaMalloc((void **)&d_iout, sizeof iout);
   cudaMalloc((void **)&d_scratch, sizeof in);
   cudaMemcpy(d_in, in, sizeof in, cudaMemcpyHostToDevice);
   two_calls<<<2, 32>>>(d_in, d_out);
@@ -157,49 +228,73 @@ int main() {
   templated<3><<<2, 32>>>(d_in, d_out + 2 * n);
   refused<<<2, 32>>>(d_in, d_out + 3 * n, d_scratch);
   host_device_caller<<<2, 32>>>(d_in, d_out + 4 * n);
+  ints<<<2, 32>>>(d_in, d_iout);
+  ints_refused<<<2, 32>>>(d_in, d_iout + n);
   cudaMemcpy(out, d_out, sizeof out, cudaMemcpyDeviceToHost);
+  cudaMemcpy(iout, d_iout, sizeof iout, cudaMemcpyDeviceToHost);
   for (int k = 0; k < 5; ++k)
     for (int i = 0; i < n; ++i)
       printf("%d %d %.9g\n", k, i, out[k][i]);
+  for (int k = 0; k < 2; ++k)
+    for (int i = 0; i < n; ++i)
+      printf("i%d %d %d\n", k, i, iout[k][i]);
   return 0;
 }
 
-// CHECK:      // warpwise: `near` and `far` merged for the branch at line [[L1:[0-9]+]] (ww_side:
-// CHECK-NEXT: // `near`'s lanes)
-// CHECK-NEXT: static __device__ float ww_near_or_far_[[L1]](bool ww_side, float x) {
-// CHECK-NEXT:   float y = x * (ww_side ? 1.5f : 2.5f) + (ww_side ? 0.25f : 0.5f);
-// CHECK-NEXT:   y = y * y * (ww_side ? 0.5f : 0.25f) + (ww_side ? 0.125f : 0.375f);
-// CHECK-NEXT:   return y * (ww_side ? 0.75f : 0.5f) + (ww_side ? 1.0f : 2.0f);
-// CHECK-NEXT: }
-// CHECK-EMPTY:
-// CHECK-NEXT: __global__ void two_calls(
-// CHECK:        const bool ww_cond_[[L1]] = (i >> k) & 1;
-// CHECK-NEXT:   v = ww_near_or_far_[[L1]](ww_cond_[[L1]], x);
+// CHECK-LABEL: __global__ void two_calls(
+// CHECK:        const bool ww_cond_[[L1:[0-9]+]] = (i >> k) & 1;
+// CHECK-NEXT:   // `near` and `far` merged (ww_side: `near`'s lanes)
+// CHECK-NEXT:   auto ww_near_or_far = [](bool ww_side, float x) -> float {
+// CHECK-NEXT:     float y = x * (ww_side ? 1.5f : 2.5f) + (ww_side ? 0.25f : 0.5f);
+// CHECK-NEXT:     y = y * y * (ww_side ? 0.5f : 0.25f) + (ww_side ? 0.125f : 0.375f);
+// CHECK-NEXT:     return y * (ww_side ? 0.75f : 0.5f) + (ww_side ? 1.0f : 2.0f);
+// CHECK-NEXT:   };
+// CHECK-NEXT:   v = ww_near_or_far(ww_cond_[[L1]], x);
 // CHECK-NEXT:   x = NEXT(v);
 // CHECK-NEXT: }
-// The nested pair first, then the pair that calls it; `far`'s parameter `t`
+// The nested pair inside the lambda that calls it; `far`'s parameter `t`
 // is `x` in the merged function.
-// CHECK:      static __device__ float ww_inner_a_or_inner_b_[[L2:[0-9]+]](bool ww_side, float x) {
-// CHECK-NEXT:   return x * (ww_side ? 3.0f : 5.0f) + (ww_side ? 1.0f : 2.0f);
-// CHECK:      static __device__ float ww_outer_a_or_outer_b_[[L2]](bool ww_side, float x) {
-// CHECK-NEXT:   float y = ww_inner_a_or_inner_b_[[L2]](ww_side, x);
-// CHECK-NEXT:   return y * y;
-// CHECK:      __global__ void nested(
-// CHECK:        r = ww_outer_a_or_outer_b_[[L2]](ww_cond_[[L2]], in[i]);
-// CHECK:      static __device__ float ww_near_or_far_[[L3:[0-9]+]](bool ww_side, float x) {
-// CHECK:      // The template kernel.
-// CHECK-NEXT: template <int K> __global__ void templated(
-// CHECK:        r = ww_near_or_far_[[L3]](ww_cond_[[L3]], in[i]);
-// CHECK-NOT:  ww_store_a_or
-// CHECK-NOT:  ww_later_a_or
-// CHECK-NOT:  ww_named_a_or
-// CHECK-NOT:  ww_hd_a_or
-// CHECK:      __global__ void refused(
+// CHECK-LABEL: __global__ void nested(
+// CHECK:        auto ww_outer_a_or_outer_b = [](bool ww_side, float x) -> float {
+// CHECK-NEXT:     // `inner_a` and `inner_b` merged (ww_side_1: `inner_a`'s lanes)
+// CHECK-NEXT:     auto ww_inner_a_or_inner_b = [](bool ww_side_1, float x) -> float {
+// CHECK-NEXT:       return x * (ww_side_1 ? 3.0f : 5.0f) + (ww_side_1 ? 1.0f : 2.0f);
+// CHECK-NEXT:     };
+// CHECK-NEXT:     float y = ww_inner_a_or_inner_b(ww_side, x);
+// CHECK-NEXT:     return y * y;
+// CHECK-NEXT:   };
+// CHECK-NEXT:   r = ww_outer_a_or_outer_b(ww_cond_{{[0-9]+}}, in[i]);
+// CHECK-LABEL: template <int K> __global__ void templated(
+// CHECK:        auto ww_near_or_far = [](bool ww_side, float x) -> float {
+// CHECK:        r = ww_near_or_far(ww_cond_{{[0-9]+}}, in[i]);
+// CHECK-LABEL: __global__ void refused(
 // CHECK-NEXT:   int i
 // CHECK-NEXT:   float r, s, w, n;
 // CHECK-NEXT:   if (i & 1) {
-// CHECK:      __host__ __device__ float both(
+// CHECK-LABEL: __host__ __device__ float both(
 // CHECK:        r = (ww_cond_{{[0-9]+}} ? hd_a(x) : hd_b(x));
+// Two branches of one kernel, each with its own lambda; `y`, which only
+// `ia3`'s return reads, is declared ahead of its guard.
+// CHECK-LABEL: __global__ void ints(
+// CHECK:        auto ww_ia3_or_ib5 = [](bool ww_side, int x) -> int {
+// CHECK-NEXT:     int y_then;
+// CHECK-NEXT:     if (ww_side) {
+// CHECK-NEXT:       y_then = x * 3;
+// CHECK-NEXT:     }
+// CHECK-NEXT:     return (ww_side ? y_then : x * 5) + (ww_side ? 1 : 2);
+// CHECK-NEXT:   };
+// CHECK:        auto ww_ic7_or_id9 = [](bool ww_side, int x) -> int {
+// CHECK-NEXT:     return x * (ww_side ? 7 : 9) + (ww_side ? 1 : 2);
+// CHECK-NEXT:   };
+// CHECK-LABEL: __global__ void ints_refused(
+// CHECK:        r = (ww_cond_{{[0-9]+}} ? ka(v, 2) : kb(v, 4));
+// CHECK-NEXT:   s = (ww_cond_{{[0-9]+}} ? oa(v) : ob(v));
+// CHECK-NEXT:   t = (ww_cond_{{[0-9]+}} ? pa(v) : pb(v));
+// CHECK:        if (i & 2) {
+// CHECK-NEXT: #ifdef WIDE
+// CHECK-NOT:  ww_{{[a-z0-9]+}}_or_
 
 // REMARK: remark: fuse: if-else at line {{[0-9]+}} is divergent; {{.*}} (calls of two functions not merged into one: `store_a` and `store_b`: `store_a` writes memory; `later_a` and `later_b`: `later_a` is not defined before `refused` in its file; `near` and `wide`: `near` and `wide` differ in their signatures; `named_a` and `named_b`: a local variable is named as a parameter of `named_a` (merging `named_a` and `named_b`)) [WW3001]
 // REMARK: remark: fuse: if-else at line {{[0-9]+}} is divergent; {{.*}} (calls of two functions not merged into one: `hd_a` and `hd_b`: `both` is also a host function) [WW4001]
+// REMARK: remark: fuse: if-else at line {{[0-9]+}} is divergent; {{.*}} (calls of two functions not merged into one: `ka` and `kb`: `kb` reads `k`, the name its parameter would take; `oa` and `ob`: `h` is declared again between `oa` and the branch; `pa` and `pb`: `pa` holds a preprocessor line, and its copy would keep only what this parse saw) [WW4001]
+// REMARK: remark: fuse: if-else at line {{[0-9]+}} is divergent, but cannot be merged: a preprocessor line inside the branch
