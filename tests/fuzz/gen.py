@@ -38,6 +38,12 @@ built to offer warpwise candidates for one or more transformations:
             byte); --only-rule-families gives a program of the four alone
             (the kernels they are wherever the seed draws them). The refill
             family, added later, adds a kernel to some seeds' programs.
+  chains    (not a kernel) about half of the programs define two __device__
+            chains, dv_chain_a and dv_chain_b, the same steps with other
+            constants; some expressions call dv_chain_a, and a mirrored
+            arm calls dv_chain_b where its twin calls dv_chain_a (fusion
+            through calls). From a stream of its own: the programs without
+            them are those of earlier versions, byte for byte.
 
 Each kernel has a plain C++ host reference (the per-thread code is the kernel
 text with device-only names mapped to host ones). The program compares the
@@ -132,6 +138,18 @@ class Gen(RuleFamilies):
         # Macros in statements keep fuse/meld away (warpwise does not rewrite
         # statements partly inside a macro): only some programs use them.
         self.macros = self.r.random() < 0.35
+        # Pairs of __device__ chains (dv_chain_a in one arm, its twin
+        # dv_chain_b with other constants where the mirrored arm has it):
+        # fusion through calls. Drawn from a stream of their own, so that a
+        # program without them is the one this generator always wrote.
+        self.r2 = random.Random(seed * 7919 + 17)
+        self.chains = self.r2.random() < 0.5
+        self.chain_steps = []
+        if self.chains:
+            for _ in range(self.r2.randint(2, 5)):
+                op = self.r2.choice(['fma', 'square', 'clamp'])
+                self.chain_steps.append(
+                    (op, [self.r2.choice(CONSTS) for _ in range(4)]))
 
     # ---------------------------------------------------------- expressions
     def leaf(self, avail):
@@ -141,6 +159,32 @@ class Gen(RuleFamilies):
         return ('c', r.choice(CONSTS))
 
     def expr(self, avail, depth):
+        e = self.expr_plain(avail, depth)
+        if self.chains and depth > 0 and self.r2.random() < 0.2:
+            self.uses.add('chain')
+            return ('f', 'dv_chain_a', [e])
+        return e
+
+    def chain_text(self, name, twin):
+        """dv_chain_a, or (twin) dv_chain_b: the same steps, other
+        constants."""
+        lines = ['__device__ float %s(float p) {' % name,
+                 '  float y = p;']
+        for op, cs in self.chain_steps:
+            c1, c2 = (cs[2], cs[3]) if twin else (cs[0], cs[1])
+            if op == 'fma':
+                lines.append('  y = y * %s + %s;' % (c1, c2))
+            elif op == 'square':
+                lines.append('  y = fminf(fmaxf(y * y * %s + %s, -4.0f), 4.0f);'
+                             % (c1, c2))
+            else:
+                lines.append('  y = fminf(fmaxf(y, -%s), %s) + %s;'
+                             % (c1.lstrip('-'), c1.lstrip('-'), c2))
+        lines.append('  return fminf(fmaxf(y, -4.0f), 4.0f);')
+        lines.append('}')
+        return '\n'.join(lines)
+
+    def expr_plain(self, avail, depth):
         r = self.r
         if depth <= 0 or r.random() < 0.25:
             return self.leaf(avail)
@@ -230,7 +274,9 @@ class Gen(RuleFamilies):
         if t == 'b':
             return ('b', e[1], self.mutate(e[2], avail), self.mutate(e[3], avail))
         if t == 'f':
-            return ('f', e[1], [self.mutate(a, avail) for a in e[2]])
+            twin = {'dv_chain_a': 'dv_chain_b',
+                    'dv_chain_b': 'dv_chain_a'}.get(e[1], e[1])
+            return ('f', twin, [self.mutate(a, avail) for a in e[2]])
         return ('s', e[1], self.mutate(e[2], avail),
                 self.mutate(e[3], avail) if e[3] is not None else None)
 
@@ -1075,6 +1121,9 @@ class Gen(RuleFamilies):
         if 'soft' in u:
             funcs.append('__device__ __forceinline__ float dv_soft(float p) {\n'
                          '  return p / (fabsf(p) + 1.0f);\n}')
+        if 'chain' in u:
+            funcs.append(self.chain_text('dv_chain_a', False))
+            funcs.append(self.chain_text('dv_chain_b', True))
         if 'racc' in u:
             funcs.append('__device__ void dv_racc(float &acc, float val) {\n'
                          '  acc += val * 0.5f;\n}')
