@@ -2,12 +2,14 @@
 //
 // The Merger aligns the two sides of a branch and writes them back merged
 // (see Merge.h for what it does and the invariant it keeps). Its work is in
-// three files, by what it does:
+// four files, by what it does:
 //   Merge.cpp        legality (what the sides may contain, macros) and the
 //                    whole branch's rewrite (Merger::run, mergeBranch);
 //   MergeAlign.cpp   costs, matching two statements and the alignment;
 //   MergeRender.cpp  writing matched pairs, guarded runs and selects back
-//                    as source text.
+//                    as source text;
+//   MergeCallees.cpp matching the sides' calls of two different functions
+//                    by merging their bodies (a Merger one level down).
 // Only those files include this header.
 //
 //===----------------------------------------------------------------------===//
