@@ -235,3 +235,51 @@ _Z4axpbPKfS0_Pff:
   // Unmapped, the loads' lines differ and the FFMA has no counterpart.
   CHECK(contractionDifference(A.at(Kernel), same, B.at(Kernel), same));
 }
+
+namespace {
+
+/// A function of two FFMAs, the second consuming the first, whose
+/// multiplier is \p Multiplier's code (the listing's lines 3 and 4).
+std::string chained(const std::string &Multiplier, const std::string &Op) {
+  return std::string(R"(	.target	sm_90
+//--------------------- .text._Z1kv    --------------------------
+	.section	.text._Z1kv,"ax",@progbits
+_Z1kv:
+.text._Z1kv:
+	//## File "k.cu", line 3
+)") + Multiplier +
+         "        /*0040*/                   FFMA R3, R2, " + Op +
+         ", R4 ;\n\t//## File \"k.cu\", line 4\n"
+         "        /*0050*/                   FFMA R5, R3, 2, R4 ;\n"
+         "        /*0060*/                   EXIT ;\n.L_x_0:\n"
+         "        /*0070*/                   BRA `(.L_x_0);\n.L_x_1:";
+}
+
+} // namespace
+
+TEST_CASE("a select of constants keeps them: each is one the original used",
+          "[sassfp]") {
+  // The original multiplies by 0.5; a merged side picks 0.5 or 0.45 with a
+  // select (`y * (c ? 0.5f : 0.45f) + z`). The FFMA is the same operation,
+  // and so is the one that consumes it, whose operand is described one
+  // operation deep: FFMA(in;=3F000000|=3EE66666;in) against
+  // FFMA(in;=3F000000;in). (Before wave 18 the constants were dropped
+  // there, as a constant merged with computed values is, and the two
+  // differed.)
+  auto A = parseNvdisasm(chained("", "0.5"));
+  auto B = parseNvdisasm(
+      chained("        /*0010*/                   MOV R6, 0x3f000000 ;\n"
+              "        /*0020*/                   MOV R7, 0x3ee66666 ;\n"
+              "        /*0030*/                   SEL R8, R6, R7, P0 ;\n",
+              "R8"));
+  REQUIRE(A.count("_Z1kv"));
+  REQUIRE(B.count("_Z1kv"));
+  CHECK_FALSE(contractionDifference(A.at("_Z1kv"), same, B.at("_Z1kv"), same));
+  // A select between other constants is not the original's.
+  auto C = parseNvdisasm(
+      chained("        /*0010*/                   MOV R6, 0x3f400000 ;\n"
+              "        /*0020*/                   MOV R7, 0x3ee66666 ;\n"
+              "        /*0030*/                   SEL R8, R6, R7, P0 ;\n",
+              "R8"));
+  CHECK(contractionDifference(A.at("_Z1kv"), same, C.at("_Z1kv"), same));
+}
