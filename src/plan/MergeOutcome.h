@@ -26,6 +26,8 @@ struct MergeOutcome {
   /// Calls of two different functions the sides make that could not be
   /// merged, each with why ("`f` and `g`: `f` writes memory").
   std::vector<std::string> UnmergedCalls;
+  /// The pairs of callees merged into local functions ("`f` and `g`").
+  std::vector<std::string> MergedCalls;
   double Saved = 0;    ///< Cost units issued once instead of twice.
   double Total = 0;    ///< Cost units of both sides.
   unsigned Matched = 0, GuardedA = 0, GuardedB = 0, Selects = 0;

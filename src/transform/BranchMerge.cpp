@@ -112,6 +112,11 @@ void BranchMergeTransform::run(TransformContext &TC,
     std::string Text;
     Decision D = planMerge(TC, C, M, BF ? &*BF : nullptr, name(), Text);
     D.File = TC.decisionFileOf(If->getBeginLoc());
+    if (D.Applied && D.Form != "branch-free" && !M.MergedCalls.empty())
+      D.Reason += " (through calls: " + llvm::join(M.MergedCalls, "; ") +
+                  (M.MergedCalls.size() == 1
+                       ? " merged into one local function)"
+                       : " merged, each pair into one local function)");
     if (!M.UnmergedCalls.empty())
       D.Reason += " (calls of two functions not merged into one: " +
                   llvm::join(M.UnmergedCalls, "; ") + ")";

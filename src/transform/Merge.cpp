@@ -195,6 +195,7 @@ MergeOutcome Merger::run(const IfStmt *If) {
   for (const CalleeMerge *M : UsedCallees) {
     Head += M->Definition;
     Out.Total += M->Total;
+    Out.MergedCalls.push_back(M->Pair);
     for (const auto &B : M->Bodies)
       if (llvm::none_of(Out.CalleeBodies,
                         [&](const auto &O) { return O.first == B.first; }))

@@ -308,6 +308,8 @@ const Merger::CalleeMerge &Merger::mergeCallees(const FunctionDecl *A,
                  DA->getNameAsString() + "`'s lanes)\n" + Lead + "auto " +
                  M.Name + " = [](bool " + Sel + Params + ") -> " + Ret + " " +
                  Body + ";\n";
+  M.Pair =
+      "`" + DA->getNameAsString() + "` and `" + DB->getNameAsString() + "`";
   M.Saved = Sub.Out.Saved;
   M.Total = Sub.Out.Total;
   M.Shared = Sub.Out.AfterShared;

@@ -110,6 +110,7 @@ private:
     /// is not reported.
     bool Quiet = false;
     std::string Name;            ///< The lambda's name.
+    std::string Pair;            ///< "`f` and `g`", for the remark.
     std::string Definition;      ///< Its definition, a statement.
     double Saved = 0, Total = 0; ///< Cost units, as MergeOutcome's.
     /// The merged body in the execution model's issue slots (MergeOutcome).

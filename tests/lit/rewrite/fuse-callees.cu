@@ -294,6 +294,8 @@ int main() {
 // CHECK-NEXT: #ifdef WIDE
 // CHECK-NOT:  ww_{{[a-z0-9]+}}_or_
 
+// REMARK: remark: fuse: if-else at line {{[0-9]+}} is divergent; {{.*}}applied because of --force-transforms (profitability was not checked) (through calls: `near` and `far` merged into one local function) [WW4001]
+// REMARK: remark: fuse: if-else at line {{[0-9]+}} is divergent; {{.*}}applied because of --force-transforms (profitability was not checked) (through calls: `outer_a` and `outer_b` merged into one local function) [WW4001]
 // REMARK: remark: fuse: if-else at line {{[0-9]+}} is divergent; {{.*}} (calls of two functions not merged into one: `store_a` and `store_b`: `store_a` writes memory; `later_a` and `later_b`: `later_a` is not defined before `refused` in its file; `near` and `wide`: `near` and `wide` differ in their signatures; `named_a` and `named_b`: a local variable is named as a parameter of `named_a` (merging `named_a` and `named_b`)) [WW3001]
 // REMARK: remark: fuse: if-else at line {{[0-9]+}} is divergent; {{.*}} (calls of two functions not merged into one: `hd_a` and `hd_b`: `both` is also a host function) [WW4001]
 // REMARK: remark: fuse: if-else at line {{[0-9]+}} is divergent; {{.*}} (calls of two functions not merged into one: `ka` and `kb`: `kb` reads `k`, the name its parameter would take; `oa` and `ob`: `h` is declared again between `oa` and the branch; `pa` and `pb`: `pa` holds a preprocessor line, and its copy would keep only what this parse saw) [WW4001]
