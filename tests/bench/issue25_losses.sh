@@ -51,8 +51,9 @@
 #
 # Cases: poly_table at 2^25 elements; tmpl_bitonic at 2^24 keys with blocks
 # of 256, 512 and 1024 (each block size a case of its own); two_callees at
-# 2^22 elements, 64 steps, its kernel and (two_callees/hand) the hand-fused
-# one ($CASES, "PROG:ARG ...", picks some). $REPS (default
+# 2^22 elements, 64 steps, its kernel, (two_callees/hand) the hand-fused
+# one and (two_callees/coherent) its kernel with one side per warp
+# ($CASES, "PROG:ARG ...", picks some). $REPS (default
 # 51) timed launches per run, after 10 untimed ones. The measured
 # dispatch's probes mostly fall in those; its decision, read from events
 # without waiting, can land a launch later, which shows in the max of a
@@ -192,7 +193,7 @@ run)
   build_all "$dir" "$arch" "${JOBS:-$(nproc)}" "$dir/build-$arch.log" \
     || echo "issue25_losses.sh: some variants did not build; their runs are skipped"
   bin=$dir/bin-$arch
-  cases=${CASES:-"poly_table:25 tmpl_bitonic:256 tmpl_bitonic:512 tmpl_bitonic:1024 two_callees:orig two_callees:hand"}
+  cases=${CASES:-"poly_table:25 tmpl_bitonic:256 tmpl_bitonic:512 tmpl_bitonic:1024 two_callees:orig two_callees:hand two_callees:coherent"}
   results=$dir/results-$arch.txt
   : > "$results"
   nv=${#variants[@]}
@@ -204,7 +205,7 @@ run)
       tmpl_bitonic) args="24 $arg" name="tmpl_bitonic/B=$arg" ;;
       two_callees)
         args="$((1 << 22))" name="two_callees/$arg"
-        [ "$arg" = hand ] && args="$args --hand" ;;
+        case $arg in hand | coherent) args="$args --$arg" ;; esac ;;
       esac
       for i in $(seq 0 $((nv - 1))); do
         v=${variants[$(((i + r - 1) % nv))]}

@@ -12,8 +12,9 @@
 // gain is measured on the same GPU: tests/bench/issue25_losses.sh builds
 // and times the original, warpwise's rewrites of it, and --hand.
 //
-// Usage: two_callees [n] [--hand] [--bench N]   (default n = 2^22 elements,
-// 64 steps each, one random bit per element and step). Prints `check ok`
+// Usage: two_callees [n] [--hand] [--coherent] [--bench N]   (default
+// n = 2^22 elements, 64 steps each, one random bit per element and step;
+// --coherent: one per warp and step). Prints `check ok`
 // and `two_callees: OK` (what tests/scripts/equivalence.sh reads) or
 // `check FAIL ...` (against the CPU in double, with a tolerance), `checksum
 // out <hex>` (a hash of the output's bytes), and with --bench N `time_ms
@@ -22,6 +23,7 @@
 //
 // ci-args: 2048
 // ci-args: 2048 --hand
+// ci-args: 2048 --coherent
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -152,17 +154,19 @@ static double ref_b(double x) {
 
 int main(int argc, char **argv) {
   int n = 1 << 22, reps = 0;
-  bool hand = false;
+  bool hand = false, coherent = false;
   for (int a = 1; a < argc; ++a) {
     if (strcmp(argv[a], "--bench") == 0 && a + 1 < argc)
       reps = atoi(argv[++a]);
     else if (strcmp(argv[a], "--hand") == 0)
       hand = true;
+    else if (strcmp(argv[a], "--coherent") == 0)
+      coherent = true;
     else
       n = atoi(argv[a]);
   }
   if (n < 1) {
-    printf("usage: two_callees [n >= 1] [--hand] [--bench N]\n");
+    printf("usage: two_callees [n >= 1] [--hand] [--coherent] [--bench N]\n");
     return 2;
   }
   std::vector<float> in(n), out(n);
@@ -171,6 +175,11 @@ int main(int argc, char **argv) {
     in[i] = (float)(rng_next() % 1000001u) / 1000000.0f; // [0, 1]
     mask[i] = rng_next();
   }
+  // Coherent: every lane of a warp takes its first lane's side at each
+  // step (the branch is warp-uniform, which only the run can tell).
+  if (coherent)
+    for (int i = 0; i < n; ++i)
+      mask[i] = mask[i - i % 32];
   float *d_in, *d_out;
   unsigned *d_mask;
   cuda_ok(cudaMalloc((void **)&d_in, n * sizeof(float)), "cudaMalloc");
