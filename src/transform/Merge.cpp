@@ -172,7 +172,7 @@ MergeOutcome Merger::run(const IfStmt *If) {
   Out.IssueCond = Counter.exprSlots(If->getCond());
   unsigned Line = SM.getExpansionLineNumber(If->getBeginLoc());
   BranchLoc = SM.getExpansionLoc(If->getBeginLoc());
-  ScopeNames = variableNames(FD);
+  ScopeNames = declaredNames(FD, &ScopeHasUsingDirective);
   Cond = fresh("ww_cond_" + std::to_string(Line));
   unsigned Col = SM.getExpansionColumnNumber(If->getBeginLoc());
   BaseIndent = std::string(Col > 0 ? Col - 1 : 0, ' ');

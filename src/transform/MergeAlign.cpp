@@ -289,8 +289,9 @@ double Merger::pairScore(const Stmt *A, const Stmt *B, bool Optimistic) {
       return -1;
     auto *VA = dyn_cast<VarDecl>(DA->getSingleDecl());
     auto *VB = dyn_cast<VarDecl>(DB->getSingleDecl());
-    if (!VA || !VB || !VA->getInit() || !VB->getInit() ||
-        VA->getInitStyle() != VarDecl::CInit ||
+    // A constexpr variable's initialiser must stay a constant.
+    if (!VA || !VB || !VA->getInit() || !VB->getInit() || VA->isConstexpr() ||
+        VB->isConstexpr() || VA->getInitStyle() != VarDecl::CInit ||
         VB->getInitStyle() != VarDecl::CInit ||
         VA->getType().getCanonicalType() != VB->getType().getCanonicalType() ||
         VA->getType()->isArrayType() || VA->getType()->isReferenceType())

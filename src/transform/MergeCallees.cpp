@@ -43,38 +43,53 @@ bool hasDirective(llvm::StringRef Text) {
       Lines, [](llvm::StringRef L) { return L.ltrim().starts_with("#"); });
 }
 
-std::set<std::string> variableNames(const FunctionDecl *F) {
+std::set<std::string> declaredNames(const FunctionDecl *F,
+                                    bool *UsingDirective) {
   struct Finder : RecursiveASTVisitor<Finder> {
     std::set<std::string> Names;
-    bool VisitVarDecl(VarDecl *V) {
-      if (V->getIdentifier())
-        Names.insert(V->getName().str());
+    bool Directive = false;
+    bool VisitNamedDecl(NamedDecl *D) {
+      if (D->getIdentifier())
+        Names.insert(D->getName().str());
+      return true;
+    }
+    bool VisitUsingDirectiveDecl(UsingDirectiveDecl *) {
+      Directive = true;
       return true;
     }
   } Find;
   for (const ParmVarDecl *P : F->parameters())
     if (P->getIdentifier())
       Find.Names.insert(P->getName().str());
+  if (const FunctionTemplateDecl *T = F->getDescribedFunctionTemplate())
+    for (const NamedDecl *P : *T->getTemplateParameters())
+      if (P->getIdentifier())
+        Find.Names.insert(P->getName().str());
   if (F->getBody())
     Find.TraverseStmt(const_cast<Stmt *>(F->getBody()));
+  if (UsingDirective)
+    *UsingDirective = Find.Directive;
   return Find.Names;
 }
 
 namespace {
 
-/// The names \p F's body reads that \p F does not declare (globals,
-/// functions, enumerators), and whether a macro is expanded in it.
-void outsideNames(const FunctionDecl *F, std::set<std::string> &Names,
-                  bool &UsesMacros) {
+/// What copying \p F's body elsewhere could change: whether it expands a
+/// macro, and whether it reads where it is written (`__LINE__`,
+/// `__COUNTER__`, `__func__`).
+void bodyFacts(const FunctionDecl *F, const SourceManager &SM,
+               const LangOptions &LO, bool &UsesMacros, bool &Positional) {
   std::function<void(const Stmt *)> Walk = [&](const Stmt *S) {
     if (!S)
       return;
-    UsesMacros |= S->getBeginLoc().isMacroID() || S->getEndLoc().isMacroID();
-    if (auto *R = dyn_cast<DeclRefExpr>(S)) {
-      const ValueDecl *D = R->getDecl();
-      bool Own = D->getDeclContext()->getRedeclContext() == F;
-      if (!Own && D->getIdentifier())
-        Names.insert(D->getName().str());
+    if (isa<PredefinedExpr>(S))
+      Positional = true;
+    for (SourceLocation L : {S->getBeginLoc(), S->getEndLoc()}) {
+      UsesMacros |= L.isMacroID();
+      for (; L.isMacroID(); L = SM.getImmediateMacroCallerLoc(L)) {
+        llvm::StringRef Name = Lexer::getImmediateMacroName(L, SM, LO);
+        Positional |= Name == "__LINE__" || Name == "__COUNTER__";
+      }
     }
     for (const Stmt *C : S->children())
       Walk(C);
@@ -117,11 +132,24 @@ void namedDecls(const DeclContext *DC,
 
 std::string Merger::lookupProblem(const FunctionDecl *DA,
                                   const FunctionDecl *DB) const {
-  std::set<std::string> Names;
-  bool Macros = false;
-  outsideNames(DA, Names, Macros);
-  std::set<std::string> NamesB;
-  outsideNames(DB, NamesB, Macros);
+  // The names the copies read, as written (types, globals, functions and
+  // macros alike), less those each callee declares itself.
+  auto Read = [&](const FunctionDecl *F) {
+    std::set<std::string> Names = identifiersIn(text(F->getSourceRange()));
+    for (const std::string &Own : declaredNames(F))
+      Names.erase(Own);
+    // The callees' own names: their definitions are what is copied.
+    Names.erase(DA->getName().str());
+    Names.erase(DB->getName().str());
+    return Names;
+  };
+  std::set<std::string> Names = Read(DA), NamesB = Read(DB);
+  bool Macros = false, Positional = false;
+  bodyFacts(DA, SM, LO, Macros, Positional);
+  bodyFacts(DB, SM, LO, Macros, Positional);
+  if (Positional || Names.count("__LINE__") || Names.count("__COUNTER__") ||
+      NamesB.count("__LINE__") || NamesB.count("__COUNTER__"))
+    return "a callee reads where it is written (`__LINE__`, `__func__`)";
   // B's parameters take A's names in the merged function.
   for (unsigned I = 0; I < DA->getNumParams(); ++I) {
     std::string PA = DA->getParamDecl(I)->getName().str();
@@ -130,22 +158,31 @@ std::string Merger::lookupProblem(const FunctionDecl *DA,
              "`, the name its parameter would take";
   }
   Names.insert(NamesB.begin(), NamesB.end());
+  if (ScopeHasUsingDirective)
+    return "a using-directive in the function holding the branch may "
+           "change what the callees' names mean there";
   for (const std::string &N : Names)
     if (ScopeNames.count(N))
-      return "`" + N + "`, which the callees read, names a variable where " +
-             "the merged code goes";
+      return "`" + N +
+             "`, which the callees read, is declared again "
+             "where the merged code goes";
   // A declaration, #define or #undef of a name the bodies read between
   // their definitions and the branch would change what the copy reads.
   for (const FunctionDecl *F : {DA, DB}) {
     SourceLocation End = F->getEndLoc();
     std::string Clash;
     namedDecls(Ctx.getTranslationUnitDecl(), [&](const NamedDecl *D) {
-      if (Clash.empty() && D->getIdentifier() &&
-          Names.count(D->getName().str()) &&
-          SM.isBeforeInTranslationUnit(End, D->getLocation()) &&
-          SM.isBeforeInTranslationUnit(D->getLocation(), BranchLoc))
+      bool Between = SM.isBeforeInTranslationUnit(End, D->getLocation()) &&
+                     SM.isBeforeInTranslationUnit(D->getLocation(), BranchLoc);
+      if (Clash.empty() && Between && isa<UsingDirectiveDecl>(D))
+        Clash = "using namespace"; // Any name may now mean another.
+      if (Clash.empty() && Between && D->getIdentifier() &&
+          Names.count(D->getName().str()))
         Clash = D->getNameAsString();
     });
+    if (Clash == "using namespace")
+      return "a using-directive between `" + F->getNameAsString() +
+             "` and the branch may change what its names mean there";
     if (!Clash.empty())
       return "`" + Clash + "` is declared again between `" +
              F->getNameAsString() + "` and the branch";
@@ -180,6 +217,32 @@ std::string Merger::lookupProblem(const FunctionDecl *DA,
   return "";
 }
 
+bool Merger::referencedOutside(const FunctionDecl *F) const {
+  struct Finder : RecursiveASTVisitor<Finder> {
+    const FunctionDecl *F, *Outer;
+    const SourceManager &SM;
+    bool Found = false;
+    Finder(const FunctionDecl *F, const FunctionDecl *Outer,
+           const SourceManager &SM)
+        : F(F), Outer(Outer), SM(SM) {}
+    bool TraverseFunctionDecl(FunctionDecl *D) {
+      // The function holding the branch (its template included): its
+      // references go with the branch.
+      if (D->getCanonicalDecl() == Outer->getCanonicalDecl() ||
+          D->getTemplateInstantiationPattern() == Outer)
+        return true;
+      return RecursiveASTVisitor::TraverseFunctionDecl(D);
+    }
+    bool VisitDeclRefExpr(DeclRefExpr *R) {
+      if (R->getDecl()->getCanonicalDecl() == F->getCanonicalDecl())
+        Found = true;
+      return !Found;
+    }
+  } Find(F, Outer, SM);
+  Find.TraverseAST(Ctx);
+  return Find.Found;
+}
+
 std::string Merger::calleePairProblem(const FunctionDecl *A,
                                       const FunctionDecl *B) const {
   auto Named = [](const FunctionDecl *F) {
@@ -206,7 +269,13 @@ std::string Merger::calleePairProblem(const FunctionDecl *A,
         !F->getIdentifier())
       return Named(F) + " is not a plain __device__ function";
     if (!isPureCallee(F))
-      return Named(F) + " writes memory";
+      return Named(F) + " is not pure (it writes memory or exchanges "
+                        "values with other lanes)";
+    if (!F->isExternallyVisible() && !referencedOutside(F))
+      return Named(F) + " has internal linkage and no caller outside " +
+             Named(Outer) +
+             ", which the merge would leave unreferenced "
+             "(nvcc's warning #177)";
     if (!F->getDeclContext()->getRedeclContext()->Equals(
             Outer->getDeclContext()->getRedeclContext()))
       return Named(F) + " is declared in another scope";
@@ -258,8 +327,9 @@ const Merger::CalleeMerge &Merger::mergeCallees(const FunctionDecl *A,
   Sub.BranchLoc = BranchLoc;
   // The lambda's body is where its own nested lambdas go.
   Sub.ScopeNames = ScopeNames;
-  std::set<std::string> Own = variableNames(DA);
+  std::set<std::string> Own = declaredNames(DA);
   Sub.ScopeNames.insert(Own.begin(), Own.end());
+  Sub.ScopeHasUsingDirective = ScopeHasUsingDirective;
   std::string Lead = indent(1); // Where this Merger writes its lambdas.
   Sub.BaseIndent = Lead;
   auto Unused = [&](std::string Base) {

@@ -48,8 +48,12 @@ bool floatProduct(const Expr *E);
 /// only what this parse saw of an #if).
 bool hasDirective(llvm::StringRef Text);
 
-/// The names of \p F's parameters and local variables.
-std::set<std::string> variableNames(const FunctionDecl *F);
+/// The names \p F declares: its parameters, its template's parameters and
+/// everything its body declares (variables, types, enumerators, using
+/// declarations); \p UsingDirective: whether its body holds a
+/// using-directive.
+std::set<std::string> declaredNames(const FunctionDecl *F,
+                                    bool *UsingDirective = nullptr);
 
 class Merger {
 public:
@@ -129,6 +133,8 @@ private:
   /// Out.UnmergedCalls: the k-th calls of the i-th statements of the sides
   /// \p Then and \p Else, of two functions whose merge was refused.
   void noteUnmergedCalls(const Stmt *Then, const Stmt *Else);
+  /// Whether \p F is referenced outside Outer.
+  bool referencedOutside(const FunctionDecl *F) const;
   /// Why the bodies of \p DA and \p DB, copied to the branch, could read
   /// other declarations or macros than where they are, or "".
   std::string lookupProblem(const FunctionDecl *DA,
@@ -262,9 +268,11 @@ private:
   /// The merged branch: where the merged callees' bodies are read.
   SourceLocation BranchLoc;
   unsigned CalleeDepth = 0; ///< Nesting of merged callees (at most 2).
-  /// Names of the variables in scope where this Merger's lambdas go: the
-  /// caller's (and, nested, the enclosing merged callee's).
+  /// Names declared where this Merger's lambdas go: the caller's (and,
+  /// nested, the enclosing merged callee's), and whether a using-directive
+  /// is among them.
   std::set<std::string> ScopeNames;
+  bool ScopeHasUsingDirective = false;
   /// Statements that follow the sequence renderSeq writes at depth 1 (a
   /// merged callee's return values): what they read is hoisted too.
   const Stmt *After[2] = {nullptr, nullptr};

@@ -16,7 +16,10 @@
 //   parameter name, an overload declared between the callees and the
 //   kernel, a callee with a preprocessor line; and a branch that holds a
 //   preprocessor line is declined (its rewrite would keep only what this
-//   parse saw).
+//   parse saw); copies that would read other things at the branch (a
+//   template parameter named like a global they read, a using-directive
+//   between, __LINE__), and static callees the merge would leave
+//   unreferenced.
 // REQUIRES: nvcc
 // RUN: %warpwise rewrite %s --transforms fuse --force-transforms -v -o %t.cu 2> %t.err
 // RUN: sed '/^\/\/ [A-Z-]*:/d' %t.cu > %t.code
@@ -210,10 +213,45 @@ __global__ void ints_refused(const float *in, int *out) {
   out[i] = r + s + t;
 }
 
+__device__ const int KC = 3;
+__device__ int ta(int x) { return x * 5 + KC; }
+__device__ int tb(int x) { return x * 7 - KC; }
+static __device__ int sa(int x) { return x * 5 + 1; }
+static __device__ int sb(int x) { return x * 7 + 2; }
+__device__ int la(int x) { return x * 5 + (__LINE__ > 0); }
+__device__ int lb(int x) { return x * 7 + (__LINE__ > 0); }
+namespace M {
+__device__ int g(int v) { return v * 3 + 1; }
+}
+__device__ int g(long v) { return (int)(v * 2); }
+__device__ int ua(int x) { return g(x) + 1; }
+__device__ int ub(int x) { return g(x) + 2; }
+using namespace M;
+
+// Copies read at the branch would read other things: the template's KC,
+// `g` after the using-directive, the branch's __LINE__; and the static
+// pair would be left unreferenced.
+template <int KC> __global__ void ints_scoped(const float *in, int *out) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int v = (int)(in[i] * 32.0f), r, s, t, u;
+  if (i & 1) {
+    r = ta(v);
+    s = sa(v);
+    t = la(v);
+    u = ua(v);
+  } else {
+    r = tb(v);
+    s = sb(v);
+    t = lb(v);
+    u = ub(v);
+  }
+  out[i] = r + s + t + u;
+}
+
 int main() {
   const int n = 64;
   float in[n], out[5][n];
-  int iout[2][n];
+  int iout[3][n];
   for (int i = 0; i < n; ++i)
     in[i] = 0.03125f * i - 1.0f;
   float *d_in, *d_out, *d_scratch;
@@ -230,12 +268,13 @@ int main() {
   host_device_caller<<<2, 32>>>(d_in, d_out + 4 * n);
   ints<<<2, 32>>>(d_in, d_iout);
   ints_refused<<<2, 32>>>(d_in, d_iout + n);
+  ints_scoped<100><<<2, 32>>>(d_in, d_iout + 2 * n);
   cudaMemcpy(out, d_out, sizeof out, cudaMemcpyDeviceToHost);
   cudaMemcpy(iout, d_iout, sizeof iout, cudaMemcpyDeviceToHost);
   for (int k = 0; k < 5; ++k)
     for (int i = 0; i < n; ++i)
       printf("%d %d %.9g\n", k, i, out[k][i]);
-  for (int k = 0; k < 2; ++k)
+  for (int k = 0; k < 3; ++k)
     for (int i = 0; i < n; ++i)
       printf("i%d %d %d\n", k, i, iout[k][i]);
   return 0;
@@ -292,11 +331,17 @@ int main() {
 // CHECK-NEXT:   t = (ww_cond_{{[0-9]+}} ? pa(v) : pb(v));
 // CHECK:        if (i & 2) {
 // CHECK-NEXT: #ifdef WIDE
+// CHECK-LABEL: __global__ void ints_scoped(
+// CHECK:        r = (ww_cond_{{[0-9]+}} ? ta(v) : tb(v));
+// CHECK-NEXT:   s = (ww_cond_{{[0-9]+}} ? sa(v) : sb(v));
+// CHECK-NEXT:   t = (ww_cond_{{[0-9]+}} ? la(v) : lb(v));
+// CHECK-NEXT:   u = (ww_cond_{{[0-9]+}} ? ua(v) : ub(v));
 // CHECK-NOT:  ww_{{[a-z0-9]+}}_or_
 
 // REMARK: remark: fuse: if-else at line {{[0-9]+}} is divergent; {{.*}}applied because of --force-transforms (profitability was not checked) (through calls: `near` and `far` merged into one local function) [WW4001]
 // REMARK: remark: fuse: if-else at line {{[0-9]+}} is divergent; {{.*}}applied because of --force-transforms (profitability was not checked) (through calls: `outer_a` and `outer_b` merged into one local function) [WW4001]
-// REMARK: remark: fuse: if-else at line {{[0-9]+}} is divergent; {{.*}} (calls of two functions not merged into one: `store_a` and `store_b`: `store_a` writes memory; `later_a` and `later_b`: `later_a` is not defined before `refused` in its file; `near` and `wide`: `near` and `wide` differ in their signatures; `named_a` and `named_b`: a local variable is named as a parameter of `named_a` (merging `named_a` and `named_b`)) [WW3001]
+// REMARK: remark: fuse: if-else at line {{[0-9]+}} is divergent; {{.*}} (calls of two functions not merged into one: `store_a` and `store_b`: `store_a` is not pure (it writes memory or exchanges values with other lanes); `later_a` and `later_b`: `later_a` is not defined before `refused` in its file; `near` and `wide`: `near` and `wide` differ in their signatures; `named_a` and `named_b`: a local variable is named as a parameter of `named_a` (merging `named_a` and `named_b`)) [WW3001]
 // REMARK: remark: fuse: if-else at line {{[0-9]+}} is divergent; {{.*}} (calls of two functions not merged into one: `hd_a` and `hd_b`: `both` is also a host function) [WW4001]
 // REMARK: remark: fuse: if-else at line {{[0-9]+}} is divergent; {{.*}} (calls of two functions not merged into one: `ka` and `kb`: `kb` reads `k`, the name its parameter would take; `oa` and `ob`: `h` is declared again between `oa` and the branch; `pa` and `pb`: `pa` holds a preprocessor line, and its copy would keep only what this parse saw) [WW4001]
 // REMARK: remark: fuse: if-else at line {{[0-9]+}} is divergent, but cannot be merged: a preprocessor line inside the branch
+// REMARK: remark: fuse: if-else at line {{[0-9]+}} is divergent; {{.*}} (calls of two functions not merged into one: `ta` and `tb`: `KC`, which the callees read, is declared again where the merged code goes; `sa` and `sb`: `sa` has internal linkage and no caller outside `ints_scoped`, which the merge would leave unreferenced (nvcc's warning #177); `la` and `lb`: a callee reads where it is written (`__LINE__`, `__func__`); `ua` and `ub`: a using-directive between `ua` and the branch may change what its names mean there) [WW4001]
