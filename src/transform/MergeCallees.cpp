@@ -132,6 +132,9 @@ void namedDecls(const DeclContext *DC,
 
 std::string Merger::lookupProblem(const FunctionDecl *DA,
                                   const FunctionDecl *DB) const {
+  for (const FunctionDecl *F : {DA, DB})
+    if (text(F->getSourceRange()).empty())
+      return "`" + F->getNameAsString() + "` is written with a macro";
   // The names the copies read, as written (types, globals, functions and
   // macros alike), less those each callee declares itself.
   auto Read = [&](const FunctionDecl *F) {
@@ -220,11 +223,9 @@ std::string Merger::lookupProblem(const FunctionDecl *DA,
 bool Merger::referencedOutside(const FunctionDecl *F) const {
   struct Finder : RecursiveASTVisitor<Finder> {
     const FunctionDecl *F, *Outer;
-    const SourceManager &SM;
     bool Found = false;
-    Finder(const FunctionDecl *F, const FunctionDecl *Outer,
-           const SourceManager &SM)
-        : F(F), Outer(Outer), SM(SM) {}
+    Finder(const FunctionDecl *F, const FunctionDecl *Outer)
+        : F(F), Outer(Outer) {}
     bool TraverseFunctionDecl(FunctionDecl *D) {
       // The function holding the branch (its template included): its
       // references go with the branch.
@@ -238,7 +239,7 @@ bool Merger::referencedOutside(const FunctionDecl *F) const {
         Found = true;
       return !Found;
     }
-  } Find(F, Outer, SM);
+  } Find(F, Outer);
   Find.TraverseAST(Ctx);
   return Find.Found;
 }
