@@ -156,7 +156,7 @@ MergeOutcome Merger::run(const IfStmt *If) {
                     ")";
       return Out;
     }
-  if (hasDirective(text(If->getSourceRange()))) {
+  if (hasDirective(text(If->getSourceRange()), LO)) {
     Out.Refusal = "a preprocessor line inside the branch (its rewrite would "
                   "keep only the lines this parse saw, as if the other "
                   "side of an #if, or nvcc's device pass, did not exist)";

@@ -36,11 +36,37 @@
 namespace warpwise {
 namespace merge {
 
-bool hasDirective(llvm::StringRef Text) {
-  llvm::SmallVector<llvm::StringRef, 32> Lines;
-  Text.split(Lines, '\n');
-  return llvm::any_of(
-      Lines, [](llvm::StringRef L) { return L.ltrim().starts_with("#"); });
+namespace {
+
+/// Each token of \p Text as Clang's raw lexer reads it (comments, string
+/// literals and continued lines handled), with the identifier that follows
+/// a directive's `#` (empty elsewhere).
+void rawTokens(llvm::StringRef Text, const LangOptions &LO,
+               const std::function<void(const Token &,
+                                        llvm::StringRef Directive)> &Visit) {
+  std::string Buffer = Text.str(); // The raw lexer reads to a terminator.
+  Lexer L(SourceLocation(), LO, Buffer.data(), Buffer.data(),
+          Buffer.data() + Buffer.size());
+  Token Tok;
+  bool AfterHash = false;
+  do {
+    L.LexFromRawLexer(Tok);
+    llvm::StringRef Directive;
+    if (AfterHash && Tok.is(tok::raw_identifier))
+      Directive = Tok.getRawIdentifier();
+    AfterHash = Tok.is(tok::hash) && Tok.isAtStartOfLine();
+    Visit(Tok, Directive);
+  } while (Tok.isNot(tok::eof));
+}
+
+} // namespace
+
+bool hasDirective(llvm::StringRef Text, const LangOptions &LO) {
+  bool Found = false;
+  rawTokens(Text, LO, [&](const Token &T, llvm::StringRef) {
+    Found |= T.is(tok::hash) && T.isAtStartOfLine();
+  });
+  return Found;
 }
 
 std::set<std::string> declaredNames(const FunctionDecl *F,
@@ -97,21 +123,14 @@ void bodyFacts(const FunctionDecl *F, const SourceManager &SM,
   Walk(F->getBody());
 }
 
-/// The identifiers written in \p Text.
-std::set<std::string> identifiersIn(llvm::StringRef Text) {
+/// The identifiers written in \p Text (not those in comments or literals).
+std::set<std::string> identifiersIn(llvm::StringRef Text,
+                                    const LangOptions &LO) {
   std::set<std::string> Out;
-  for (size_t I = 0; I < Text.size();) {
-    if (isalpha((unsigned char)Text[I]) || Text[I] == '_') {
-      size_t J = I;
-      while (J < Text.size() &&
-             (isalnum((unsigned char)Text[J]) || Text[J] == '_'))
-        ++J;
-      Out.insert(Text.slice(I, J).str());
-      I = J;
-    } else {
-      ++I;
-    }
-  }
+  rawTokens(Text, LO, [&](const Token &T, llvm::StringRef) {
+    if (T.is(tok::raw_identifier))
+      Out.insert(T.getRawIdentifier().str());
+  });
   return Out;
 }
 
@@ -138,7 +157,7 @@ std::string Merger::lookupProblem(const FunctionDecl *DA,
   // The names the copies read, as written (types, globals, functions and
   // macros alike), less those each callee declares itself.
   auto Read = [&](const FunctionDecl *F) {
-    std::set<std::string> Names = identifiersIn(text(F->getSourceRange()));
+    std::set<std::string> Names = identifiersIn(text(F->getSourceRange()), LO);
     for (const std::string &Own : declaredNames(F))
       Names.erase(Own);
     // The callees' own names: their definitions are what is copied.
@@ -193,29 +212,22 @@ std::string Merger::lookupProblem(const FunctionDecl *DA,
     llvm::StringRef Between =
         SM.getBufferData(SM.getFileID(End)).slice(From, To);
     std::set<std::string> Written =
-        identifiersIn(text(DA->getBody()->getSourceRange()) + " " +
-                      text(DB->getBody()->getSourceRange()));
-    llvm::SmallVector<llvm::StringRef, 64> Lines;
-    Between.split(Lines, '\n');
-    for (llvm::StringRef L : Lines) {
-      L = L.ltrim();
-      if (!L.consume_front("#"))
-        continue;
-      L = L.ltrim();
-      bool Changes = false;
-      if (L.starts_with("include") || L.starts_with("import"))
-        Changes = Macros; // The header may define anything.
-      else if (L.consume_front("define") || L.consume_front("undef"))
-        Changes =
-            Written.count(L.ltrim()
-                              .take_while([](char C) {
-                                return isalnum((unsigned char)C) || C == '_';
-                              })
-                              .str());
-      if (Changes)
-        return "a preprocessor line between `" + F->getNameAsString() +
-               "` and the branch may change the macros its body uses";
-    }
+        identifiersIn(text(DA->getBody()->getSourceRange()) + "\n" +
+                          text(DB->getBody()->getSourceRange()),
+                      LO);
+    // `#define NAME` and `#undef NAME`: the name is the token after the
+    // directive's own.
+    bool Changes = false, NameNext = false;
+    rawTokens(Between, LO, [&](const Token &T, llvm::StringRef Directive) {
+      if (NameNext && T.is(tok::raw_identifier))
+        Changes |= Written.count(T.getRawIdentifier().str()) > 0;
+      NameNext = Directive == "define" || Directive == "undef";
+      // A header may define anything.
+      Changes |= Macros && (Directive == "include" || Directive == "import");
+    });
+    if (Changes)
+      return "a preprocessor line between `" + F->getNameAsString() +
+             "` and the branch may change the macros its body uses";
   }
   return "";
 }
@@ -290,7 +302,7 @@ std::string Merger::calleePairProblem(const FunctionDecl *A,
                                       SM.getExpansionLoc(Outer->getBeginLoc())))
       return Named(F) + " is not defined before " + Named(Outer) +
              " in its file";
-    if (hasDirective(text(F->getBody()->getSourceRange())))
+    if (hasDirective(text(F->getBody()->getSourceRange()), LO))
       return Named(F) + " holds a preprocessor line, and its copy would "
                         "keep only what this parse saw";
   }
@@ -575,7 +587,6 @@ Merger::renderMergedCall(const CallExpr *CallA, const CallExpr *CallB,
   Out.AfterGuards += Mult * M.Guards;
   Out.Selects += M.Selects;
   Out.ProductSelects += M.ProductSelects;
-  (void)CallB;
   return Text;
 }
 

@@ -43,10 +43,10 @@ enum Side { SideA = 0, SideB = 1 };
 /// consumer (see Merger::selectable).
 bool floatProduct(const Expr *E);
 
-/// Whether \p Text holds a line that starts with '#' (a preprocessor
-/// directive: code copied statement by statement would lose it, and keep
-/// only what this parse saw of an #if).
-bool hasDirective(llvm::StringRef Text);
+/// Whether \p Text holds a preprocessor directive (code copied statement
+/// by statement would lose it, and keep only what this parse saw of an
+/// #if).
+bool hasDirective(llvm::StringRef Text, const LangOptions &LO);
 
 /// The names \p F declares: its parameters, its template's parameters and
 /// everything its body declares (variables, types, enumerators, using

@@ -227,25 +227,32 @@ __device__ int g(long v) { return (int)(v * 2); }
 __device__ int ua(int x) { return g(x) + 1; }
 __device__ int ub(int x) { return g(x) + 2; }
 using namespace M;
+#define SCALE2 3
+__device__ int ma(int x) { return x * SCALE2 + 1; }
+__device__ int mb(int x) { return x * 5 + 2; }
+#undef SCALE2
+#define SCALE2 100
 
 // Copies read at the branch would read other things: the template's KC,
 // `g` after the using-directive, the branch's __LINE__; and the static
-// pair would be left unreferenced.
+// pair would be left unreferenced; SCALE2, defined again after `ma`.
 template <int KC> __global__ void ints_scoped(const float *in, int *out) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
-  int v = (int)(in[i] * 32.0f), r, s, t, u;
+  int v = (int)(in[i] * 32.0f), r, s, t, u, w;
   if (i & 1) {
     r = ta(v);
     s = sa(v);
     t = la(v);
     u = ua(v);
+    w = ma(v);
   } else {
     r = tb(v);
     s = sb(v);
     t = lb(v);
     u = ub(v);
+    w = mb(v);
   }
-  out[i] = r + s + t + u;
+  out[i] = r + s + t + u + w;
 }
 
 int main() {
@@ -336,6 +343,7 @@ int main() {
 // CHECK-NEXT:   s = (ww_cond_{{[0-9]+}} ? sa(v) : sb(v));
 // CHECK-NEXT:   t = (ww_cond_{{[0-9]+}} ? la(v) : lb(v));
 // CHECK-NEXT:   u = (ww_cond_{{[0-9]+}} ? ua(v) : ub(v));
+// CHECK-NEXT:   w = (ww_cond_{{[0-9]+}} ? ma(v) : mb(v));
 // CHECK-NOT:  ww_{{[a-z0-9]+}}_or_
 
 // REMARK: remark: fuse: if-else at line {{[0-9]+}} is divergent; {{.*}}applied because of --force-transforms (profitability was not checked) (through calls: `near` and `far` merged into one local function) [WW4001]
@@ -344,4 +352,4 @@ int main() {
 // REMARK: remark: fuse: if-else at line {{[0-9]+}} is divergent; {{.*}} (calls of two functions not merged into one: `hd_a` and `hd_b`: `both` is also a host function) [WW4001]
 // REMARK: remark: fuse: if-else at line {{[0-9]+}} is divergent; {{.*}} (calls of two functions not merged into one: `ka` and `kb`: `kb` reads `k`, the name its parameter would take; `oa` and `ob`: `h` is declared again between `oa` and the branch; `pa` and `pb`: `pa` holds a preprocessor line, and its copy would keep only what this parse saw) [WW4001]
 // REMARK: remark: fuse: if-else at line {{[0-9]+}} is divergent, but cannot be merged: a preprocessor line inside the branch
-// REMARK: remark: fuse: if-else at line {{[0-9]+}} is divergent; {{.*}} (calls of two functions not merged into one: `ta` and `tb`: `KC`, which the callees read, is declared again where the merged code goes; `sa` and `sb`: `sa` has internal linkage and no caller outside `ints_scoped`, which the merge would leave unreferenced (nvcc's warning #177); `la` and `lb`: a callee reads where it is written (`__LINE__`, `__func__`); `ua` and `ub`: a using-directive between `ua` and the branch may change what its names mean there) [WW4001]
+// REMARK: remark: fuse: if-else at line {{[0-9]+}} is divergent; {{.*}} (calls of two functions not merged into one: `ta` and `tb`: `KC`, which the callees read, is declared again where the merged code goes; `sa` and `sb`: `sa` has internal linkage and no caller outside `ints_scoped`, which the merge would leave unreferenced (nvcc's warning #177); `la` and `lb`: a callee reads where it is written (`__LINE__`, `__func__`); `ua` and `ub`: a using-directive between `ua` and the branch may change what its names mean there; `ma` and `mb`: a preprocessor line between `ma` and the branch may change the macros its body uses) [WW4001]
