@@ -409,6 +409,8 @@ struct FirstUse {
   MapKind Map = MapKind::None;
   unsigned Line = 0;
   std::string Extent;
+  const MappedArray *Box = nullptr; ///< Written over a box (WrittenBox).
+  unsigned Kernels = 0;             ///< The region's kernels that map it.
 };
 
 /// Whether the region's kernels leave new values in \p A that the host
@@ -420,6 +422,15 @@ bool copiedOutBy(const MappedArray &A) {
   if (A.Map == MapKind::From || A.Map == MapKind::ToFrom)
     Out = true;
   return Out;
+}
+
+/// The box \p A's kernel writes, for a message: "[1, n - 1) x [1, m - 1)".
+std::string boxText(const MappedArray &A) {
+  std::string Out;
+  for (const BoxDim &D : A.WrittenBox)
+    Out += (Out.empty() ? "" : " x ") + ("[" + D.Lb + ", " + D.Ub) +
+           (D.Inclusive ? "]" : ")");
+  return "'" + A.Name + "' over " + Out;
 }
 
 /// Why an array copied out is (or is not) copied in, and whether it is.
@@ -462,8 +473,12 @@ void RegionPlanner::finishRegion(Region &R, bool InHostLoop) {
         auto [It, New] = First.try_emplace(A.Var);
         if (New) {
           R.Arrays.push_back(A.Var);
-          It->second = {A.WrittenInFull, U.InLoop, A.Map, P->Line,
-                        A.Offset + "+" + A.Count};
+          It->second = {A.WrittenInFull,
+                        U.InLoop,
+                        A.Map,
+                        P->Line,
+                        A.Offset + "+" + A.Count,
+                        A.WrittenBox.empty() ? nullptr : &A};
         } else if (It->second.Extent != A.Offset + "+" + A.Count &&
                    A.ExtentFrom == "its map clause") {
           // Different sections of one array: the first one's extent is used;
@@ -473,6 +488,7 @@ void RegionPlanner::finishRegion(Region &R, bool InHostLoop) {
                              "section than at its first use in this region; "
                              "the first section's extent is used");
         }
+        ++It->second.Kernels;
         CopyOut[A.Var] = CopyOut[A.Var] || copiedOutBy(A);
       }
   // Buffers the host swaps between steps: each holds either's data, so
@@ -497,7 +513,21 @@ void RegionPlanner::finishRegion(Region &R, bool InHostLoop) {
       Out = false;
       Why.push_back("not copied out: the host never reads it afterwards");
     }
-    bool In = copyIn(First[V], Out, Why);
+    bool In = true;
+    if (const FirstUse &F = First[V]; F.Box && F.Kernels == 1 && !F.InLoop) {
+      // The one kernel writes a box and reads only what it wrote there:
+      // the rest keeps the host's values where nothing copies it back.
+      In = false;
+      R.Boxes[V] = F.Box;
+      Why.insert(Why.begin(),
+                 "not copied in: line " + std::to_string(F.Line) + " writes " +
+                     boxText(*F.Box) +
+                     " and touches nothing "
+                     "else" +
+                     (Out ? "; only that part is copied out" : ""));
+    } else {
+      In = copyIn(F, Out, Why);
+    }
     if (!Why.empty())
       R.Why[V] = llvm::join(Why, "; ");
     R.CopyInOut[V] = {In, Out};

@@ -49,6 +49,9 @@ struct Region {
   /// Per array: copied in, copied out.
   std::map<const clang::VarDecl *, std::pair<bool, bool>> CopyInOut;
   std::map<const clang::VarDecl *, std::string> Why;
+  /// Arrays only one kernel touches, over a box (MappedArray::WrittenBox):
+  /// that kernel's view of them. Nothing goes in; the box comes back.
+  std::map<const clang::VarDecl *, const MappedArray *> Boxes;
   /// Arrays not proven to be separate objects (pointer parameters, map
   /// clauses): the pairs whose host ranges are compared before the
   /// device path is taken.

@@ -49,6 +49,16 @@ struct LoopLevel {
 
 enum class MapKind { None, To, From, ToFrom, Alloc };
 
+/// One dimension of the box a kernel writes an array over (WrittenBox):
+/// the range of grid level Level, or (Level -1) that of an inner loop,
+/// from Lb up to Ub (`<`, or `<=` where Inclusive) as written; the host
+/// evaluates an inner loop's at the launch.
+struct BoxDim {
+  int Level = -1;
+  std::string Lb, Ub;
+  bool Inclusive = false;
+};
+
 /// A shared array of the nest, as its device copy is made.
 struct MappedArray {
   const clang::VarDecl *Var = nullptr;
@@ -78,6 +88,10 @@ struct MappedArray {
   std::string ExtentFrom; ///< "its map clause", "its declaration", ...
   std::vector<const clang::Expr *> ExtentExprs;
   bool Read = false, Written = false, WrittenInFull = false;
+  /// Not empty: the kernel writes every element of this box (one entry per
+  /// dimension, outermost first), and touches no other element: only the
+  /// box need come back, and nothing need go in (proveWrittenBoxes).
+  std::vector<BoxDim> WrittenBox;
   bool PassedToCall = false;
   MapKind Map = MapKind::None;
 };

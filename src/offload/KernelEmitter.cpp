@@ -412,6 +412,7 @@ std::string KernelEmitter::launchText(const KernelPlan &P,
   OS << ");\n";
   OS << "    WW_OMP_CHECK(cudaGetLastError());\n";
   OS << "    WW_OMP_TIME_END(\"" << P.Name << "\")\n";
+  OS << boxAssignments(P, R);
   for (size_t K = 0; K < P.Reductions.size(); ++K) {
     const ReductionVar &RV = P.Reductions[K];
     std::string T = varTypeText(RV.Var);
@@ -451,6 +452,10 @@ std::string KernelEmitter::prologue(const Region &R) const {
     OS << pointerText(A, D) << " = 0;\n";
     OS << "WW_OMP_CHECK(cudaMalloc((void **)&" << D << ", " << Elems
        << " * sizeof(*" << D << ")));\n";
+    if (auto It = R.Boxes.find(V); It != R.Boxes.end())
+      OS << "long long " << D << "_box[" << 2 * It->second->WrittenBox.size()
+         << "] = {0}; // warpwise offload: the part of '" << A.Name
+         << "' the kernel writes; empty until it runs\n";
     if (In)
       OS << "WW_OMP_CHECK(cudaMemcpy(" << D << (At0 ? "" : " + " + A.Offset)
          << ", " << A.Name << (At0 ? "" : " + " + A.Offset) << ", (size_t)"
@@ -477,7 +482,9 @@ std::string KernelEmitter::epilogue(const Region &R) const {
     const MappedArray &A = *Info[V];
     std::string D = deviceName(R, V);
     bool At0 = A.Offset == "0";
-    if (R.CopyInOut.at(V).second)
+    if (R.CopyInOut.at(V).second && R.Boxes.count(V))
+      OS << boxCopyOut(A, D);
+    else if (R.CopyInOut.at(V).second)
       OS << "WW_OMP_CHECK(cudaMemcpy(" << A.Name
          << (At0 ? "" : " + " + A.Offset) << ", " << D
          << (At0 ? "" : " + " + A.Offset) << ", (size_t)" << A.Count
@@ -491,6 +498,51 @@ std::string KernelEmitter::epilogue(const Region &R) const {
         OS << "WW_OMP_CHECK(cudaFree(ww_d" << R.Index << "_" << P->Name
            << "_part" << K << "));\n";
   return Out;
+}
+
+std::string KernelEmitter::boxAssignments(const KernelPlan &P,
+                                          const Region &R) const {
+  std::string Out;
+  for (const MappedArray &A : P.Arrays) {
+    auto It = R.Boxes.find(A.Var);
+    if (It == R.Boxes.end() || It->second != &A)
+      continue;
+    std::string Box = deviceName(R, A.Var) + "_box";
+    for (size_t D = 0; D < A.WrittenBox.size(); ++D) {
+      const BoxDim &B = A.WrittenBox[D];
+      std::string Lo, Hi;
+      if (B.Level >= 0) { // The grid's own range: ww_n iterations from lb.
+        std::string K = std::to_string(B.Level);
+        Lo = "ww_lb" + K;
+        Hi = "ww_lb" + K + " + ww_n" + K;
+      } else { // Not written in the loop: the values the kernel ran with.
+        Lo = "(long long)(" + B.Lb + ")";
+        Hi = "(long long)(" + B.Ub + ")" + (B.Inclusive ? " + 1" : "");
+      }
+      Out += "    " + Box + "[" + std::to_string(2 * D) + "] = " + Lo + ";\n";
+      Out +=
+          "    " + Box + "[" + std::to_string(2 * D + 1) + "] = " + Hi + ";\n";
+    }
+  }
+  return Out;
+}
+
+std::string KernelEmitter::boxCopyOut(const MappedArray &A,
+                                      const std::string &D) const {
+  std::string Box = D + "_box";
+  auto At = [&](size_t K) { return Box + "[" + std::to_string(K) + "]"; };
+  if (A.WrittenBox.size() == 1)
+    return "if (" + At(1) + " > " + At(0) + ")\n  WW_OMP_CHECK(cudaMemcpy(" +
+           A.Name + " + " + At(0) + ", " + D + " + " + At(0) + ", (size_t)(" +
+           At(1) + " - " + At(0) + ") * sizeof(*" + D +
+           "), cudaMemcpyDeviceToHost));\n";
+  // Rows of the box: the row pitch is the device copy's row, the host's.
+  return "if (" + At(1) + " > " + At(0) + " && " + At(3) + " > " + At(2) +
+         ")\n  WW_OMP_CHECK(cudaMemcpy2D(&" + A.Name + "[" + At(0) + "][" +
+         At(2) + "], sizeof(*" + D + "), &" + D + "[" + At(0) + "][" + At(2) +
+         "], sizeof(*" + D + "), (size_t)(" + At(3) + " - " + At(2) +
+         ") * sizeof(**" + D + "), (size_t)(" + At(1) + " - " + At(0) +
+         "), cudaMemcpyDeviceToHost));\n";
 }
 
 std::string KernelEmitter::aliasCondition(const Region &R) const {

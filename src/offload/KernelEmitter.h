@@ -90,6 +90,11 @@ private:
   /// The launch's arguments, as kernelParams lists them.
   std::vector<std::string> launchArgs(const KernelPlan &P,
                                       const Region &R) const;
+  /// After \p P's launch: the box each array it alone writes (Region::Boxes)
+  /// was written over, in `<device name>_box`.
+  std::string boxAssignments(const KernelPlan &P, const Region &R) const;
+  /// The copy back of that box of \p A (device copy \p D), if not empty.
+  std::string boxCopyOut(const MappedArray &A, const std::string &D) const;
   /// The run-time check that \p R's arrays not proven separate are apart.
   std::string aliasCondition(const Region &R) const;
   /// The region as the input has it, pragmas included: what runs on the

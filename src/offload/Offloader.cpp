@@ -39,6 +39,7 @@
 #include "KernelEmitter.h"
 #include "OldC.h"
 #include "RoundedProducts.h"
+#include "WrittenBox.h"
 
 #include "warpwise/Format.h"
 
@@ -203,6 +204,8 @@ void Offloader::analyseDirective(KernelPlan &P) {
   proveFullWrites(Src, P);
   if (P.Levels.size() == 1)
     trySwap(Src, P);
+  // After the swap: the box names the grid's levels in their final order.
+  proveWrittenBoxes(Src, P);
 }
 
 bool Offloader::roundProducts(KernelPlan &P) {

@@ -477,6 +477,15 @@ inline cudaError_t cudaMemcpy(void *D, const void *S, size_t N,
   memmove(D, S, N);
   return cudaSuccess;
 }
+inline cudaError_t cudaMemcpy2D(void *D, size_t DPitch, const void *S,
+                                size_t SPitch, size_t Width, size_t Height,
+                                cudaMemcpyKind) {
+  if (Width > DPitch || Width > SPitch)
+    return 1; // cudaErrorInvalidValue, as CUDA answers.
+  for (size_t R = 0; R < Height; ++R)
+    memmove((char *)D + R * DPitch, (const char *)S + R * SPitch, Width);
+  return cudaSuccess;
+}
 inline cudaError_t cudaMallocAsync(void **P, size_t N, cudaStream_t) {
   return cudaMalloc(P, N);
 }

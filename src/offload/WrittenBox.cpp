@@ -1,0 +1,225 @@
+//===- WrittenBox.cpp - The box of an array a kernel writes ---------------===//
+#include "WrittenBox.h"
+#include "LoopUses.h"
+#include "OffloadAst.h"
+
+#include "../transform/SourceText.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+using namespace clang;
+
+namespace warpwise {
+namespace offload {
+namespace {
+
+/// The statements of a block, or the one statement.
+std::vector<const Stmt *> statementsOf(const Stmt *B) {
+  std::vector<const Stmt *> Out;
+  if (auto *C = dyn_cast_or_null<CompoundStmt>(B))
+    Out.assign(C->body_begin(), C->body_end());
+  else if (B)
+    Out.push_back(B);
+  return Out;
+}
+
+bool mentions(const Stmt *S, const VarDecl *V) {
+  return collectUses(S).Uses.count(V) > 0;
+}
+
+/// Integer arithmetic on integer literals and on integer variables
+/// declared before \p Before (outside the directive), collected in
+/// \p Vars: what the host can evaluate at the launch as the kernel did.
+bool hostArithmetic(const SourceManager &SM, const Expr *E,
+                    SourceLocation Before, std::set<const VarDecl *> &Vars) {
+  E = E->IgnoreParens();
+  if (isa<IntegerLiteral>(E) || isa<CharacterLiteral>(E))
+    return true;
+  if (auto *C = dyn_cast<CastExpr>(E))
+    return C->getType()->isIntegralOrEnumerationType() &&
+           hostArithmetic(SM, C->getSubExpr(), Before, Vars);
+  if (auto *DR = dyn_cast<DeclRefExpr>(E)) {
+    if (isa<EnumConstantDecl>(DR->getDecl()))
+      return true;
+    auto *V = dyn_cast<VarDecl>(DR->getDecl());
+    if (!V || !V->getType()->isIntegralOrEnumerationType() ||
+        !SM.isBeforeInTranslationUnit(V->getLocation(), Before))
+      return false;
+    Vars.insert(V);
+    return true;
+  }
+  if (auto *U = dyn_cast<UnaryOperator>(E))
+    return (U->getOpcode() == UO_Minus || U->getOpcode() == UO_Plus ||
+            U->getOpcode() == UO_Not) &&
+           hostArithmetic(SM, U->getSubExpr(), Before, Vars);
+  if (auto *B = dyn_cast<BinaryOperator>(E))
+    return (B->isAdditiveOp() || B->isMultiplicativeOp() || B->isShiftOp() ||
+            B->isBitwiseOp()) &&
+           hostArithmetic(SM, B->getLHS(), Before, Vars) &&
+           hostArithmetic(SM, B->getRHS(), Before, Vars);
+  return false;
+}
+
+/// Finds the one store that writes the box of array \p A, and checks that
+/// nothing else touches an element outside it.
+class BoxFinder {
+public:
+  BoxFinder(const OffloadSource &Src, const KernelPlan &P, const MappedArray &A,
+            size_t Dims)
+      : Src(Src), P(P), A(A), Dims(Dims) {}
+
+  std::vector<BoxDim> find() {
+    if (!firstMentionIsStore(statementsOf(P.Body)) ||
+        !onlySameElement(P.Body, {}))
+      return {};
+    std::vector<BoxDim> Box;
+    std::set<const VarDecl *> BoundVars;
+    for (const VarDecl *V : StoreSubs) {
+      BoxDim D;
+      auto Level = llvm::find_if(
+          P.Levels, [&](const LoopLevel &L) { return L.Var == V; });
+      const LoopLevel *L = nullptr;
+      if (Level != P.Levels.end()) {
+        L = &*Level;
+        if (L->HullFrom || L->HullUbFrom)
+          return {}; // The grid runs over more than the loop does.
+        D.Level = int(Level - P.Levels.begin());
+        D.Lb = sourceText(Src.Ctx, L->Lb->getSourceRange());
+        D.Ub = sourceText(Src.Ctx, L->Ub->getSourceRange());
+      } else {
+        auto Inner = llvm::find_if(
+            InnerLoops, [&](const LoopLevel &X) { return X.Var == V; });
+        if (Inner == InnerLoops.end())
+          return {};
+        L = &*Inner;
+        if (!hostArithmetic(Src.SM, L->Lb, P.Directive->getBeginLoc(),
+                            BoundVars) ||
+            !hostArithmetic(Src.SM, L->Ub, P.Directive->getBeginLoc(),
+                            BoundVars))
+          return {};
+        D.Lb = sourceText(Src.Ctx, L->Lb->getSourceRange());
+        D.Ub = sourceText(Src.Ctx, L->Ub->getSourceRange());
+      }
+      if (!L->UnitStep || L->Decreasing || (L->Cmp != BO_LT && L->Cmp != BO_LE))
+        return {};
+      D.Inclusive = L->Cmp == BO_LE;
+      Box.push_back(D);
+    }
+    // The bounds mean at the launch what they meant in the kernel.
+    if (!BoundVars.empty() && writesAny(directiveBody(P.Directive), BoundVars))
+      return {};
+    return Box;
+  }
+
+private:
+  /// The first statement of \p List to mention A is the store, or an inner
+  /// loop whose first is.
+  bool firstMentionIsStore(const std::vector<const Stmt *> &List) {
+    for (const Stmt *S : List) {
+      if (boxStore(S))
+        return true;
+      if (auto *For = dyn_cast<ForStmt>(S);
+          For && mentions(For->getBody(), A.Var)) {
+        LoopLevel L;
+        std::string Why;
+        if (!readCanonicalLoop(Src, For, L, Why) ||
+            hasOwnJump(For->getBody(), true, true) ||
+            mentions(For->getInit(), A.Var) ||
+            mentions(For->getCond(), A.Var) || mentions(For->getInc(), A.Var))
+          return false;
+        InnerLoops.push_back(L);
+        return firstMentionIsStore(statementsOf(For->getBody()));
+      }
+      if (mentions(S, A.Var))
+        return false;
+    }
+    return false;
+  }
+
+  /// `a[x][y] = e`, one subscript per dimension, each a distinct variable,
+  /// e not reading a.
+  bool boxStore(const Stmt *S) {
+    auto *B = dyn_cast<BinaryOperator>(S);
+    if (!B || B->getOpcode() != BO_Assign || mentions(B->getRHS(), A.Var))
+      return false;
+    std::vector<const VarDecl *> Vars;
+    if (!elementVars(B->getLHS(), Vars))
+      return false;
+    StoreSubs = Vars;
+    return true;
+  }
+
+  /// \p E is an element of A with a distinct variable per subscript.
+  bool elementVars(const Expr *E, std::vector<const VarDecl *> &Vars) const {
+    std::vector<const Expr *> Subs;
+    if (subscripts(E, Subs) != A.Var || Subs.size() != Dims)
+      return false;
+    for (const Expr *X : Subs) {
+      auto *DR = dyn_cast<DeclRefExpr>(X->IgnoreParenImpCasts());
+      auto *V = DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
+      if (!V || llvm::is_contained(Vars, V))
+        return false;
+      Vars.push_back(V);
+    }
+    return true;
+  }
+
+  /// Every mention of A under \p S is the stored element, inside the inner
+  /// loops of the store (\p Open: those of them that enclose \p S).
+  bool onlySameElement(const Stmt *S, std::vector<const ForStmt *> Open) {
+    if (!S)
+      return true;
+    if (auto *For = dyn_cast<ForStmt>(S))
+      if (llvm::any_of(InnerLoops,
+                       [&](const LoopLevel &L) { return L.For == For; }))
+        Open.push_back(For);
+    if (auto *E = dyn_cast<Expr>(S)) {
+      std::vector<const VarDecl *> Vars;
+      if (isa<ArraySubscriptExpr>(E->IgnoreParenImpCasts()) &&
+          elementVars(E->IgnoreParenImpCasts(), Vars))
+        return Vars == StoreSubs && Open.size() == InnerLoops.size();
+      if (auto *DR = dyn_cast<DeclRefExpr>(E); DR && DR->getDecl() == A.Var)
+        return false; // The array itself: a pointer or a part of it.
+    }
+    for (const Stmt *C : childrenOf(S))
+      if (!onlySameElement(C, Open))
+        return false;
+    return true;
+  }
+
+  const OffloadSource &Src;
+  const KernelPlan &P;
+  const MappedArray &A;
+  size_t Dims;
+  std::vector<LoopLevel> InnerLoops; ///< Around the store, outermost first.
+  std::vector<const VarDecl *> StoreSubs;
+};
+
+/// The dimensions of \p A's device copy: its pointer and the constant
+/// arrays below it.
+size_t dimensionsOf(const ASTContext &Ctx, const MappedArray &A) {
+  size_t Dims = 1;
+  QualType E = A.DeviceType->getPointeeType();
+  while (auto *CA = Ctx.getAsConstantArrayType(E)) {
+    E = CA->getElementType();
+    ++Dims;
+  }
+  return Dims;
+}
+
+} // namespace
+
+void proveWrittenBoxes(const OffloadSource &Src, KernelPlan &P) {
+  for (MappedArray &A : P.Arrays) {
+    if (!A.Written || A.WrittenInFull || A.PassedToCall || A.Offset != "0" ||
+        A.Map == MapKind::To || A.Map == MapKind::Alloc)
+      continue;
+    size_t Dims = dimensionsOf(Src.Ctx, A);
+    if (Dims > 2)
+      continue; // Copied as a box of rows: one or two dimensions.
+    A.WrittenBox = BoxFinder(Src, P, A, Dims).find();
+  }
+}
+
+} // namespace offload
+} // namespace warpwise
