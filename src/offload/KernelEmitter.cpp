@@ -297,6 +297,20 @@ std::string KernelEmitter::hullText(const Expr *From, long long Offset) const {
          (Offset < 0 ? " - " : " + ") + std::to_string(std::llabs(Offset));
 }
 
+std::pair<std::string, std::string>
+KernelEmitter::unsignedLoopTypes(const LoopLevel &L) const {
+  auto *Cond = L.For ? dyn_cast_or_null<BinaryOperator>(
+                           L.For->getCond()->IgnoreParenImpCasts())
+                     : nullptr;
+  QualType Var = L.Var->getType().getUnqualifiedType();
+  if (!Cond || !Cond->isComparisonOp())
+    return {};
+  QualType Cmp = Cond->getLHS()->getType().getUnqualifiedType();
+  if (!Var->isUnsignedIntegerType() && !Cmp->isUnsignedIntegerType())
+    return {};
+  return {typeText(Var), typeText(Cmp)};
+}
+
 std::string KernelEmitter::iterationCounts(const KernelPlan &P,
                                            std::string &Cond) const {
   std::string Out;
@@ -304,11 +318,19 @@ std::string KernelEmitter::iterationCounts(const KernelPlan &P,
   for (size_t K = 0; K < P.Levels.size(); ++K) {
     const LoopLevel &L = P.Levels[K];
     std::string Ks = std::to_string(K);
-    OS << "  const long long ww_lb" << Ks << " = (long long)("
+    // An unsigned variable or comparison: the bounds as the loop sees them,
+    // the first converted to the variable's type, both to the comparison's
+    // (`for (unsigned j = lo; j < hi; ...)` with lo == -1 runs no iteration).
+    std::string AsLb, AsUb;
+    if (auto [Var, Cmp] = unsignedLoopTypes(L); !Var.empty()) {
+      AsLb = "(" + Cmp + ")(" + Var + ")";
+      AsUb = "(" + Cmp + ")";
+    }
+    OS << "  const long long ww_lb" << Ks << " = (long long)" << AsLb << "("
        << (L.HullFrom ? hullText(L.HullFrom, L.HullOffset)
                       : sourceText(Ctx, L.Lb->getSourceRange()))
        << ");\n";
-    OS << "  const long long ww_ub" << Ks << " = (long long)("
+    OS << "  const long long ww_ub" << Ks << " = (long long)" << AsUb << "("
        << (L.HullUbFrom ? hullText(L.HullUbFrom, L.HullUbOffset)
                         : sourceText(Ctx, L.Ub->getSourceRange()))
        << ");\n";

@@ -39,11 +39,13 @@ bool hostArithmetic(const SourceManager &SM, const Expr *E,
     return C->getType()->isIntegralOrEnumerationType() &&
            hostArithmetic(SM, C->getSubExpr(), Before, Vars);
   if (auto *DR = dyn_cast<DeclRefExpr>(E)) {
+    // Declared before the directive: in scope where the host evaluates it.
+    if (!SM.isBeforeInTranslationUnit(DR->getDecl()->getLocation(), Before))
+      return false;
     if (isa<EnumConstantDecl>(DR->getDecl()))
       return true;
     auto *V = dyn_cast<VarDecl>(DR->getDecl());
-    if (!V || !V->getType()->isIntegralOrEnumerationType() ||
-        !SM.isBeforeInTranslationUnit(V->getLocation(), Before))
+    if (!V || !V->getType()->isIntegralOrEnumerationType())
       return false;
     Vars.insert(V);
     return true;
@@ -60,6 +62,33 @@ bool hostArithmetic(const SourceManager &SM, const Expr *E,
   return false;
 }
 
+/// A goto or return in \p S: a jump past the store.
+bool jumpsAway(const Stmt *S) {
+  if (!S)
+    return false;
+  if (isa<GotoStmt>(S) || isa<IndirectGotoStmt>(S) || isa<ReturnStmt>(S))
+    return true;
+  return llvm::any_of(childrenOf(S), jumpsAway);
+}
+
+/// A signed integer type no wider than \p Bits.
+bool signedNoWiderThan(const ASTContext &Ctx, QualType T, uint64_t Bits) {
+  T = T.getCanonicalType();
+  return T->isSignedIntegerType() && Ctx.getTypeSize(T) <= Bits;
+}
+
+/// The loop's variable and bounds all signed, the bounds no wider than the
+/// variable: the host's long long values of Lb and Ub are the kernel's (an
+/// unsigned variable or bound would wrap a negative bound around).
+bool signedLoop(const ASTContext &Ctx, const LoopLevel &L) {
+  QualType V = L.Var->getType();
+  if (!signedNoWiderThan(Ctx, V, 64))
+    return false;
+  uint64_t Bits = Ctx.getTypeSize(V.getCanonicalType());
+  return signedNoWiderThan(Ctx, L.Lb->IgnoreParenImpCasts()->getType(), Bits) &&
+         signedNoWiderThan(Ctx, L.Ub->IgnoreParenImpCasts()->getType(), Bits);
+}
+
 /// Finds the one store that writes the box of array \p A, and checks that
 /// nothing else touches an element outside it.
 class BoxFinder {
@@ -69,9 +98,16 @@ public:
       : Src(Src), P(P), A(A), Dims(Dims) {}
 
   std::vector<BoxDim> find() {
-    if (!firstMentionIsStore(statementsOf(P.Body)) ||
+    // Every iteration reaches the store: no continue, goto or return.
+    if (hasOwnJump(P.Body, false, true) || jumpsAway(P.Body) ||
+        !firstMentionIsStore(statementsOf(P.Body)) ||
         !onlySameElement(P.Body, {}))
       return {};
+    // Each loop around the store runs over a dimension of the box: one
+    // that might run zero times would leave its part unwritten.
+    for (const LoopLevel &L : InnerLoops)
+      if (!llvm::is_contained(StoreSubs, L.Var))
+        return {};
     std::vector<BoxDim> Box;
     std::set<const VarDecl *> BoundVars;
     for (const VarDecl *V : StoreSubs) {
@@ -100,7 +136,8 @@ public:
         D.Lb = sourceText(Src.Ctx, L->Lb->getSourceRange());
         D.Ub = sourceText(Src.Ctx, L->Ub->getSourceRange());
       }
-      if (!L->UnitStep || L->Decreasing || (L->Cmp != BO_LT && L->Cmp != BO_LE))
+      if (!L->UnitStep || L->Decreasing ||
+          (L->Cmp != BO_LT && L->Cmp != BO_LE) || !signedLoop(Src.Ctx, *L))
         return {};
       D.Inclusive = L->Cmp == BO_LE;
       Box.push_back(D);
