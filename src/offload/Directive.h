@@ -111,6 +111,9 @@ struct KernelPlan {
   unsigned Line = 0, Column = 0;
   std::vector<LoopLevel> Levels; ///< Outermost first; the grid's dims.
   bool Swapped = false;
+  /// Consecutive rows (outer grid level) each thread runs: above 1 for a
+  /// stencil that reads neighbouring rows (RowBlocking.h).
+  unsigned RowsPerThread = 1;
   const clang::Stmt *Body = nullptr; ///< The innermost body run per iteration.
   std::vector<const clang::VarDecl *> ByValue, Private;
   std::vector<MappedArray> Arrays;

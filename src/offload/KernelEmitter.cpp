@@ -238,15 +238,36 @@ std::string KernelEmitter::kernelText(const KernelPlan &P) const {
   const char *Axis[] = {"x", "y", "z"};
   size_t Dims = P.Levels.size();
   std::string Indent = "  ";
+  // A stencil's thread runs P.RowsPerThread consecutive rows of the outer
+  // level (ww_g0 counts their groups): the innermost loop, unrolled, so that
+  // nvcc keeps the rows they share in registers.
+  unsigned Rows = P.RowsPerThread;
+  std::string RowsText = std::to_string(Rows) + "U";
   for (size_t K = 0; K < Dims; ++K) {
     const LoopLevel &L = P.Levels[K];
     const char *A = Axis[Dims - 1 - K];
     std::string C = counterType(L);
-    std::string T = "ww_t" + std::to_string(K);
+    bool Grouped = K == 0 && Rows > 1;
+    std::string T = (Grouped ? "ww_g" : "ww_t") + std::to_string(K);
+    std::string N = "ww_n" + std::to_string(K);
+    if (Grouped)
+      N = N + " / " + RowsText + " + (" + N + " % " + RowsText + " != 0)";
     OS << Indent << "for (" << C << " " << T << " = (" << C << ")blockIdx." << A
-       << " * blockDim." << A << " + threadIdx." << A << "; " << T << " < ww_n"
-       << K << "; " << T << " += (" << C << ")gridDim." << A << " * blockDim."
-       << A << ")" << (K + 1 == Dims ? " {\n" : "\n");
+       << " * blockDim." << A << " + threadIdx." << A << "; " << T << " < " << N
+       << "; " << T << " += (" << C << ")gridDim." << A << " * blockDim." << A
+       << ")" << (K + 1 == Dims && Rows == 1 ? " {\n" : "\n");
+    Indent += "  ";
+  }
+  if (Rows > 1) {
+    // ww_g0 * Rows < ww_n0: no overflow, and ww_u stops at the last row.
+    std::string C = counterType(P.Levels[0]);
+    OS << "#pragma unroll\n"
+       << Indent << "for (unsigned ww_u = 0; ww_u < " << RowsText
+       << "; ++ww_u) {\n"
+       << Indent << "  if (ww_u >= ww_n0 - ww_g0 * " << RowsText << ")\n"
+       << Indent << "    break;\n"
+       << Indent << "  " << C << " ww_t0 = ww_g0 * " << RowsText
+       << " + ww_u;\n";
     Indent += "  ";
   }
   for (size_t K = 0; K < Dims; ++K) {
@@ -273,7 +294,7 @@ std::string KernelEmitter::kernelText(const KernelPlan &P) const {
     OS << Indent << varTypeText(V, V->getName(), /*KeepQualifiers=*/true)
        << ";\n";
   OS << Indent << kernelBody(P) << "\n";
-  OS << "  }\n";
+  OS << "  }\n"; // The innermost loop's body: the rows' loop's, if any.
   if (!P.Reductions.empty()) {
     OS << "  unsigned ww_block = blockIdx.x + gridDim.x * (blockIdx.y + "
           "gridDim.y * blockIdx.z);\n";
@@ -374,9 +395,14 @@ std::string KernelEmitter::gridText(const KernelPlan &P) const {
        << (Red ? MaxReductionBlocks : MaxBlocks1D) << "));\n";
   } else if (Dims == 2) {
     unsigned Cap = Red ? 32 : MaxBlocksPerDim;
+    // Rows per thread: the y dimension counts groups of rows.
+    std::string Rows = std::to_string(P.RowsPerThread);
+    std::string N0 = P.RowsPerThread > 1
+                         ? "ww_n0 / " + Rows + " + (ww_n0 % " + Rows + " != 0)"
+                         : "ww_n0";
     OS << "    dim3 ww_block(32, 8);\n";
     OS << "    dim3 ww_grid(ww_omp_blocks(ww_n1, 32, " << Cap
-       << "), ww_omp_blocks(ww_n0, 8, " << Cap << "));\n";
+       << "), ww_omp_blocks(" << N0 << ", 8, " << Cap << "));\n";
   } else {
     unsigned Cap = Red ? 10 : MaxBlocksPerDim;
     OS << "    dim3 ww_block(32, 4, 2);\n";

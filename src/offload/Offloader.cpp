@@ -39,6 +39,7 @@
 #include "KernelEmitter.h"
 #include "OldC.h"
 #include "RoundedProducts.h"
+#include "RowBlocking.h"
 #include "WrittenBox.h"
 
 #include "warpwise/Format.h"
@@ -206,6 +207,7 @@ void Offloader::analyseDirective(KernelPlan &P) {
     trySwap(Src, P);
   // After the swap: the box names the grid's levels in their final order.
   proveWrittenBoxes(Src, P);
+  planRowBlocking(Src, P);
 }
 
 bool Offloader::roundProducts(KernelPlan &P) {

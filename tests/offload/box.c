@@ -1,4 +1,5 @@
 // ci-args: 40 33 3
+// ci-args: 41 46 2
 // ci-args: 3 3 1
 // ci-args: 2 9 0
 // ci-args: 1 1 2
