@@ -207,7 +207,7 @@ void Offloader::analyseDirective(KernelPlan &P) {
     trySwap(Src, P);
   // After the swap: the box names the grid's levels in their final order.
   proveWrittenBoxes(Src, P);
-  planRowBlocking(Src, P);
+  planRowBlocking(P);
 }
 
 bool Offloader::roundProducts(KernelPlan &P) {

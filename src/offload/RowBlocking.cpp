@@ -68,8 +68,7 @@ unsigned stencilRowsPerThread() {
   return Rows;
 }
 
-void planRowBlocking(const OffloadSource &Src, KernelPlan &P) {
-  (void)Src;
+void planRowBlocking(KernelPlan &P) {
   unsigned Rows = stencilRowsPerThread();
   if (Rows <= 1 || P.Levels.size() != 2 || !P.Reductions.empty() ||
       !P.Atomics.empty())

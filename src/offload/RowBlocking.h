@@ -25,7 +25,7 @@ unsigned stencilRowsPerThread();
 /// reduction, atomic update, loop or triangular level in it, and an array
 /// read in one body at two or more rows `i + c` (c an integer constant,
 /// i the outer level's variable).
-void planRowBlocking(const OffloadSource &Src, KernelPlan &P);
+void planRowBlocking(KernelPlan &P);
 
 } // namespace offload
 } // namespace warpwise
