@@ -17,22 +17,32 @@
 // anyway. Run with CUDA_MODULE_LOADING=EAGER, or the first launch of each
 // kernel includes loading its module.
 //
+// KERNEL_TIMER_REPEAT=N (timing runs only): after each launch, the same
+// kernel runs N more times with the same arguments, each timed, and the exit
+// adds one line per kernel, `kernel_steady_ms NAME SAMPLES MEDIAN_MS`: a
+// steady-state time (warm clocks and caches), where a single launch's time
+// also holds the GPU's clock ramp. The repeats change what a kernel that
+// updates its own input computes: never with a run whose output is checked.
+//
 // Build: g++ -O2 -shared -fPIC -I/usr/local/cuda/include kernel-timer.cpp \
 //            -o libkernel-timer.so -L/usr/local/cuda/lib64 -lcudart -ldl
 #include <cuda_runtime.h>
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <mutex>
 #include <string>
+#include <vector>
 
 namespace {
 
 struct KernelTotal {
   unsigned long Launches = 0;
   double Milliseconds = 0;
+  std::vector<float> Repeats; ///< KERNEL_TIMER_REPEAT's samples.
 };
 
 struct Totals {
@@ -49,6 +59,14 @@ struct Totals {
     for (const auto &Entry : ByName)
       std::fprintf(Out, "kernel_ms %s %lu %.6f\n", Entry.first.c_str(),
                    Entry.second.Launches, Entry.second.Milliseconds);
+    for (auto &Entry : ByName) {
+      std::vector<float> &R = Entry.second.Repeats;
+      if (R.empty())
+        continue;
+      std::sort(R.begin(), R.end());
+      std::fprintf(Out, "kernel_steady_ms %s %zu %.6f\n", Entry.first.c_str(),
+                   R.size(), R[R.size() / 2]);
+    }
     if (Out != stderr)
       std::fclose(Out);
   }
@@ -94,16 +112,29 @@ extern "C" cudaError_t __cudaLaunchKernel(cudaKernel_t Kernel, dim3 Grid,
   using Real =
       cudaError_t (*)(cudaKernel_t, dim3, dim3, void **, size_t, cudaStream_t);
   static Real RealLaunch = (Real)dlsym(RTLD_NEXT, "__cudaLaunchKernel");
+  static const int Repeat = [] {
+    const char *N = std::getenv("KERNEL_TIMER_REPEAT");
+    return N ? std::atoi(N) : 0;
+  }();
   cudaEvent_t Begin, End;
   cudaEventCreate(&Begin);
   cudaEventCreate(&End);
-  cudaEventRecord(Begin, Stream);
-  cudaError_t Result =
-      RealLaunch(Kernel, Grid, Block, Args, SharedBytes, Stream);
-  cudaEventRecord(End, Stream);
-  cudaEventSynchronize(End);
-  float Milliseconds = 0;
-  cudaEventElapsedTime(&Milliseconds, Begin, End);
+  auto Timed = [&](cudaError_t &Result) {
+    cudaEventRecord(Begin, Stream);
+    Result = RealLaunch(Kernel, Grid, Block, Args, SharedBytes, Stream);
+    cudaEventRecord(End, Stream);
+    cudaEventSynchronize(End);
+    float Milliseconds = 0;
+    cudaEventElapsedTime(&Milliseconds, Begin, End);
+    return Milliseconds;
+  };
+  cudaError_t Result = cudaSuccess;
+  float Milliseconds = Timed(Result);
+  std::vector<float> Repeats;
+  for (int K = 0; K < Repeat && Result == cudaSuccess; ++K) {
+    cudaError_t Again = cudaSuccess;
+    Repeats.push_back(Timed(Again));
+  }
   cudaEventDestroy(Begin);
   cudaEventDestroy(End);
   std::string Name = nameOf((const void *)Kernel);
@@ -111,5 +142,6 @@ extern "C" cudaError_t __cudaLaunchKernel(cudaKernel_t Kernel, dim3 Grid,
   KernelTotal &Total = totals().ByName[Name];
   ++Total.Launches;
   Total.Milliseconds += Milliseconds;
+  Total.Repeats.insert(Total.Repeats.end(), Repeats.begin(), Repeats.end());
   return Result;
 }

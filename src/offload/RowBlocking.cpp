@@ -63,7 +63,9 @@ unsigned stencilRowsPerThread() {
     const char *Text = findEmbeddedFile("offload.json");
     nlohmann::json J = nlohmann::json::parse(Text ? Text : "", nullptr, false);
     unsigned N = J.is_object() ? J.value("stencil_rows_per_thread", 1u) : 1u;
-    return N >= 1 && N <= 16 ? N : 1u;
+    // At most two: the kernel's row index, ww_g0 * rows + ww_u, then stays
+    // within its counter's type whatever the iteration count (KernelEmitter).
+    return N == 2 ? 2u : 1u;
   }();
   return Rows;
 }

@@ -5,9 +5,9 @@
 // times, once for each output row that needs it. With a thread running two
 // consecutive rows, nvcc keeps the rows they share in registers (the kernel's
 // arrays are __restrict__): PolyBench's convolution-2d loads 12 values for two
-// outputs instead of 18, and its kernel runs 0.075 ms instead of 0.093 ms on
-// an H200 (docs/benchmarks.md). The rows per thread come from
-// rules/offload.json.
+// outputs instead of 18, and its kernel runs 0.054 ms instead of 0.075 ms in
+// steady state on an H200, the suite's hand-written one 0.070 ms
+// (docs/benchmarks.md). The rows per thread come from rules/offload.json.
 //
 //===----------------------------------------------------------------------===//
 #ifndef WARPWISE_OFFLOAD_ROW_BLOCKING_H
@@ -18,7 +18,7 @@
 namespace warpwise {
 namespace offload {
 
-/// rules/offload.json's stencil_rows_per_thread (1: off).
+/// rules/offload.json's stencil_rows_per_thread: 2, or 1 (off).
 unsigned stencilRowsPerThread();
 
 /// Sets \p P.RowsPerThread where \p P is a stencil of two grid levels: no
