@@ -579,20 +579,6 @@ bool ExtentPlanner::mapShared(KernelPlan &P, const VarDecl *V,
 
 namespace {
 
-/// The statements of a block, or the one statement.
-std::vector<const Stmt *> topLevel(const Stmt *B) {
-  std::vector<const Stmt *> Out;
-  if (auto *C = dyn_cast_or_null<CompoundStmt>(B))
-    Out.assign(C->body_begin(), C->body_end());
-  else if (B)
-    Out.push_back(B);
-  return Out;
-}
-
-bool mentions(const Stmt *S, const VarDecl *V) {
-  return collectUses(S).Uses.count(V) > 0;
-}
-
 /// Writes of one array \p A over its whole extent: the extents of its
 /// dimensions (outermost from A.Count) and the loops that may run over
 /// them.
@@ -625,7 +611,8 @@ public:
       if (auto *If = dyn_cast<IfStmt>(S);
           If && If->getElse() && !If->getInit() &&
           !If->getConditionVariable() && !mentions(If->getCond(), A.Var) &&
-          writes(topLevel(If->getThen())) && writes(topLevel(If->getElse())))
+          writes(statementsOf(If->getThen())) &&
+          writes(statementsOf(If->getElse())))
         return true;
       if (auto *For = dyn_cast<ForStmt>(S);
           For &&
@@ -633,7 +620,7 @@ public:
                        [&](const LoopLevel &L) { return L.For == For; }) &&
           !mentions(For->getInit(), A.Var) &&
           !mentions(For->getCond(), A.Var) && !mentions(For->getInc(), A.Var) &&
-          writes(topLevel(For->getBody())))
+          writes(statementsOf(For->getBody())))
         return true;
       if (mentions(S, A.Var))
         return false;
@@ -713,7 +700,7 @@ void proveFullWrites(const OffloadSource &Src, KernelPlan &P) {
   std::vector<LoopLevel> Loops = P.Levels;
   if (hasOwnJump(P.Body, false, true))
     return; // A continue may skip the store.
-  std::vector<const Stmt *> Body = topLevel(P.Body);
+  std::vector<const Stmt *> Body = statementsOf(P.Body);
   for (const Stmt *S : Body)
     if (auto *For = dyn_cast<ForStmt>(S)) {
       LoopLevel L;

@@ -13,20 +13,6 @@ namespace warpwise {
 namespace offload {
 namespace {
 
-/// The statements of a block, or the one statement.
-std::vector<const Stmt *> statementsOf(const Stmt *B) {
-  std::vector<const Stmt *> Out;
-  if (auto *C = dyn_cast_or_null<CompoundStmt>(B))
-    Out.assign(C->body_begin(), C->body_end());
-  else if (B)
-    Out.push_back(B);
-  return Out;
-}
-
-bool mentions(const Stmt *S, const VarDecl *V) {
-  return collectUses(S).Uses.count(V) > 0;
-}
-
 /// Integer arithmetic on integer literals and on integer variables
 /// declared before \p Before (outside the directive), collected in
 /// \p Vars: what the host can evaluate at the launch as the kernel did.
