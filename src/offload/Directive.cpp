@@ -539,6 +539,19 @@ bool checkNestBody(const OffloadSource &Src, KernelPlan &P,
     P.Refusal = "the loop breaks out of its iterations";
     return false;
   }
+  // The kernel declares ww_t0, ww_u, ww_g0 ... around the body, and the
+  // body would read those instead of the program's variables of the name.
+  std::vector<const VarDecl *> Named;
+  for (const auto &[V, Use] : U.Uses)
+    Named.push_back(V);
+  Named.insert(Named.end(), U.Declared.begin(), U.Declared.end());
+  for (const VarDecl *V : Named)
+    if (V->getName().starts_with("ww_")) {
+      P.Refusal = "the loop uses '" + V->getNameAsString() +
+                  "', and names beginning with 'ww_' are warpwise's in the "
+                  "kernel it writes (rename the variable)";
+      return false;
+    }
   // The nest is perfect: only the innermost body can change a loop
   // variable or a bound.
   UseCollector B = collectUses(P.Body);
