@@ -351,7 +351,11 @@ bool sameVariables(const Expr *A, const Expr *B) {
 }
 
 unsigned OffloadSource::stmtEnd(const Stmt *S) const {
-  SourceLocation End = SM.getExpansionLoc(S->getEndLoc());
+  // A statement ending in a macro's arguments (`AT(B, i, j) = AT(A, i, j);`)
+  // ends at the invocation's `)`, not at its name.
+  SourceLocation End = S->getEndLoc();
+  End = End.isMacroID() ? SM.getExpansionRange(End).getEnd()
+                        : SM.getExpansionLoc(End);
   unsigned Off = offset(End) + Lexer::MeasureTokenLength(End, SM, LO);
   if (isa<CompoundStmt>(S) || Contents[Off - 1] == '}')
     return Off;
