@@ -840,6 +840,14 @@ void trySwap(const OffloadSource &Src, KernelPlan &P) {
     Why = "the bounds of '" + JN + "' depend on '" + IN + "'";
   else
     swapIndependent(Src, P, I, L.Var, L, Why, Ordered);
+  // A triangle's hull is one range in signed arithmetic only: an unsigned
+  // bound of i - 2 wraps for i < 2.
+  if (Why.empty() && (LbOff || UbOff) &&
+      (L.Var->getType()->isUnsignedIntegerType() ||
+       Outer.Var->getType()->isUnsignedIntegerType()))
+    Why = "the bounds of '" + JN + "' follow '" + IN +
+          "' in unsigned arithmetic, where the ranges of all rows are not "
+          "one range";
   if (!Why.empty()) {
     P.SwapNote = "the accesses stride by rows of '" + IN +
                  "' but the nest was not swapped: " + Why;

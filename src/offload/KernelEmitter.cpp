@@ -320,18 +320,17 @@ std::string KernelEmitter::hullText(const Expr *From, long long Offset) const {
          (Offset < 0 ? " - " : " + ") + std::to_string(std::llabs(Offset));
 }
 
-std::pair<std::string, std::string>
-KernelEmitter::unsignedLoopTypes(const LoopLevel &L) const {
+std::string KernelEmitter::boundType(const LoopLevel &L) const {
+  QualType Var = L.Var->getType().getUnqualifiedType();
+  if (Var->isUnsignedIntegerType())
+    return typeText(Var);
   auto *Cond = L.For ? dyn_cast_or_null<BinaryOperator>(
                            L.For->getCond()->IgnoreParenImpCasts())
                      : nullptr;
-  QualType Var = L.Var->getType().getUnqualifiedType();
-  if (!Cond || !Cond->isComparisonOp())
-    return {};
-  QualType Cmp = Cond->getLHS()->getType().getUnqualifiedType();
-  if (!Var->isUnsignedIntegerType() && !Cmp->isUnsignedIntegerType())
-    return {};
-  return {typeText(Var), typeText(Cmp)};
+  if (Cond && Cond->isComparisonOp() &&
+      Cond->getLHS()->getType()->isUnsignedIntegerType())
+    return typeText(Var);
+  return "";
 }
 
 std::string KernelEmitter::iterationCounts(const KernelPlan &P,
@@ -341,19 +340,24 @@ std::string KernelEmitter::iterationCounts(const KernelPlan &P,
   for (size_t K = 0; K < P.Levels.size(); ++K) {
     const LoopLevel &L = P.Levels[K];
     std::string Ks = std::to_string(K);
-    // An unsigned variable or comparison: the bounds as the loop sees them,
-    // the first converted to the variable's type, both to the comparison's
-    // (`for (unsigned j = lo; j < hi; ...)` with lo == -1 runs no iteration).
-    std::string AsLb, AsUb;
-    if (auto [Var, Cmp] = unsignedLoopTypes(L); !Var.empty()) {
-      AsLb = "(" + Cmp + ")(" + Var + ")";
-      AsUb = "(" + Cmp + ")";
+    // An unsigned variable or comparison: both bounds converted to the
+    // variable's type, as GCC's OpenMP counts the loop (`for (unsigned j =
+    // lo; j < hi; ...)` with lo == -1 runs no iteration); an unsigned
+    // variable's count in unsigned arithmetic, which a range across
+    // LLONG_MAX needs. (Loop swap makes no hull of unsigned bounds.)
+    std::string As = boundType(L), Bound = "long long";
+    if (!As.empty()) {
+      if (L.Var->getType()->isUnsignedIntegerType())
+        Bound = "unsigned long long";
+      As = "(" + As + ")";
     }
-    OS << "  const long long ww_lb" << Ks << " = (long long)" << AsLb << "("
+    OS << "  const " << Bound << " ww_lb" << Ks << " = (" << Bound << ")" << As
+       << "("
        << (L.HullFrom ? hullText(L.HullFrom, L.HullOffset)
                       : sourceText(Ctx, L.Lb->getSourceRange()))
        << ");\n";
-    OS << "  const long long ww_ub" << Ks << " = (long long)" << AsUb << "("
+    OS << "  const " << Bound << " ww_ub" << Ks << " = (" << Bound << ")" << As
+       << "("
        << (L.HullUbFrom ? hullText(L.HullUbFrom, L.HullUbOffset)
                         : sourceText(Ctx, L.Ub->getSourceRange()))
        << ");\n";

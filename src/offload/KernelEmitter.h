@@ -84,9 +84,8 @@ private:
   /// `omp simd` pragmas commented out.
   std::string kernelBody(const KernelPlan &P) const;
   /// For a loop whose variable or comparison is unsigned: the variable's
-  /// type and the comparison's, as C spells them; else two empty strings.
-  std::pair<std::string, std::string>
-  unsignedLoopTypes(const LoopLevel &L) const;
+  /// type as C spells it, which its bounds are converted to; else "".
+  std::string boundType(const LoopLevel &L) const;
   /// ww_lbK, ww_ubK, ww_stK and the iteration count ww_nK of each level.
   std::string iterationCounts(const KernelPlan &P, std::string &Cond) const;
   /// The block and grid of \p P's launch.
