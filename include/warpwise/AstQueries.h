@@ -42,6 +42,9 @@ std::set<const clang::VarDecl *> writtenVariables(const clang::Stmt *S);
 /// No branch, loop, switch or call anywhere in \p S.
 bool isStraightLine(const clang::Stmt *S);
 
+/// The statements of a block, or the one statement (null: none).
+std::vector<const clang::Stmt *> statementsOf(const clang::Stmt *B);
+
 } // namespace warpwise
 
 #endif

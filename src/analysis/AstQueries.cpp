@@ -103,6 +103,15 @@ std::set<const VarDecl *> writtenVariables(const Stmt *S) {
   return Out;
 }
 
+std::vector<const Stmt *> statementsOf(const Stmt *B) {
+  std::vector<const Stmt *> Out;
+  if (auto *C = dyn_cast_or_null<CompoundStmt>(B))
+    Out.assign(C->body_begin(), C->body_end());
+  else if (B)
+    Out.push_back(B);
+  return Out;
+}
+
 bool isStraightLine(const Stmt *S) {
   if (!S)
     return true;

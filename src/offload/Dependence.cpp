@@ -841,10 +841,16 @@ void trySwap(const OffloadSource &Src, KernelPlan &P) {
   else
     swapIndependent(Src, P, I, L.Var, L, Why, Ordered);
   // A triangle's hull is one range in signed arithmetic only: an unsigned
-  // bound of i - 2 wraps for i < 2.
-  if (Why.empty() && (LbOff || UbOff) &&
-      (L.Var->getType()->isUnsignedIntegerType() ||
-       Outer.Var->getType()->isUnsignedIntegerType()))
+  // bound of i - 2 wraps for i < 2, and an unsigned comparison in the
+  // kernel's per-row checks would not count the rows as the host does.
+  auto Unsigned = [](const LoopLevel &X) {
+    auto *Cond = X.For ? dyn_cast_or_null<BinaryOperator>(
+                             X.For->getCond()->IgnoreParenImpCasts())
+                       : nullptr;
+    return X.Var->getType()->isUnsignedIntegerType() ||
+           (Cond && Cond->getLHS()->getType()->isUnsignedIntegerType());
+  };
+  if (Why.empty() && (LbOff || UbOff) && (Unsigned(L) || Unsigned(Outer)))
     Why = "the bounds of '" + JN + "' follow '" + IN +
           "' in unsigned arithmetic, where the ranges of all rows are not "
           "one range";

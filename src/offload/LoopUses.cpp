@@ -262,14 +262,5 @@ bool mentions(const Stmt *S, const VarDecl *V) {
   return collectUses(S).Uses.count(V) > 0;
 }
 
-std::vector<const Stmt *> statementsOf(const Stmt *B) {
-  std::vector<const Stmt *> Out;
-  if (auto *C = dyn_cast_or_null<CompoundStmt>(B))
-    Out.assign(C->body_begin(), C->body_end());
-  else if (B)
-    Out.push_back(B);
-  return Out;
-}
-
 } // namespace offload
 } // namespace warpwise

@@ -79,9 +79,6 @@ UseCollector collectUses(const clang::Stmt *S, bool InFunction = false);
 /// Whether \p S (null: none) uses \p V.
 bool mentions(const clang::Stmt *S, const clang::VarDecl *V);
 
-/// The statements of a block, or the one statement (null: none).
-std::vector<const clang::Stmt *> statementsOf(const clang::Stmt *B);
-
 } // namespace offload
 } // namespace warpwise
 

@@ -3,6 +3,8 @@
 #include "LoopUses.h"
 #include "OffloadAst.h"
 
+#include "warpwise/AstQueries.h"
+
 #include "../transform/SourceText.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -48,15 +50,6 @@ bool hostArithmetic(const SourceManager &SM, const Expr *E,
   return false;
 }
 
-/// A goto or return in \p S: a jump past the store.
-bool jumpsAway(const Stmt *S) {
-  if (!S)
-    return false;
-  if (isa<GotoStmt>(S) || isa<IndirectGotoStmt>(S) || isa<ReturnStmt>(S))
-    return true;
-  return llvm::any_of(childrenOf(S), jumpsAway);
-}
-
 /// A signed integer type no wider than \p Bits.
 bool signedNoWiderThan(const ASTContext &Ctx, QualType T, uint64_t Bits) {
   T = T.getCanonicalType();
@@ -84,8 +77,9 @@ public:
       : Src(Src), P(P), A(A), Dims(Dims) {}
 
   std::vector<BoxDim> find() {
-    // Every iteration reaches the store: no continue, goto or return.
-    if (hasOwnJump(P.Body, false, true) || jumpsAway(P.Body) ||
+    // Every iteration reaches the store: no continue (a goto or return
+    // keeps the loop on the host already, checkNestBody).
+    if (hasOwnJump(P.Body, false, true) ||
         !firstMentionIsStore(statementsOf(P.Body)) ||
         !onlySameElement(P.Body, {}))
       return {};

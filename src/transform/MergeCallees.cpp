@@ -25,6 +25,8 @@
 #include "MergeEngine.h"
 #include "SideEffects.h"
 
+#include "warpwise/AstQueries.h"
+
 #include "clang/AST/Attr.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
@@ -514,14 +516,6 @@ bool Merger::mergeBodies(const FunctionDecl *A, const FunctionDecl *B,
 }
 
 void Merger::noteUnmergedCalls(const Stmt *Then, const Stmt *Else) {
-  auto Statements = [](const Stmt *Side) {
-    std::vector<const Stmt *> Out;
-    if (auto *CS = dyn_cast_or_null<CompoundStmt>(Side))
-      Out.assign(CS->body_begin(), CS->body_end());
-    else if (Side)
-      Out.push_back(Side);
-    return Out;
-  };
   std::function<void(const Stmt *, std::vector<const CallExpr *> &)> Calls =
       [&](const Stmt *S, std::vector<const CallExpr *> &Out) {
         if (!S)
@@ -532,7 +526,7 @@ void Merger::noteUnmergedCalls(const Stmt *Then, const Stmt *Else) {
         for (const Stmt *Child : S->children())
           Calls(Child, Out);
       };
-  std::vector<const Stmt *> A = Statements(Then), B = Statements(Else);
+  std::vector<const Stmt *> A = statementsOf(Then), B = statementsOf(Else);
   std::set<std::string> Said;
   for (size_t I = 0; I < std::min(A.size(), B.size()); ++I) {
     std::vector<const CallExpr *> CA, CB;
