@@ -194,6 +194,11 @@ bool CallerExtents::countOf(const FunctionDecl *F, const ParmVarDecl *V,
   return true;
 }
 
+const std::vector<CallerExtents::CallSite> &
+CallerExtents::callsOf(const FunctionDecl *F) {
+  return Calls[F->getCanonicalDecl()];
+}
+
 bool CallerExtents::mayBeCalledElsewhere(const FunctionDecl *F,
                                          std::string &Why) {
   std::string Name = "'" + F->getNameAsString() + "'";

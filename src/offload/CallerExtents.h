@@ -53,6 +53,16 @@ public:
   bool countOf(const clang::FunctionDecl *F, const clang::ParmVarDecl *V,
                CallerCount &Out, std::string &Why);
 
+  struct CallSite {
+    const clang::CallExpr *Expr;
+    const clang::FunctionDecl *Caller; ///< Null in a lambda.
+  };
+  /// The calls of \p F in the file.
+  const std::vector<CallSite> &callsOf(const clang::FunctionDecl *F);
+  /// Whether a call of \p F may be out of view (\p Why says why): another
+  /// file, a function pointer, a template or member function.
+  bool mayBeCalledElsewhere(const clang::FunctionDecl *F, std::string &Why);
+
   /// How \p X is used in \p G other than by value ("" if it is not):
   /// assignments count as reads before \p Before (everywhere when
   /// \p Before is 0 and \p Assignments).
@@ -72,11 +82,6 @@ private:
     void append(const std::string &S) { Text.back() += S; }
     void append(const Count &C);
   };
-  struct CallSite {
-    const clang::CallExpr *Expr;
-    const clang::FunctionDecl *Caller;
-  };
-
   bool paramCount(const clang::FunctionDecl *F, unsigned Index, Count &Out,
                   std::string &Why, unsigned Depth);
   bool inCallee(const CallSite &C, const clang::FunctionDecl *F, Count &Out,
@@ -96,7 +101,6 @@ private:
   bool stableUntilCall(const Count &Count, const clang::FunctionDecl *G,
                        const clang::Stmt *Allocation, std::string &Why);
   bool unchangedIn(const clang::FunctionDecl *F, const clang::VarDecl *P);
-  bool mayBeCalledElsewhere(const clang::FunctionDecl *F, std::string &Why);
   const FunctionData &dataOf(const clang::FunctionDecl *G);
   std::string lineOf(const clang::Stmt *S) const;
 

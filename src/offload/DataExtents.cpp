@@ -371,14 +371,19 @@ bool ExtentPlanner::extentFromMalloc(KernelPlan &P, const VarDecl *V,
   return true;
 }
 
+CallerExtents &ExtentPlanner::callers() {
+  if (!Callers)
+    Callers = std::make_unique<CallerExtents>(Src, WholeProgram);
+  return *Callers;
+}
+
 bool ExtentPlanner::extentFromCallers(KernelPlan &P, const ParmVarDecl *V,
                                       MappedArray &A, std::string &Why) {
   if (V->getDeclContext() != P.Function) {
     Why = "it is a parameter of a lambda, whose calls are not followed";
     return false;
   }
-  if (!Callers)
-    Callers = std::make_unique<CallerExtents>(Src, WholeProgram);
+  callers();
   // The calls first: why they are not followed says more (a template's
   // parameters are not even read by value as written).
   CallerCount C;

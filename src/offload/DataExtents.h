@@ -103,6 +103,8 @@ public:
   /// map clause's direction and section, or else the malloc's extent.
   bool mapShared(KernelPlan &P, const clang::VarDecl *V, const UseCollector &U,
                  const ClauseSet &C);
+  /// Every call in the file (built on first use).
+  CallerExtents &callers();
 
 private:
   bool sectionExtent(KernelPlan &P, const clang::Expr *Section,

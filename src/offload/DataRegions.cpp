@@ -1,5 +1,6 @@
 //===- DataRegions.cpp - Where device data lives and what crosses ---------===//
 #include "DataRegions.h"
+#include "UnreadAfterCall.h"
 
 #include "warpwise/AstQueries.h"
 
@@ -361,10 +362,28 @@ void RegionPlanner::walkCompound(const CompoundStmt *C, bool InHostLoop) {
   }
 }
 
+std::string RegionPlanner::unreadAfter(const VarDecl *V, const Region &R) {
+  if (!usedOnlyIn(V, R))
+    return "";
+  auto *P = dyn_cast<ParmVarDecl>(V);
+  if (!P)
+    return "the host never reads it afterwards";
+  // The function does not read it after the region; its callers must not
+  // either.
+  if (P->getDeclContext() != Fn.F || !P->getType()->isPointerType())
+    return "";
+  std::string From, Why;
+  if (!unreadAfterCalls(Src, Callers(), Fn.F, P, From, Why))
+    return "";
+  return "'" + Fn.F->getNameAsString() + "' uses it only here, and " + From;
+}
+
 bool RegionPlanner::usedOnlyIn(const VarDecl *V, const Region &R) {
   // Every reference to V in the function is inside the region, V's own
-  // malloc, or free(V): the host never sees its contents.
-  if (!V->isLocalVarDecl() || V->isStaticLocal())
+  // malloc, or free(V): the host never sees its contents. A parameter may
+  // not be assigned: it would no longer be the caller's array.
+  bool Param = isa<ParmVarDecl>(V) && V->getDeclContext() == Fn.F;
+  if (!Param && (!V->isLocalVarDecl() || V->isStaticLocal()))
     return false;
   unsigned B = Src.offset(R.First->getBeginLoc()), E = Src.endOf(R.Last);
   bool OK = true;
@@ -382,7 +401,7 @@ bool RegionPlanner::usedOnlyIn(const VarDecl *V, const Region &R) {
           Allowed = true;
       if (auto *Bin = dyn_cast_or_null<BinaryOperator>(Up);
           Bin && Bin->getOpcode() == BO_Assign &&
-          referencedVar(Bin->getLHS()) == V)
+          referencedVar(Bin->getLHS()) == V && !Param)
         Allowed = true;
       if (!Allowed)
         OK = false;
@@ -431,6 +450,26 @@ std::string boxText(const MappedArray &A) {
     Out += (Out.empty() ? "" : " x ") + ("[" + D.Lb + ", " + D.Ub) +
            (D.Inclusive ? "]" : ")");
   return "'" + A.Name + "' over " + Out;
+}
+
+/// The loops that read \p A's box back, for a message: " but that box
+/// (the loop at line 87 reads it back over [0, nr); where that is not
+/// inside the box, it is copied in before the launch)".
+std::string readsBackText(const MappedArray &A) {
+  std::string Loops, Ranges;
+  for (const BoxRead &R : A.BoxReads) {
+    Loops += (Loops.empty() ? "" : ", ") + std::to_string(R.Line);
+    Ranges += (Ranges.empty() ? "" : ", ") + ("[" + R.Lb + ", " + R.Ub) +
+              (R.Inclusive ? "]" : ")");
+  }
+  if (Loops.empty())
+    return "";
+  bool One = A.BoxReads.size() == 1;
+  return " but that box (the loop" +
+         std::string(One ? " at line " : "s at lines ") + Loops +
+         (One ? " reads" : " read") + " it back over " + Ranges +
+         "; where that is not inside the box, it is copied in before the "
+         "launch)";
 }
 
 /// Why an array copied out is (or is not) copied in, and whether it is.
@@ -509,9 +548,11 @@ void RegionPlanner::finishRegion(Region &R, bool InHostLoop) {
       continue;
     }
     bool Out = CopyOut[V];
-    if (Out && !InHostLoop && usedOnlyIn(V, R)) {
-      Out = false;
-      Why.push_back("not copied out: the host never reads it afterwards");
+    if (Out && !InHostLoop) {
+      if (std::string Unread = unreadAfter(V, R); !Unread.empty()) {
+        Out = false;
+        Why.push_back("not copied out: " + Unread);
+      }
     }
     bool In = true;
     if (const FirstUse &F = First[V]; F.Box && F.Kernels == 1 && !F.InLoop) {
@@ -521,9 +562,8 @@ void RegionPlanner::finishRegion(Region &R, bool InHostLoop) {
       R.Boxes[V] = F.Box;
       Why.insert(Why.begin(),
                  "not copied in: line " + std::to_string(F.Line) + " writes " +
-                     boxText(*F.Box) +
-                     " and touches nothing "
-                     "else" +
+                     boxText(*F.Box) + " and touches nothing else" +
+                     readsBackText(*F.Box) +
                      (Out ? "; only that part is copied out" : ""));
     } else {
       In = copyIn(F, Out, Why);

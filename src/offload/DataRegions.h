@@ -26,6 +26,8 @@
 namespace warpwise {
 namespace offload {
 
+class CallerExtents;
+
 /// One statement of a region: an offloaded directive (a group's loops
 /// count as its kernels), or a host loop around offloaded directives.
 struct Unit {
@@ -83,9 +85,12 @@ public:
   /// Plans a directive (once; later calls return the same plan).
   using PlanFn =
       std::function<KernelPlan &(const clang::OMPExecutableDirective *)>;
+  /// Every call in the file, for the arrays the function's callers pass.
+  using CallersFn = std::function<CallerExtents &()>;
   RegionPlanner(const OffloadSource &Src, const FunctionData &Fn, PlanFn Plan,
-                std::vector<Region> &Regions)
-      : Src(Src), Fn(Fn), Plan(std::move(Plan)), Regions(Regions) {}
+                CallersFn Callers, std::vector<Region> &Regions)
+      : Src(Src), Fn(Fn), Plan(std::move(Plan)), Callers(std::move(Callers)),
+        Regions(Regions) {}
 
   /// Plans the directives under \p S as the walk meets them, and appends
   /// the regions of the offloaded ones to Regions.
@@ -110,10 +115,15 @@ private:
   /// Every reference to \p V in the function is inside \p R, V's own
   /// malloc, or free(V): the host never sees its contents.
   bool usedOnlyIn(const clang::VarDecl *V, const Region &R);
+  /// Why the host never reads \p V, copied out by \p R, after the region
+  /// ("" when it may): a local used only in it, or a parameter used only in
+  /// it whose callers only free their array after the call.
+  std::string unreadAfter(const clang::VarDecl *V, const Region &R);
 
   const OffloadSource &Src;
   const FunctionData &Fn;
   PlanFn Plan;
+  CallersFn Callers;
   std::vector<Region> &Regions;
 };
 

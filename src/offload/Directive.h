@@ -59,6 +59,18 @@ struct BoxDim {
   bool Inclusive = false;
 };
 
+/// A loop after the store's that reads the box back (`for (p = 0; p < nr;
+/// p++) A[r][q][p] = sum[r][q][p];`): its variable subscripts dimension Dim
+/// of the box, from Lb up to Ub (`<`, or `<=` where Inclusive) as written.
+/// The reads are of values the thread wrote only where that range is inside
+/// the box's, which the launch checks (otherwise the array is copied in).
+struct BoxRead {
+  size_t Dim = 0;
+  std::string Lb, Ub;
+  bool Inclusive = false;
+  unsigned Line = 0;
+};
+
 /// A shared array of the nest, as its device copy is made.
 struct MappedArray {
   const clang::VarDecl *Var = nullptr;
@@ -92,6 +104,8 @@ struct MappedArray {
   /// dimension, outermost first), and touches no other element: only the
   /// box need come back, and nothing need go in (proveWrittenBoxes).
   std::vector<BoxDim> WrittenBox;
+  /// Loops after the store that read the box back (BoxRead).
+  std::vector<BoxRead> BoxReads;
   bool PassedToCall = false;
   MapKind Map = MapKind::None;
 };

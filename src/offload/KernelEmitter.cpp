@@ -457,6 +457,7 @@ std::string KernelEmitter::launchText(const KernelPlan &P,
   std::string Cond;
   OS << iterationCounts(P, Cond);
   OS << "  if (" << Cond << ") {\n";
+  OS << boxCopyIn(P, R);
   OS << gridText(P);
   OS << "    WW_OMP_TIME_BEGIN\n";
   OS << "    " << P.Name << "<<<ww_grid, ww_block>>>(";
@@ -581,10 +582,47 @@ std::string KernelEmitter::boxAssignments(const KernelPlan &P,
   return Out;
 }
 
+std::string KernelEmitter::boxCopyIn(const KernelPlan &P,
+                                     const Region &R) const {
+  auto Range = [](const std::string &Lb, const std::string &Ub,
+                  bool Inclusive) {
+    return std::make_pair("(long long)(" + Lb + ")",
+                          "(long long)(" + Ub + ")" +
+                              (Inclusive ? " + 1" : ""));
+  };
+  std::string Out;
+  for (const MappedArray &A : P.Arrays) {
+    auto It = R.Boxes.find(A.Var);
+    if (It == R.Boxes.end() || It->second != &A || A.BoxReads.empty())
+      continue;
+    // Each loop that reads the box back runs inside the box's range of its
+    // dimension, or not at all; else the host's values must be there.
+    std::string Inside;
+    for (const BoxRead &Read : A.BoxReads) {
+      const BoxDim &B = A.WrittenBox[Read.Dim];
+      auto [RLo, RHi] = Range(Read.Lb, Read.Ub, Read.Inclusive);
+      auto [BLo, BHi] = Range(B.Lb, B.Ub, B.Inclusive);
+      Inside += (Inside.empty() ? "" : " &&\n        ") + ("(" + RHi) +
+                " <= " + RLo + " || (" + BLo + " <= " + RLo + " && " + RHi +
+                " <= " + BHi + "))";
+    }
+    std::string D = deviceName(R, A.Var);
+    Out += "    // warpwise offload: where a loop that reads '" + A.Name +
+           "' back runs outside the part the kernel writes, the host's "
+           "values go in first\n";
+    Out += "    if (!(" + Inside + "))\n";
+    Out += "      WW_OMP_CHECK(cudaMemcpy(" + D + ", " + A.Name + ", (size_t)" +
+           A.Count + " * sizeof(*" + D + "), cudaMemcpyHostToDevice));\n";
+  }
+  return Out;
+}
+
 std::string KernelEmitter::boxCopyOut(const MappedArray &A,
                                       const std::string &D) const {
   std::string Box = D + "_box";
   auto At = [&](size_t K) { return Box + "[" + std::to_string(K) + "]"; };
+  if (A.WrittenBox.size() == 3)
+    return boxCopyOut3D(A, D);
   if (A.WrittenBox.size() == 1)
     return "if (" + At(1) + " > " + At(0) + ")\n  WW_OMP_CHECK(cudaMemcpy(" +
            A.Name + " + " + At(0) + ", " + D + " + " + At(0) + ", (size_t)(" +
@@ -597,6 +635,35 @@ std::string KernelEmitter::boxCopyOut(const MappedArray &A,
          "], sizeof(*" + D + "), (size_t)(" + At(3) + " - " + At(2) +
          ") * sizeof(**" + D + "), (size_t)(" + At(1) + " - " + At(0) +
          "), cudaMemcpyDeviceToHost));\n";
+}
+
+std::string KernelEmitter::boxCopyOut3D(const MappedArray &A,
+                                        const std::string &D) const {
+  std::string Box = D + "_box";
+  auto At = [&](size_t K) { return Box + "[" + std::to_string(K) + "]"; };
+  // Host and device copies have the same layout: rows of sizeof(**D)
+  // bytes, sizeof(*D) / sizeof(**D) rows a plane.
+  std::string Parms = D + "_copy";
+  std::string Rows = "sizeof(*" + D + ") / sizeof(**" + D + ")";
+  auto Pitched = [&](const std::string &Ptr) {
+    return "make_cudaPitchedPtr((void *)" + Ptr + ", sizeof(**" + D +
+           "), sizeof(**" + D + "), " + Rows + ")";
+  };
+  std::string Out = "if (" + At(1) + " > " + At(0) + " && " + At(3) + " > " +
+                    At(2) + " && " + At(5) + " > " + At(4) + ") {\n";
+  Out += "  cudaMemcpy3DParms " + Parms + " = {};\n";
+  Out += "  " + Parms + ".srcPtr = " + Pitched(D) + ";\n";
+  Out += "  " + Parms + ".dstPtr = " + Pitched(A.Name) + ";\n";
+  Out += "  " + Parms + ".srcPos = make_cudaPos((size_t)" + At(4) +
+         " * sizeof(***" + D + "), (size_t)" + At(2) + ", (size_t)" + At(0) +
+         ");\n";
+  Out += "  " + Parms + ".dstPos = " + Parms + ".srcPos;\n";
+  Out += "  " + Parms + ".extent = make_cudaExtent((size_t)(" + At(5) + " - " +
+         At(4) + ") * sizeof(***" + D + "), (size_t)(" + At(3) + " - " + At(2) +
+         "), (size_t)(" + At(1) + " - " + At(0) + "));\n";
+  Out += "  " + Parms + ".kind = cudaMemcpyDeviceToHost;\n";
+  Out += "  WW_OMP_CHECK(cudaMemcpy3D(&" + Parms + "));\n}\n";
+  return Out;
 }
 
 std::string KernelEmitter::aliasCondition(const Region &R) const {

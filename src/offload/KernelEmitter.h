@@ -98,6 +98,10 @@ private:
   std::string boxAssignments(const KernelPlan &P, const Region &R) const;
   /// The copy back of that box of \p A (device copy \p D), if not empty.
   std::string boxCopyOut(const MappedArray &A, const std::string &D) const;
+  std::string boxCopyOut3D(const MappedArray &A, const std::string &D) const;
+  /// Before \p P's launch: the copy in of an array whose box is read back
+  /// (MappedArray::BoxReads) where a read may fall outside the box.
+  std::string boxCopyIn(const KernelPlan &P, const Region &R) const;
   /// The run-time check that \p R's arrays not proven separate are apart.
   std::string aliasCondition(const Region &R) const;
   /// The region as the input has it, pragmas included: what runs on the

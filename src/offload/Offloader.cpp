@@ -451,7 +451,7 @@ void Offloader::planFunction(const FunctionDecl *F) {
   RegionPlanner Walker(
       Src, Fn,
       [&](const OMPExecutableDirective *D) -> KernelPlan & { return plan(D); },
-      Regions);
+      [&]() -> CallerExtents & { return Extents.callers(); }, Regions);
   Walker.walk(F->getBody(), false);
   // Directives nested where the walk did not look (inside refused
   // directives) are left alone with them.

@@ -79,10 +79,20 @@ public:
   std::vector<BoxDim> find() {
     // Every iteration reaches the store: no continue (a goto or return
     // keeps the loop on the host already, checkNestBody).
-    if (hasOwnJump(P.Body, false, true) ||
-        !firstMentionIsStore(statementsOf(P.Body)) ||
-        !onlySameElement(P.Body, {}))
+    std::vector<const Stmt *> Top = statementsOf(P.Body);
+    if (hasOwnJump(P.Body, false, true) || !firstMentionIsStore(Top))
       return {};
+    // Up to the statement of the store, only the stored element; after it,
+    // reads of the box back (checked at the launch to stay inside it). A
+    // store outside inner loops is one element, the thread's own, which
+    // any later statement may read or write.
+    bool After = false;
+    for (const Stmt *S : Top) {
+      if (After && !InnerLoops.empty() ? !readsBack(S, {})
+                                       : !onlySameElement(S, {}))
+        return {};
+      After = After || mentions(S, A.Var);
+    }
     // Each loop around the store runs over a dimension of the box: one
     // that might run zero times would leave its part unwritten.
     for (const LoopLevel &L : InnerLoops)
@@ -122,11 +132,27 @@ public:
       D.Inclusive = L->Cmp == BO_LE;
       Box.push_back(D);
     }
+    for (const ReadLoop &R : Reads) {
+      if (!hostArithmetic(Src.SM, R.Loop.Lb, P.Directive->getBeginLoc(),
+                          BoundVars) ||
+          !hostArithmetic(Src.SM, R.Loop.Ub, P.Directive->getBeginLoc(),
+                          BoundVars) ||
+          Box[R.Dim].Level >= 0)
+        return {};
+      Found.push_back(
+          {R.Dim, sourceText(Src.Ctx, R.Loop.Lb->getSourceRange()),
+           sourceText(Src.Ctx, R.Loop.Ub->getSourceRange()),
+           R.Loop.Cmp == BO_LE,
+           Src.SM.getSpellingLineNumber(R.Loop.For->getBeginLoc())});
+    }
     // The bounds mean at the launch what they meant in the kernel.
     if (!BoundVars.empty() && writesAny(directiveBody(P.Directive), BoundVars))
       return {};
     return Box;
   }
+
+  /// The loops that read the box back, once find() has returned a box.
+  const std::vector<BoxRead> &reads() const { return Found; }
 
 private:
   /// The first statement of \p List to mention A is the store, or an inner
@@ -204,12 +230,91 @@ private:
     return true;
   }
 
+  /// Every mention of A under \p S, a statement after the store's, reads
+  /// an element whose subscripts of grid levels are the store's and whose
+  /// others are each the variable of a loop around the mention in S (\p
+  /// Open), counting up by one; those loops go to Reads. Nothing in S
+  /// writes A, takes an element's address or passes one to a call.
+  bool readsBack(const Stmt *S, std::vector<LoopLevel> Open) {
+    if (!S)
+      return true;
+    if (auto *For = dyn_cast<ForStmt>(S)) {
+      LoopLevel L;
+      std::string Why;
+      if (!readCanonicalLoop(Src, For, L, Why))
+        L.Var = nullptr; // Its variable subscripts nothing in the box.
+      for (const Stmt *H : {For->getInit(), (const Stmt *)For->getCond(),
+                            (const Stmt *)For->getInc()})
+        if (!readsBack(H, Open))
+          return false;
+      if (L.Var)
+        Open.push_back(L);
+      return readsBack(For->getBody(), Open);
+    }
+    if (auto *E = dyn_cast<Expr>(S)) {
+      if (auto *B = dyn_cast<BinaryOperator>(E);
+          B && B->isAssignmentOp() && mentions(B->getLHS(), A.Var))
+        return false;
+      if (auto *U = dyn_cast<UnaryOperator>(E);
+          U && (U->isIncrementDecrementOp() || U->getOpcode() == UO_AddrOf) &&
+          mentions(U->getSubExpr(), A.Var))
+        return false;
+      if (auto *C = dyn_cast<CallExpr>(E);
+          C && llvm::any_of(C->arguments(),
+                            [&](const Expr *X) { return mentions(X, A.Var); }))
+        return false;
+      std::vector<const VarDecl *> Vars;
+      if (isa<ArraySubscriptExpr>(E->IgnoreParenImpCasts()) &&
+          elementVars(E->IgnoreParenImpCasts(), Vars))
+        return readInBox(Vars, Open);
+      if (auto *DR = dyn_cast<DeclRefExpr>(E); DR && DR->getDecl() == A.Var)
+        return false;
+    }
+    for (const Stmt *C : childrenOf(S))
+      if (!readsBack(C, Open))
+        return false;
+    return true;
+  }
+
+  /// One element read back: \p Vars its subscripts, \p Open the loops
+  /// around it.
+  bool readInBox(const std::vector<const VarDecl *> &Vars,
+                 const std::vector<LoopLevel> &Open) {
+    for (size_t D = 0; D < Vars.size(); ++D) {
+      if (llvm::any_of(P.Levels, [&](const LoopLevel &L) {
+            return L.Var == StoreSubs[D];
+          })) {
+        if (Vars[D] != StoreSubs[D])
+          return false; // Another thread's element.
+        continue;
+      }
+      auto It = llvm::find_if(llvm::reverse(Open), [&](const LoopLevel &L) {
+        return L.Var == Vars[D];
+      });
+      if (It == Open.rend() || !It->UnitStep || It->Decreasing ||
+          (It->Cmp != BO_LT && It->Cmp != BO_LE) || !signedLoop(Src.Ctx, *It))
+        return false; // The variable's value is not its loop's range.
+      if (!llvm::any_of(Reads, [&](const ReadLoop &R) {
+            return R.Dim == D && R.Loop.For == It->For;
+          }))
+        Reads.push_back({D, *It});
+    }
+    return true;
+  }
+
+  struct ReadLoop {
+    size_t Dim;
+    LoopLevel Loop;
+  };
+
   const OffloadSource &Src;
   const KernelPlan &P;
   const MappedArray &A;
   size_t Dims;
   std::vector<LoopLevel> InnerLoops; ///< Around the store, outermost first.
   std::vector<const VarDecl *> StoreSubs;
+  std::vector<ReadLoop> Reads;
+  std::vector<BoxRead> Found;
 };
 
 /// The dimensions of \p A's device copy: its pointer and the constant
@@ -232,9 +337,12 @@ void proveWrittenBoxes(const OffloadSource &Src, KernelPlan &P) {
         A.Map == MapKind::To || A.Map == MapKind::Alloc)
       continue;
     size_t Dims = dimensionsOf(Src.Ctx, A);
-    if (Dims > 2)
-      continue; // Copied as a box of rows: one or two dimensions.
-    A.WrittenBox = BoxFinder(Src, P, A, Dims).find();
+    if (Dims > 3)
+      continue; // Copied out by cudaMemcpy, 2D or 3D.
+    BoxFinder Finder(Src, P, A, Dims);
+    A.WrittenBox = Finder.find();
+    if (!A.WrittenBox.empty())
+      A.BoxReads = Finder.reads();
   }
 }
 

@@ -4,6 +4,7 @@
 #ifndef WARPWISE_OFFLOAD_TEST_SUPPORT_H
 #define WARPWISE_OFFLOAD_TEST_SUPPORT_H
 
+#include "offload/CallerExtents.h"
 #include "offload/DataExtents.h"
 #include "offload/DataRegions.h"
 #include "offload/Dependence.h"
@@ -126,6 +127,7 @@ struct FunctionPlanner {
   FunctionData Fn;
   std::map<const clang::OMPExecutableDirective *, KernelPlan> Plans;
   std::vector<Region> Regions;
+  std::unique_ptr<CallerExtents> Callers;
 
   FunctionPlanner(Parsed &In, llvm::StringRef Name) : In(In) {
     const clang::FunctionDecl *F = In.function(Name);
@@ -135,6 +137,11 @@ struct FunctionPlanner {
         *In.Src, Fn,
         [&](const clang::OMPExecutableDirective *D) -> KernelPlan & {
           return plan(D);
+        },
+        [&]() -> CallerExtents & {
+          if (!Callers)
+            Callers = std::make_unique<CallerExtents>(*In.Src);
+          return *Callers;
         },
         Regions);
     Walker.walk(F->getBody(), false);
