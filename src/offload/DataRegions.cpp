@@ -375,7 +375,7 @@ std::string RegionPlanner::unreadAfter(const VarDecl *V, const Region &R) {
   std::string From, Why;
   if (!unreadAfterCalls(Src, Callers(), Fn.F, P, From, Why))
     return "";
-  return "'" + Fn.F->getNameAsString() + "' uses it only here, and " + From;
+  return "'" + Fn.F->getNameAsString() + "' uses it only here; " + From;
 }
 
 bool RegionPlanner::usedOnlyIn(const VarDecl *V, const Region &R) {
@@ -383,7 +383,9 @@ bool RegionPlanner::usedOnlyIn(const VarDecl *V, const Region &R) {
   // malloc, or free(V): the host never sees its contents. A parameter may
   // not be assigned: it would no longer be the caller's array.
   bool Param = isa<ParmVarDecl>(V) && V->getDeclContext() == Fn.F;
-  if (!Param && (!V->isLocalVarDecl() || V->isStaticLocal()))
+  // Automatic storage: not a static local, nor a block-scope extern whose
+  // object the rest of the program sees.
+  if (!Param && (!V->isLocalVarDecl() || !V->hasLocalStorage()))
     return false;
   unsigned B = Src.offset(R.First->getBeginLoc()), E = Src.endOf(R.Last);
   bool OK = true;

@@ -111,6 +111,19 @@ bool UseCollector::VisitVarDecl(VarDecl *V) {
         {V->getLocation(), "declares the variable-length array '" +
                                V->getNameAsString() +
                                "', which device code cannot have"});
+  // A reference bound to a variable or an element writes through it later,
+  // out of sight: as good as its address taken.
+  if (V->getType()->isReferenceType() &&
+      !V->getType()->getPointeeType().isConstQualified() && V->getInit()) {
+    const Expr *Init = strip(V->getInit());
+    if (const VarDecl *X = referencedVar(Init)) {
+      Use &U = use(X, Init->getBeginLoc());
+      U.ScalarWrite = U.Read = U.AddressTaken = true;
+    } else if (const VarDecl *X = baseVar(Init)) {
+      Use &U = use(X, Init->getBeginLoc());
+      U.ElementWrite = U.Read = true;
+    }
+  }
   return true;
 }
 

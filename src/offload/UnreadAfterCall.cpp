@@ -32,14 +32,18 @@ const Expr *bare(const Expr *E) {
   }
 }
 
-/// A fresh allocation: new[], or a call of a fresh allocator.
+/// A fresh allocation: new or new[] of the global operator, or a call of a
+/// fresh allocator that this file does not define (a definition here would
+/// be the program's own, whatever its name).
 bool freshAllocation(const Expr *E) {
   E = bare(E);
-  if (isa<CXXNewExpr>(E))
-    return true;
+  if (auto *New = dyn_cast<CXXNewExpr>(E))
+    return New->getNumPlacementArgs() == 0 && New->getOperatorNew() &&
+           New->getOperatorNew()->isReplaceableGlobalAllocationFunction();
   auto *Call = dyn_cast<CallExpr>(E);
   const FunctionDecl *F = Call ? Call->getDirectCallee() : nullptr;
-  return F && F->getIdentifier() && isFreshAllocator(F->getName());
+  return F && F->getIdentifier() && isFreshAllocator(F->getName()) &&
+         !F->hasBody();
 }
 
 /// The caller's variable an argument passes: `w` or `*w` (w a pointer to
@@ -105,6 +109,19 @@ private:
       InArg = false;
       return;
     }
+    // `w = allocation;` as a statement: its value goes nowhere else.
+    if (auto *B = dyn_cast<BinaryOperator>(S);
+        B && B->getOpcode() == BO_Assign &&
+        isa<DeclRefExpr>(bare(B->getLHS())) &&
+        cast<DeclRefExpr>(bare(B->getLHS()))->getDecl() == W) {
+      if (!isa_and_nonnull<CompoundStmt>(Up) || !freshAllocation(B->getRHS()))
+        Problem =
+            "line " + Src.lineOf(S->getBeginLoc()) + " sets '" +
+            W->getNameAsString() +
+            "' other than to a fresh allocation in a statement of its own";
+      walk(B->getRHS(), B, Loops);
+      return;
+    }
     if (auto *DR = dyn_cast<DeclRefExpr>(S); DR && DR->getDecl() == W) {
       if (!allowedUse(Up))
         Problem = "line " + Src.lineOf(S->getBeginLoc()) + " uses '" +
@@ -128,16 +145,15 @@ private:
     if (auto *C = dyn_cast_or_null<CallExpr>(Up))
       if (auto *F = C->getDirectCallee(); F && F->getIdentifier() &&
                                           F->getName() == "free" &&
-                                          C->getNumArgs() == 1)
-        return true;
-    if (auto *B = dyn_cast_or_null<BinaryOperator>(Up);
-        B && B->getOpcode() == BO_Assign && bare(B->getLHS()) != nullptr &&
-        isa<DeclRefExpr>(bare(B->getLHS())) &&
-        cast<DeclRefExpr>(bare(B->getLHS()))->getDecl() == W)
-      return freshAllocation(B->getRHS());
+                                          C->getNumArgs() == 1 && !F->hasBody())
+        return Freed = true;
     return false;
   }
 
+public:
+  bool Freed = false; ///< The caller frees W.
+
+private:
   const OffloadSource &Src;
   const CallExpr *Call;
   const Expr *Arg;
@@ -183,7 +199,7 @@ bool unreadAfterCalls(const OffloadSource &Src, CallerExtents &Callers,
     }
     const Expr *Arg = C.Expr->getArg(Index);
     const VarDecl *W = passedVariable(Arg);
-    if (!W || !W->isLocalVarDecl() || W->isStaticLocal() ||
+    if (!W || !W->isLocalVarDecl() || !W->hasLocalStorage() ||
         W->getType()->isReferenceType() ||
         !(W->getType()->isPointerType() || W->getType()->isArrayType())) {
       Why = "the call at line " + Line + " passes '" +
@@ -191,17 +207,17 @@ bool unreadAfterCalls(const OffloadSource &Src, CallerExtents &Callers,
             "', not a local array or pointer of its caller";
       return false;
     }
-    if (std::string No = CallerCheck(Src, C.Expr, Arg, W).run(C.Caller);
-        !No.empty()) {
+    CallerCheck Check(Src, C.Expr, Arg, W);
+    if (std::string No = Check.run(C.Caller); !No.empty()) {
       Why = "at the call at line " + Line + ", " + No;
       return false;
     }
     Parts.push_back(C.Caller->getNameAsString() + " passes '" +
-                    W->getNameAsString() + "' at line " + Line);
+                    W->getNameAsString() + "' at line " + Line +
+                    (Check.Freed ? " and only frees it otherwise"
+                                 : " and does not use it otherwise"));
   }
-  From = llvm::join(Parts, ", ") + (Parts.size() > 1
-                                        ? ", and each only frees it after"
-                                        : ", and only frees it after");
+  From = llvm::join(Parts, "; ");
   return true;
 }
 

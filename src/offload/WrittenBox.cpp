@@ -231,10 +231,10 @@ private:
   }
 
   /// Every mention of A under \p S, a statement after the store's, reads
-  /// an element whose subscripts of grid levels are the store's and whose
-  /// others are each the variable of a loop around the mention in S (\p
-  /// Open), counting up by one; those loops go to Reads. Nothing in S
-  /// writes A, takes an element's address or passes one to a call.
+  /// an element (its value, nothing else: no store, reference, address or
+  /// call takes it) whose subscripts of grid levels are the store's and
+  /// whose others are each the variable of a loop around the mention in S
+  /// (\p Open), counting up by one; those loops go to Reads.
   bool readsBack(const Stmt *S, std::vector<LoopLevel> Open) {
     if (!S)
       return true;
@@ -251,22 +251,18 @@ private:
         Open.push_back(L);
       return readsBack(For->getBody(), Open);
     }
-    if (auto *E = dyn_cast<Expr>(S)) {
-      if (auto *B = dyn_cast<BinaryOperator>(E);
-          B && B->isAssignmentOp() && mentions(B->getLHS(), A.Var))
-        return false;
-      if (auto *U = dyn_cast<UnaryOperator>(E);
-          U && (U->isIncrementDecrementOp() || U->getOpcode() == UO_AddrOf) &&
-          mentions(U->getSubExpr(), A.Var))
-        return false;
-      if (auto *C = dyn_cast<CallExpr>(E);
-          C && llvm::any_of(C->arguments(),
-                            [&](const Expr *X) { return mentions(X, A.Var); }))
-        return false;
+    if (auto *Load = dyn_cast<ImplicitCastExpr>(S);
+        Load && Load->getCastKind() == CK_LValueToRValue) {
       std::vector<const VarDecl *> Vars;
-      if (isa<ArraySubscriptExpr>(E->IgnoreParenImpCasts()) &&
-          elementVars(E->IgnoreParenImpCasts(), Vars))
+      const Expr *E = Load->getSubExpr()->IgnoreParens();
+      if (isa<ArraySubscriptExpr>(E) && elementVars(E, Vars))
         return readInBox(Vars, Open);
+    }
+    if (auto *E = dyn_cast<Expr>(S)) {
+      std::vector<const VarDecl *> Vars;
+      if (isa<ArraySubscriptExpr>(E->IgnoreParens()) &&
+          elementVars(E->IgnoreParens(), Vars))
+        return false; // Not read as a value: written, or its address kept.
       if (auto *DR = dyn_cast<DeclRefExpr>(E); DR && DR->getDecl() == A.Var)
         return false;
     }

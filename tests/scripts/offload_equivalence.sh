@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# offload_equivalence.sh WARPWISE SAMPLE.c OUTDIR
+# offload_equivalence.sh WARPWISE SAMPLE.c|SAMPLE.cpp OUTDIR
 # Translates the OpenMP program SAMPLE.c into CUDA with `warpwise offload`,
 # builds the OpenMP program with gcc and the CUDA output for the CPU
 # executor (tests/equiv), runs both with every `// ci-args:` line of the
@@ -18,7 +18,7 @@ if [ $# -ne 3 ]; then
 fi
 warpwise=$1 sample=$2 outdir=$3
 here=$(cd "$(dirname "$0")/.." && pwd)
-name=$(basename "$sample" .c)
+name=$(basename "$sample"); name=${name%.*}
 mkdir -p "$outdir"
 cuda="$outdir/$name.cu"
 rm -f "$cuda"
@@ -39,7 +39,12 @@ if [ -n "$expected" ]; then
 fi
 # -foffload=disable: the reference is the CPU build, target regions included,
 # also where a GCC offload compiler is installed.
-gcc -std=c99 -O2 -fopenmp -foffload=disable "$sample" -o "$outdir/$name.omp" -lm
+# A .cpp program is C++ (references, new[]).
+if [[ $sample == *.cpp ]]; then
+  g++ -std=c++17 -O2 -fopenmp -foffload=disable "$sample" -o "$outdir/$name.omp" -lm
+else
+  gcc -std=c99 -O2 -fopenmp -foffload=disable "$sample" -o "$outdir/$name.omp" -lm
+fi
 python3 "$here/equiv/cpu_build.py" "$cuda" "$outdir/$name.cpu"
 mapfile -t runs < <(sed -n 's|^// ci-args: *||p' "$sample")
 [ ${#runs[@]} -gt 0 ] || { echo "no '// ci-args:' line in $sample"; exit 1; }
