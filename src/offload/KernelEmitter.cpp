@@ -13,7 +13,10 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <nlohmann/json.hpp>
+
 #include <cstdlib>
+#include <optional>
 #include <tuple>
 
 using namespace clang;
@@ -492,6 +495,40 @@ std::string KernelEmitter::launchText(const KernelPlan &P,
   return Out;
 }
 
+unsigned long long KernelEmitter::pinMinCopiedBytes() {
+  static const unsigned long long Min = [] {
+    const char *Text = findEmbeddedFile("offload.json");
+    nlohmann::json J = nlohmann::json::parse(Text ? Text : "", nullptr, false);
+    // Without the rule, nothing is pinned.
+    return J.is_object() ? J.value("pin_min_copied_bytes", ~0ULL) : ~0ULL;
+  }();
+  return Min;
+}
+
+unsigned KernelEmitter::copiesOf(const Region &R, const MappedArray &A) const {
+  // A box read back outside itself goes in at the launch, pageable: that is
+  // the rare path, and locking for it would cost every run.
+  auto [In, Out] = R.CopyInOut.at(A.Var);
+  unsigned Copies = (In ? 1 : 0) + (Out ? 1 : 0);
+  // A size known here that is too small: no lock to try at run time.
+  QualType Unit = A.DeviceType->getPointeeType();
+  if (!Copies || Unit->isIncompleteType() || Unit->isDependentType())
+    return Copies;
+  std::optional<unsigned long long> N;
+  Expr::EvalResult Count;
+  llvm::StringRef Text = llvm::StringRef(A.Count).trim("() ");
+  unsigned long long Literal = 0;
+  if (A.CountExpr && A.CountExpr->EvaluateAsInt(Count, Src.Ctx))
+    N = Count.Val.getInt().isNegative() ? 0
+                                        : Count.Val.getInt().getLimitedValue();
+  else if (!Text.getAsInteger(10, Literal))
+    N = Literal; // The count as the output spells it: `(1000)`.
+  unsigned long long Size = Src.Ctx.getTypeSizeInChars(Unit).getQuantity();
+  if (N && *N * Size * Copies < pinMinCopiedBytes())
+    return 0;
+  return Copies;
+}
+
 std::string KernelEmitter::prologue(const Region &R) const {
   std::string Out;
   llvm::raw_string_ostream OS(Out);
@@ -511,6 +548,14 @@ std::string KernelEmitter::prologue(const Region &R) const {
       OS << "long long " << D << "_box[" << 2 * It->second->WrittenBox.size()
          << "] = {0}; // warpwise offload: the part of '" << A.Name
          << "' the kernel writes; empty until it runs\n";
+    // Page-locked, the host's copies move at the bus's speed; locking costs
+    // time in proportion to the size, so only large copies gain.
+    if (unsigned Copies = copiesOf(R, A)) {
+      std::string Base = At0 ? A.Name : A.Name + " + " + A.Offset;
+      OS << "const bool " << D << "_pinned = ww_omp_pin(" << Base
+         << ", (size_t)" << A.Count << " * sizeof(*" << D << "), " << Copies
+         << ", " << pinMinCopiedBytes() << "ULL);\n";
+    }
     if (In)
       OS << "WW_OMP_CHECK(cudaMemcpy(" << D << (At0 ? "" : " + " + A.Offset)
          << ", " << A.Name << (At0 ? "" : " + " + A.Offset) << ", (size_t)"
@@ -545,8 +590,13 @@ std::string KernelEmitter::epilogue(const Region &R) const {
          << (At0 ? "" : " + " + A.Offset) << ", (size_t)" << A.Count
          << " * sizeof(*" << D << "), cudaMemcpyDeviceToHost));\n";
   }
-  for (const VarDecl *V : R.Arrays)
+  for (const VarDecl *V : R.Arrays) {
     OS << "WW_OMP_CHECK(cudaFree(" << deviceName(R, V) << "));\n";
+    if (copiesOf(R, *Info[V]))
+      OS << "if (" << deviceName(R, V) << "_pinned)\n  ww_omp_unpin("
+         << Info[V]->Name
+         << (Info[V]->Offset == "0" ? "" : " + " + Info[V]->Offset) << ");\n";
+  }
   for (const Unit &U : R.Units)
     for (const KernelPlan *P : U.Kernels)
       for (size_t K = 0; K < P->Reductions.size(); ++K)

@@ -102,6 +102,12 @@ private:
   /// Before \p P's launch: the copy in of an array whose box is read back
   /// (MappedArray::BoxReads) where a read may fall outside the box.
   std::string boxCopyIn(const KernelPlan &P, const Region &R) const;
+  /// How many times \p R copies \p A across (in, out), 0-2, for the page
+  /// lock: 0 where its size is known here and too small to gain.
+  unsigned copiesOf(const Region &R, const MappedArray &A) const;
+  /// rules/offload.json's pin_min_copied_bytes: an array whose copies of a
+  /// region move at least this many bytes is page-locked around them.
+  static unsigned long long pinMinCopiedBytes();
   /// The run-time check that \p R's arrays not proven separate are apart.
   std::string aliasCondition(const Region &R) const;
   /// The region as the input has it, pragmas included: what runs on the

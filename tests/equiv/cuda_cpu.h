@@ -40,6 +40,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <ucontext.h>
 #include <vector>
 
@@ -537,6 +538,26 @@ inline cudaError_t cudaMemcpy3D(const cudaMemcpy3DParms *P) {
                   P->srcPos.x,
               E.width);
   return cudaSuccess;
+}
+// Page-locking: the ranges locked, so that locking one twice fails and an
+// unlock must match a lock, as CUDA answers.
+enum { cudaHostRegisterDefault = 0 };
+inline std::map<const void *, size_t> &wwCpuLocked() {
+  static std::map<const void *, size_t> Locked;
+  return Locked;
+}
+inline cudaError_t cudaHostRegister(void *P, size_t N, unsigned) {
+  auto &L = wwCpuLocked();
+  for (auto &[Q, M] : L)
+    if ((const char *)P < (const char *)Q + M && (const char *)Q < (char *)P + N)
+      return 712; // cudaErrorHostMemoryAlreadyRegistered.
+  if (N == 0)
+    return 1;
+  L[P] = N;
+  return cudaSuccess;
+}
+inline cudaError_t cudaHostUnregister(void *P) {
+  return wwCpuLocked().erase(P) ? cudaSuccess : 713; // NotRegistered.
 }
 inline cudaError_t cudaMallocAsync(void **P, size_t N, cudaStream_t) {
   return cudaMalloc(P, N);

@@ -55,6 +55,25 @@ inline bool ww_omp_disjoint(const void *a, size_t a_bytes,
   uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
   return x + a_bytes <= y || y + b_bytes <= x;
 }
+/// Page-locks the \p bytes at \p p for the region's \p copies of them, where
+/// they move at least \p min_bytes in all (rules/offload.json,
+/// pin_min_copied_bytes): a pageable copy goes through the driver's staging
+/// buffer at a fraction of the bus's speed. Memory that cannot be locked
+/// (already locked, by the program or for an overlapping array) keeps its
+/// pageable copies.
+inline bool ww_omp_pin(const void *p, size_t bytes, int copies,
+                       unsigned long long min_bytes) {
+  if (bytes == 0 || (unsigned long long)bytes * copies < min_bytes)
+    return false;
+  if (cudaHostRegister((void *)p, bytes, cudaHostRegisterDefault) ==
+      cudaSuccess)
+    return true;
+  (void)cudaGetLastError(); // Not an error of the program's: clear it.
+  return false;
+}
+inline void ww_omp_unpin(const void *p) {
+  WW_OMP_CHECK(cudaHostUnregister((void *)p));
+}
 /// Blocks for \p n items of \p per_block each, at least 1, at most \p cap.
 inline unsigned ww_omp_blocks(long long n, unsigned per_block,
                                      unsigned cap) {
