@@ -69,11 +69,16 @@ public:
   /// its name); std::nullopt with \p Error on failure. \p Headers maps
   /// headers' normalised absolute paths to the text to compile in their
   /// place (a candidate edit of a kernel in a project header). Decision
-  /// comments are blanked first (withDecisionCommentsBlank).
+  /// comments are blanked first (withDecisionCommentsBlank). Without
+  /// \p NeedCode the caller reads only ptxas's numbers (registers, spills,
+  /// stack and shared bytes): nvdisasm does not run, and the instruction
+  /// counts and code are left empty, until a request that needs them
+  /// lists the compiled code (nvdisasm is about a third of a compile).
   virtual std::optional<std::map<std::string, KernelStats>>
   measure(const std::string &Source, const std::string &OriginalPath,
           const std::string &Arch, std::string &Error,
-          const std::map<std::string, std::string> &Headers = {});
+          const std::map<std::string, std::string> &Headers = {},
+          bool NeedCode = true);
 
   /// The nvcc flags of \p OriginalPath's compile command (the default is
   /// the constructor's).
@@ -126,22 +131,45 @@ private:
   std::map<std::string, std::map<std::string, KernelStats>> Cache;
   /// The texts nvcc rejected, with its first error.
   std::map<std::string, std::string> Rejections;
-  /// A compile's result, or its error.
-  using Answer =
-      std::pair<std::optional<std::map<std::string, KernelStats>>, std::string>;
-  /// The keys being compiled now, with the answer their requests wait for.
+  /// A compile measured without its listing (measure()'s NeedCode false):
+  /// ptxas's numbers, and what nvdisasm needs to list the code if a later
+  /// request reads it. Cubin is empty where the persistent cache answered
+  /// (that request compiles again).
+  struct Unlisted {
+    std::map<std::string, KernelStats> Stats;
+    std::string Cubin;    ///< The compiled cubin's bytes.
+    std::string PtxasOut; ///< nvcc's report (-Xptxas -v).
+    /// The candidate copies' paths, with the files they copy.
+    std::map<std::string, std::string> Originals;
+  };
+  std::map<std::string, Unlisted> UnlistedCompiles;
+  /// A compile's result, or its error; Listed: with the code.
+  struct Answer {
+    std::optional<std::map<std::string, KernelStats>> Stats;
+    std::string Error;
+    bool Listed = true;
+  };
+  /// The keys being compiled (or listed) now, with the answer their
+  /// requests wait for.
   std::map<std::string, std::shared_future<Answer>> InFlight;
 
   /// measure() past the in-memory cache: the persistent cache, else nvcc
-  /// and nvdisasm. \p Rejected: nvcc rejected the text (an answer that
+  /// and, with \p NeedCode, nvdisasm (without it, \p Kept is what a later
+  /// listing needs). \p Rejected: nvcc rejected the text (an answer that
   /// holds for the same text, unlike a tool that could not run).
   std::optional<std::map<std::string, KernelStats>>
   measureUncached(const std::string &Key, const std::string &Source,
                   const std::string &OriginalPath, const std::string &Arch,
                   const std::vector<std::string> &UseFlags,
                   const std::map<std::string, std::string> &Headers,
-                  const std::vector<std::string> &Between, std::string &Error,
-                  bool &Rejected);
+                  const std::vector<std::string> &Between, bool NeedCode,
+                  std::string &Error, bool &Rejected,
+                  std::optional<Unlisted> &Kept);
+  /// The code of the compile \p U kept for \p Key: nvdisasm on its cubin,
+  /// and the counts a compile with its listing gives.
+  std::optional<std::map<std::string, KernelStats>>
+  listUnlisted(const std::string &Key, const std::string &OriginalPath,
+               const Unlisted &U, std::string &Error);
 };
 
 /// A CUDA binary tool (nvcc, cuobjdump, nvdisasm): the toolkit's, the one

@@ -100,9 +100,13 @@ struct PlanContext {
   /// file's text, and headers in their place), and reports nvcc's
   /// statistics per kernel. Every measurement a planner makes starts from
   /// the earlier rewrites: what it decides is written on top of them.
+  /// Without \p NeedCode the planner reads only ptxas's numbers (registers,
+  /// spills, stack and shared bytes), and the instruction counts and code
+  /// are left empty (CompileFeedback::measure: nvdisasm does not run).
   virtual std::optional<std::map<std::string, KernelStats>>
   measure(const std::vector<clang::tooling::Replacement> &Edits,
-          const std::string &NvArch, std::string &Error) const = 0;
+          const std::string &NvArch, std::string &Error,
+          bool NeedCode = true) const = 0;
 
   /// What measure() says of \p BeforeEdits and of \p AfterEdits (a
   /// candidate and the state it is compared with), compiled side by side.
@@ -113,14 +117,14 @@ struct PlanContext {
   virtual MeasuredPair
   measureBoth(const std::vector<clang::tooling::Replacement> &BeforeEdits,
               const std::vector<clang::tooling::Replacement> &AfterEdits,
-              const std::string &NvArch) const = 0;
+              const std::string &NvArch, bool NeedCode = true) const = 0;
   /// The earlier rewrites of this pass without \p Edits (Before) and
   /// with them (After), compiled side by side: a candidate's register and
   /// instruction guards compare what the file is now with what it would
   /// be. The same pair as contractionChange's, so each is compiled once.
   virtual MeasuredPair
   measureOnEarlier(const std::vector<clang::tooling::Replacement> &Edits,
-                   const std::string &NvArch) const = 0;
+                   const std::string &NvArch, bool NeedCode = true) const = 0;
 
   /// \p Kernel's statistics compiled for the target with the earlier
   /// rewrites, and with \p Edits on top of them. std::nullopt with
@@ -129,7 +133,8 @@ struct PlanContext {
   /// declined".
   virtual std::optional<std::pair<KernelStats, KernelStats>>
   measureCandidate(const std::vector<clang::tooling::Replacement> &Edits,
-                   const std::string &Kernel, std::string &Failure) const = 0;
+                   const std::string &Kernel, std::string &Failure,
+                   bool NeedCode = true) const = 0;
 
   /// Legality under nvcc's default -fmad=true: whether nvcc rounds the
   /// floating-point arithmetic of every function in the file the same way

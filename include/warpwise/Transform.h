@@ -129,11 +129,12 @@ struct TransformContext : PlanContext {
   // The planners' measurements (Plan.h), of the edits on top of Applied.
   std::optional<std::map<std::string, KernelStats>>
   measure(const std::vector<clang::tooling::Replacement> &Edits,
-          const std::string &NvArch, std::string &Error) const override;
+          const std::string &NvArch, std::string &Error,
+          bool NeedCode = true) const override;
   std::optional<std::pair<KernelStats, KernelStats>>
   measureCandidate(const std::vector<clang::tooling::Replacement> &Edits,
-                   const std::string &Kernel,
-                   std::string &Failure) const override;
+                   const std::string &Kernel, std::string &Failure,
+                   bool NeedCode = true) const override;
   std::optional<std::string>
   contractionChange(const std::vector<clang::tooling::Replacement> &Edits,
                     const clang::FunctionDecl *FD) const override;
@@ -147,10 +148,11 @@ struct TransformContext : PlanContext {
   MeasuredPair
   measureBoth(const std::vector<clang::tooling::Replacement> &BeforeEdits,
               const std::vector<clang::tooling::Replacement> &AfterEdits,
-              const std::string &NvArch) const override;
+              const std::string &NvArch, bool NeedCode = true) const override;
   MeasuredPair
   measureOnEarlier(const std::vector<clang::tooling::Replacement> &Edits,
-                   const std::string &NvArch) const override;
+                   const std::string &NvArch,
+                   bool NeedCode = true) const override;
   /// The texts \p Edits make of the main file (\p Main) and of the headers
   /// they edit (\p Headers); false with \p Error when they do not apply.
   bool textsWith(const std::vector<clang::tooling::Replacement> &Edits,

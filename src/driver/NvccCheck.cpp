@@ -72,14 +72,15 @@ struct ParseOnly : ASTHandler {
 };
 
 /// The rewrite compiled by nvcc for the target, as the planner measures
-/// candidates (cached by content).
+/// candidates (cached by content). Only whether it compiles is read, so
+/// its code is not listed.
 CompileCheck nvccCheck(CompileFeedback &Feedback, const InputFile &F,
                        const ArchLimits &Arch) {
   return [&Feedback, &F,
           &Arch](const RewriteTexts &T) -> std::optional<std::string> {
     std::string Error;
     if (Feedback.measure(T.Main, F.Absolute, PtxasRunner::nvccArchFor(Arch),
-                         Error, T.Headers))
+                         Error, T.Headers, /*NeedCode=*/false))
       return std::nullopt;
     // nvcc names the copy it compiled, which the measurement names by its
     // path below the copied tree ("lib/k.cuh:17:2: error: ..."): said as

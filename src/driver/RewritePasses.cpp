@@ -203,7 +203,9 @@ bool addPass(InputFile &F, InputFile &Next, const PassFiles &Files,
 /// pass changes nothing it is the output, which checkRewriteCompiles
 /// compiles. The pass's own request for the same text waits for this
 /// compile (CompileFeedback answers each text once). Only where no header
-/// is edited: a pass measures its base with the headers on disk.
+/// is edited: a pass measures its base with the headers on disk. Without
+/// its listing: the output's check reads none, and a planner that reads
+/// the code has it listed then.
 std::future<void> compilePassBase(const Session &Run, const InputFile &F,
                                   const PassFiles &Files) {
   if (!Run.FeedbackPtr || !Run.FeedbackPtr->available() || !Run.Arch ||
@@ -215,7 +217,7 @@ std::future<void> compilePassBase(const Session &Run, const InputFile &F,
   std::string NvArch = PtxasRunner::nvccArchFor(*Run.Arch);
   return std::async(std::launch::async, [=] {
     std::string Error; // The pass's own request reports it.
-    Feedback->measure(Text, Path, NvArch, Error);
+    Feedback->measure(Text, Path, NvArch, Error, {}, /*NeedCode=*/false);
   });
 }
 

@@ -16,6 +16,7 @@
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Demangle/Demangle.h"
+#include "llvm/Object/ObjectFile.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -447,6 +448,9 @@ constexpr llvm::StringLiteral CacheFormat = "warpwise-sass-v6";
 struct CacheEntry {
   std::optional<std::map<std::string, KernelStats>> Stats;
   std::string Error;
+  /// Whether Stats has the code: an entry of a compile measured without
+  /// its listing has ptxas's numbers only.
+  bool Listed = true;
 };
 
 /// The entry \p File holds for \p Key; std::nullopt when it is missing,
@@ -472,14 +476,18 @@ static std::optional<CacheEntry> readCacheEntry(const std::string &File,
       return Entry;
     }
     const nlohmann::json &Kernels = J.at("kernels");
-    std::string Listing = listingWithMainDir(
-        J.at("listing").get<std::string>(), MainDir, /*Mark=*/false);
     if (!Kernels.is_object())
       return std::nullopt;
     std::map<std::string, KernelStats> Out;
     for (auto &[Name, KJ] : Kernels.items())
       Out[Name] = statsFromJson(KJ);
-    attachCode(Out, parseNvdisasm(Listing));
+    // Written by a compile measured without its listing (measure()'s
+    // NeedCode): ptxas's numbers only.
+    Entry.Listed = J.contains("listing");
+    if (Entry.Listed)
+      attachCode(Out, parseNvdisasm(listingWithMainDir(
+                          J.at("listing").get<std::string>(), MainDir,
+                          /*Mark=*/false)));
     Entry.Stats = std::move(Out);
     return Entry;
   } catch (const nlohmann::json::exception &) {
@@ -491,12 +499,13 @@ static std::optional<CacheEntry> readCacheEntry(const std::string &File,
 /// processes, or machines, may share the directory: each writes through
 /// its own temporary file and a rename, and the last one stays, with the
 /// same content). A cache that cannot be written only costs time. Without
-/// \p Stats, the entry records that nvcc rejected the text with \p Error.
-static void
-writeCacheEntry(const std::string &Dir, const std::string &File,
-                const std::string &Key,
-                const std::optional<std::map<std::string, KernelStats>> &Stats,
-                const std::string &Listing, const std::string &Error) {
+/// \p Stats, the entry records that nvcc rejected the text with \p Error;
+/// without \p Listed, Stats are ptxas's numbers alone and no listing is
+/// written (an entry that answers only requests that read no code).
+static void writeCacheEntry(
+    const std::string &Dir, const std::string &File, const std::string &Key,
+    const std::optional<std::map<std::string, KernelStats>> &Stats,
+    const std::string &Listing, const std::string &Error, bool Listed = true) {
   if (llvm::sys::fs::create_directories(Dir))
     return;
   nlohmann::json J = {{"format", CacheFormat.str()}, {"key", Key}};
@@ -506,16 +515,16 @@ writeCacheEntry(const std::string &Dir, const std::string &File,
     J["kernels"] = nlohmann::json::object();
     for (const auto &[Name, S] : *Stats)
       J["kernels"][Name] = statsToJson(S);
-    J["listing"] = Listing;
+    if (Listed)
+      J["listing"] = Listing;
   }
   llvm::consumeError(writeFileAtomically(File, J.dump() + "\n"));
 }
 
-std::optional<std::map<std::string, KernelStats>>
-CompileFeedback::measure(const std::string &Source,
-                         const std::string &OriginalPath,
-                         const std::string &Arch, std::string &Error,
-                         const std::map<std::string, std::string> &Given) {
+std::optional<std::map<std::string, KernelStats>> CompileFeedback::measure(
+    const std::string &Source, const std::string &OriginalPath,
+    const std::string &Arch, std::string &Error,
+    const std::map<std::string, std::string> &Given, bool NeedCode) {
   // A rewritten text that includes warpwise's runtime finds it beside
   // itself, as the output will. The comments warpwise writes change no
   // code and no line: a decision applied with its comment is the candidate
@@ -585,56 +594,84 @@ CompileFeedback::measure(const std::string &Source,
   std::string MemoryKey = Key + "\n" + MainDir.str();
   // One compile per key at a time: a request for a key already being
   // compiled (a candidate and its original measured side by side, files
-  // processed in parallel) waits for that compile's answer.
-  std::promise<Answer> Promise;
-  std::shared_future<Answer> Pending;
-  {
-    std::lock_guard<std::mutex> Lock(Mutex);
-    auto Hit = Cache.find(MemoryKey);
-    if (Hit != Cache.end()) {
-      logMeasurement("memory " + Key.substr(0, 12) + " " + OriginalPath);
-      return Hit->second;
+  // processed in parallel) waits for that compile's answer. A compile
+  // measured without its listing answers requests that read no code; one
+  // that reads code lists it then (nvdisasm on the kept cubin).
+  for (;;) {
+    std::promise<Answer> Promise;
+    std::shared_future<Answer> Pending;
+    std::optional<Unlisted> Upgrade;
+    {
+      std::lock_guard<std::mutex> Lock(Mutex);
+      auto Hit = Cache.find(MemoryKey);
+      if (Hit != Cache.end()) {
+        logMeasurement("memory " + Key.substr(0, 12) + " " + OriginalPath);
+        return Hit->second;
+      }
+      auto No = Rejections.find(MemoryKey);
+      if (No != Rejections.end()) {
+        logMeasurement("memory " + Key.substr(0, 12) + " " + OriginalPath);
+        Error = No->second;
+        return std::nullopt;
+      }
+      auto Kept = UnlistedCompiles.find(MemoryKey);
+      if (Kept != UnlistedCompiles.end() && !NeedCode) {
+        logMeasurement("memory " + Key.substr(0, 12) + " " + OriginalPath);
+        return Kept->second.Stats;
+      }
+      auto Running = InFlight.find(MemoryKey);
+      if (Running != InFlight.end()) {
+        Pending = Running->second;
+      } else {
+        InFlight[MemoryKey] = Promise.get_future().share();
+        if (Kept != UnlistedCompiles.end())
+          Upgrade = Kept->second;
+      }
     }
-    auto No = Rejections.find(MemoryKey);
-    if (No != Rejections.end()) {
-      logMeasurement("memory " + Key.substr(0, 12) + " " + OriginalPath);
-      Error = No->second;
-      return std::nullopt;
+    if (Pending.valid()) {
+      const Answer &A = Pending.get();
+      // Compiled without the code this request reads: list it.
+      if (A.Stats && !A.Listed && NeedCode)
+        continue;
+      if (!A.Stats)
+        Error = A.Error;
+      return A.Stats;
     }
-    auto Running = InFlight.find(MemoryKey);
-    if (Running != InFlight.end())
-      Pending = Running->second;
+    Answer A;
+    bool Rejected = false;
+    std::optional<Unlisted> Kept;
+    if (Upgrade && !Upgrade->Cubin.empty())
+      A.Stats = listUnlisted(Key, OriginalPath, *Upgrade, A.Error);
     else
-      InFlight[MemoryKey] = Promise.get_future().share();
+      A.Stats =
+          measureUncached(Key, Compiled, OriginalPath, Arch, UseFlags, Headers,
+                          Between, NeedCode, A.Error, Rejected, Kept);
+    A.Listed = !Kept;
+    {
+      std::lock_guard<std::mutex> Lock(Mutex);
+      if (A.Stats && A.Listed) {
+        Cache[MemoryKey] = *A.Stats;
+        UnlistedCompiles.erase(MemoryKey);
+      } else if (A.Stats) {
+        UnlistedCompiles[MemoryKey] = std::move(*Kept);
+      } else if (Rejected) {
+        Rejections[MemoryKey] = A.Error;
+      }
+      InFlight.erase(MemoryKey);
+    }
+    Promise.set_value(A);
+    if (!A.Stats)
+      Error = A.Error;
+    return A.Stats;
   }
-  if (Pending.valid()) {
-    const Answer &A = Pending.get();
-    if (!A.first)
-      Error = A.second;
-    return A.first;
-  }
-  bool Rejected = false;
-  std::optional<std::map<std::string, KernelStats>> Out =
-      measureUncached(Key, Compiled, OriginalPath, Arch, UseFlags, Headers,
-                      Between, Error, Rejected);
-  {
-    std::lock_guard<std::mutex> Lock(Mutex);
-    if (Out)
-      Cache[MemoryKey] = *Out;
-    else if (Rejected)
-      Rejections[MemoryKey] = Error;
-    InFlight.erase(MemoryKey);
-  }
-  Promise.set_value({Out, Out ? std::string() : Error});
-  return Out;
 }
 
 /// Each kernel's statistics from ptxas's report (\p PtxasOut) and the code
 /// (\p Listing, nvdisasm's), its instantiations gathered under its name.
 static std::map<std::string, KernelStats>
-statsOfCompile(const std::string &PtxasOut, const std::string &Listing) {
+statsOfFunctions(const std::string &PtxasOut,
+                 const std::map<std::string, SassFunction> &Code) {
   std::map<std::string, PtxasInfo> Regs = parsePtxasOutput(PtxasOut);
-  std::map<std::string, SassFunction> Code = parseNvdisasm(Listing);
   std::map<std::string, KernelStats> Out;
   for (auto &[Mangled, Function] : Code) {
     KernelStats S = statsOfCode(Function);
@@ -656,7 +693,39 @@ statsOfCompile(const std::string &PtxasOut, const std::string &Listing) {
     Total.Predicated += S.Predicated;
     Total.Instances.push_back(std::move(S));
   }
+  return Out;
+}
+
+/// statsOfFunctions of nvdisasm's \p Listing, each instance with its code.
+static std::map<std::string, KernelStats>
+statsOfCompile(const std::string &PtxasOut, const std::string &Listing) {
+  std::map<std::string, SassFunction> Code = parseNvdisasm(Listing);
+  std::map<std::string, KernelStats> Out = statsOfFunctions(PtxasOut, Code);
   attachCode(Out, std::move(Code));
+  return Out;
+}
+
+/// The functions \p Cubin has code for, without their code: its
+/// `.text.<name>` sections, the functions nvdisasm lists (`.text.<name>:`,
+/// parseNvdisasm). std::nullopt where the cubin cannot be read as ELF.
+static std::optional<std::map<std::string, SassFunction>>
+functionsOfCubin(llvm::StringRef Cubin) {
+  auto Object = llvm::object::ObjectFile::createObjectFile(
+      llvm::MemoryBufferRef(Cubin, "candidate.cubin"));
+  if (!Object) {
+    llvm::consumeError(Object.takeError());
+    return std::nullopt;
+  }
+  std::map<std::string, SassFunction> Out;
+  for (const llvm::object::SectionRef &Section : (*Object)->sections()) {
+    llvm::Expected<llvm::StringRef> Name = Section.getName();
+    if (!Name) {
+      llvm::consumeError(Name.takeError());
+      return std::nullopt;
+    }
+    if (Name->starts_with(".text.") && Name->size() > 6)
+      Out[Name->drop_front(6).str()].Name = Name->drop_front(6).str();
+  }
   return Out;
 }
 
@@ -826,8 +895,8 @@ CompileFeedback::measureUncached(
     const std::string &OriginalPath, const std::string &Arch,
     const std::vector<std::string> &UseFlags,
     const std::map<std::string, std::string> &Headers,
-    const std::vector<std::string> &Between, std::string &Error,
-    bool &Rejected) {
+    const std::vector<std::string> &Between, bool NeedCode, std::string &Error,
+    bool &Rejected, std::optional<Unlisted> &Kept) {
   Rejected = false;
   // The persistent cache: a second run over the same sources and flags
   // reads what nvcc and nvdisasm said, rather than running them again;
@@ -835,11 +904,16 @@ CompileFeedback::measureUncached(
   llvm::StringRef MainDir = llvm::sys::path::parent_path(OriginalPath);
   std::string CacheFile =
       CacheDir.empty() ? "" : CacheDir + "/sass-" + Key + ".json";
+  // An entry without the listing answers only a request that reads no
+  // code; one that does compiles again (and rewrites the entry).
   if (!CacheFile.empty())
-    if (auto Entry = readCacheEntry(CacheFile, Key, MainDir)) {
+    if (auto Entry = readCacheEntry(CacheFile, Key, MainDir);
+        Entry && (Entry->Listed || !NeedCode)) {
       logMeasurement("disk " + Key.substr(0, 12) + " " + OriginalPath);
       Rejected = !Entry->Stats;
       Error = Entry->Error;
+      if (Entry->Stats && !Entry->Listed)
+        Kept = Unlisted{*Entry->Stats, "", "", {}};
       return Entry->Stats;
     }
   std::optional<CandidateTree> Tree =
@@ -853,6 +927,28 @@ CompileFeedback::measureUncached(
   auto Started = std::chrono::steady_clock::now();
   bool OK = runTool(Args[0], Args, PtxasOut, Error, {}, &Rejected);
   double NvccSeconds = secondsSince(Started);
+  // A request that reads no code: ptxas's numbers for the functions the
+  // cubin has code for, and the cubin kept for a later request that reads
+  // the code. Where the cubin cannot be read, nvdisasm lists it now.
+  if (OK && !NeedCode) {
+    auto Bytes = llvm::MemoryBuffer::getFile(Cubin, /*IsText=*/false,
+                                             /*RequiresNullTerminator=*/false);
+    std::optional<std::map<std::string, SassFunction>> Functions;
+    if (Bytes)
+      Functions = functionsOfCubin((*Bytes)->getBuffer());
+    if (Functions) {
+      Kept = Unlisted{statsOfFunctions(PtxasOut, *Functions),
+                      (*Bytes)->getBuffer().str(), PtxasOut, Tree->Originals};
+      logMeasurement("run " + Key.substr(0, 12) + " " + OriginalPath +
+                     " nvcc " + std::to_string(NvccSeconds) +
+                     " nvdisasm 0 (not listed)");
+      llvm::sys::fs::remove_directories(Tree->Dir);
+      if (!CacheFile.empty())
+        writeCacheEntry(CacheDir, CacheFile, Key, Kept->Stats, "", "",
+                        /*Listed=*/false);
+      return Kept->Stats;
+    }
+  }
   Started = std::chrono::steady_clock::now();
   // The code, each instruction with its source line. -ndf: nvdisasm's
   // dataflow pass only annotates an indirect branch's targets (BRX), which
@@ -882,6 +978,54 @@ CompileFeedback::measureUncached(
                     listingWithMainDir(compactNvdisasm(Listing), MainDir,
                                        /*Mark=*/true),
                     "");
+  return Out;
+}
+
+std::optional<std::map<std::string, KernelStats>>
+CompileFeedback::listUnlisted(const std::string &Key,
+                              const std::string &OriginalPath,
+                              const Unlisted &U, std::string &Error) {
+  llvm::SmallString<128> Dir;
+  if (createTemporaryDirectory("listing", Dir)) {
+    Error = "cannot create a temporary directory";
+    return std::nullopt;
+  }
+  std::string Cubin = (Dir + "/candidate.cubin").str();
+  {
+    std::error_code EC;
+    llvm::raw_fd_ostream OS(Cubin, EC);
+    if (!EC) {
+      OS << U.Cubin;
+      OS.close();
+    }
+    if (EC || OS.has_error()) {
+      OS.clear_error();
+      llvm::sys::fs::remove_directories(Dir);
+      Error = "cannot write the compiled cubin into a temporary directory";
+      return std::nullopt;
+    }
+  }
+  // The same listing the compile would have made (the line information
+  // names the candidate's copies, which U.Originals maps back).
+  auto Started = std::chrono::steady_clock::now();
+  std::string SassOut;
+  bool OK = runTool(Nvdisasm, {Nvdisasm, "-g", "-c", "-ndf", Cubin}, SassOut,
+                    Error, {}, nullptr, /*StdoutOnly=*/true);
+  logMeasurement("listing " + Key.substr(0, 12) + " " + OriginalPath +
+                 " nvdisasm " + std::to_string(secondsSince(Started)) +
+                 (OK ? "" : " failed: " + Error));
+  llvm::sys::fs::remove_directories(Dir);
+  if (!OK)
+    return std::nullopt;
+  std::string Listing = originalFileNames(SassOut, U.Originals);
+  std::map<std::string, KernelStats> Out = statsOfCompile(U.PtxasOut, Listing);
+  if (!CacheDir.empty())
+    writeCacheEntry(
+        CacheDir, CacheDir + "/sass-" + Key + ".json", Key, Out,
+        listingWithMainDir(compactNvdisasm(Listing),
+                           llvm::sys::path::parent_path(OriginalPath),
+                           /*Mark=*/true),
+        "");
   return Out;
 }
 

@@ -52,8 +52,10 @@ Decision planFission(const PlanContext &PC, const FissionCandidate &C,
     return D;
   }
   // Side by side; the original's error first, as when compiled in turn.
-  PlanContext::MeasuredPair Measured =
-      PC.measureOnEarlier(Edits, PtxasRunner::nvccArchFor(PC.Arch));
+  // The occupancy guard reads ptxas's numbers only (the contraction check
+  // below has the code listed where it compares it).
+  PlanContext::MeasuredPair Measured = PC.measureOnEarlier(
+      Edits, PtxasRunner::nvccArchFor(PC.Arch), /*NeedCode=*/false);
   auto &Before = Measured.Before, &After = Measured.After;
   std::string Error = Before ? Measured.AfterError : Measured.BeforeError;
   if (!Before || !After || !Before->count(D.Kernel) ||

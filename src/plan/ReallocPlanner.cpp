@@ -176,8 +176,10 @@ bool ReallocPlan::compiledGuards() {
                feedbackUnavailable(PC.Feedback);
     return false;
   }
+  // The guards read ptxas's numbers only: a candidate they decline needs
+  // no listing (decide() asks for the instruction counts of one applied).
   std::string Failure;
-  Stats = PC.measureCandidate(C.Edits, Own->Name, Failure);
+  Stats = PC.measureCandidate(C.Edits, Own->Name, Failure, /*NeedCode=*/false);
   if (!Stats) {
     D.Reason = C.Where + ": " + Failure;
     return false;
@@ -236,6 +238,13 @@ Decision ReallocPlan::decide() {
     return D;
   if (auto Why = PC.contractionChange(C.Edits, C.FD)) {
     D.Reason = C.Where + ": " + C.Proof + "; " + Model + "; but " + *Why;
+    return D;
+  }
+  // The same compiles, now with their instruction counts (nvdisasm's).
+  std::string Failure;
+  Stats = PC.measureCandidate(C.Edits, Own->Name, Failure);
+  if (!Stats) {
+    D.Reason = C.Where + ": " + Failure;
     return D;
   }
   D.Applied = true;

@@ -53,8 +53,11 @@ Decision planShare(const PlanContext &PC, const ShareCandidate &C,
                feedbackUnavailable(PC.Feedback);
     return D;
   }
+  // Internal sharing is decided on ptxas's numbers alone; external sharing
+  // also on the instruction counts, which need the listing.
   std::string Failure;
-  auto Pair = PC.measureCandidate(C.Edits, Own->Name, Failure);
+  auto Pair =
+      PC.measureCandidate(C.Edits, Own->Name, Failure, /*NeedCode=*/C.External);
   if (!Pair) {
     D.Reason = Head + Tail + ": " + Failure;
     return D;
@@ -126,10 +129,10 @@ Decision planShare(const PlanContext &PC, const ShareCandidate &C,
     Measured += std::string(Measured.empty() ? "" : "; ") + Numbers +
                 (Occupancies.empty() ? "" : ", " + Occupancies);
   }
-  std::string Sass = "SASS instructions " +
-                     std::to_string(StatsB.Instructions) + " -> " +
-                     std::to_string(StatsA.Instructions);
   if (C.External) {
+    std::string Sass = "SASS instructions " +
+                       std::to_string(StatsB.Instructions) + " -> " +
+                       std::to_string(StatsA.Instructions);
     Measured += "; " + Sass;
     double Saved = StatsB.Instructions
                        ? 1.0 - double(StatsA.Instructions) / StatsB.Instructions

@@ -206,9 +206,12 @@ void SplitPlan::measureOriginal() {
     return;
   // The literal form, which measureLiteral measures next, is compiled
   // beside the original: its answer waits in CompileFeedback's memory.
+  // The split's forms are weighed by registers alone (the contraction
+  // check has the code listed where it compares it).
   PlanContext::MeasuredPair Measured =
       PC.measureOnEarlier(formEdits(C, D.Kernel, "literal").first,
-                          PtxasRunner::nvccArchFor(PC.Arch));
+                          PtxasRunner::nvccArchFor(PC.Arch),
+                          /*NeedCode=*/false);
   auto &Before = Measured.Before;
   OriginalError = Measured.BeforeError;
   if (Before && Before->count(D.Kernel))
@@ -264,7 +267,8 @@ std::optional<std::map<std::string, KernelStats>>
 SplitPlan::measureForm(const std::string &Form, std::string &Arch,
                        std::string &Error) {
   Arch = PtxasRunner::nvccArchFor(PC.Arch);
-  return PC.measure(formEdits(C, D.Kernel, Form).first, Arch, Error);
+  return PC.measure(formEdits(C, D.Kernel, Form).first, Arch, Error,
+                    /*NeedCode=*/false);
 }
 
 /// The compact form's registers and occupancies (\p Light, \p Orig: the

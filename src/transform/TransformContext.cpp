@@ -198,7 +198,8 @@ bool TransformContext::textsWith(const std::vector<tooling::Replacement> &Edits,
 
 std::optional<std::map<std::string, KernelStats>>
 TransformContext::measure(const std::vector<tooling::Replacement> &Edits,
-                          const std::string &NvArch, std::string &Error) const {
+                          const std::string &NvArch, std::string &Error,
+                          bool NeedCode) const {
   if (!Feedback) {
     Error = "no CUDA toolkit";
     return std::nullopt;
@@ -209,13 +210,13 @@ TransformContext::measure(const std::vector<tooling::Replacement> &Edits,
   std::map<std::string, std::string> Headers;
   if (!textsWith(With, Main, Headers, Error))
     return std::nullopt;
-  return Feedback->measure(Main, File, NvArch, Error, Headers);
+  return Feedback->measure(Main, File, NvArch, Error, Headers, NeedCode);
 }
 
 TransformContext::MeasuredPair TransformContext::measureBoth(
     const std::vector<tooling::Replacement> &BeforeEdits,
     const std::vector<tooling::Replacement> &AfterEdits,
-    const std::string &NvArch) const {
+    const std::string &NvArch, bool NeedCode) const {
   MeasuredPair P;
   if (!Feedback) {
     P.BeforeError = P.AfterError = "no CUDA toolkit";
@@ -234,30 +235,30 @@ TransformContext::MeasuredPair TransformContext::measureBoth(
   if (BeforeOK)
     Before = std::async(std::launch::async, [&] {
       return Feedback->measure(BeforeMain, File, NvArch, P.BeforeError,
-                               BeforeHeaders);
+                               BeforeHeaders, NeedCode);
     });
   if (AfterOK)
     P.After = Feedback->measure(AfterMain, File, NvArch, P.AfterError,
-                                AfterHeaders);
+                                AfterHeaders, NeedCode);
   if (BeforeOK)
     P.Before = Before.get();
   return P;
 }
 
 TransformContext::MeasuredPair TransformContext::measureOnEarlier(
-    const std::vector<tooling::Replacement> &Edits,
-    const std::string &NvArch) const {
+    const std::vector<tooling::Replacement> &Edits, const std::string &NvArch,
+    bool NeedCode) const {
   std::vector<tooling::Replacement> With = Applied;
   With.insert(With.end(), Edits.begin(), Edits.end());
-  return measureBoth(Applied, With, NvArch);
+  return measureBoth(Applied, With, NvArch, NeedCode);
 }
 
 std::optional<std::pair<KernelStats, KernelStats>>
 TransformContext::measureCandidate(
     const std::vector<tooling::Replacement> &Edits, const std::string &Kernel,
-    std::string &Failure) const {
+    std::string &Failure, bool NeedCode) const {
   MeasuredPair Measured =
-      measureOnEarlier(Edits, PtxasRunner::nvccArchFor(Arch));
+      measureOnEarlier(Edits, PtxasRunner::nvccArchFor(Arch), NeedCode);
   if (!Measured.Before || !Measured.After) {
     Failure = "nvcc failed on the " +
               std::string(Measured.Before ? "candidate" : "original") + " (" +

@@ -32,7 +32,8 @@ public:
   bool available() const override { return true; }
   std::optional<std::map<std::string, KernelStats>>
   measure(const std::string &Source, const std::string &, const std::string &,
-          std::string &, const std::map<std::string, std::string> &) override {
+          std::string &, const std::map<std::string, std::string> &,
+          bool) override {
     bool Candidate = Source.find(Marker) != std::string::npos;
     KernelStats Total;
     for (const FakeInstance &I : Instances) {
