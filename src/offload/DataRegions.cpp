@@ -5,6 +5,8 @@
 #include "warpwise/AstQueries.h"
 
 #include "clang/AST/Expr.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/StmtCXX.h"
 #include "clang/AST/StmtOpenMP.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -196,10 +198,19 @@ bool RegionPlanner::inert(const Stmt *S,
   std::function<void(const Stmt *)> Walk = [&](const Stmt *X) {
     if (!X || !OK)
       return;
+    // A throw leaves the region too, and new, delete and a constructor are
+    // calls (delete of another name for a mapped array frees it before the
+    // region copies it back).
     if (isa<CallExpr>(X) || isa<ReturnStmt>(X) || isa<GotoStmt>(X) ||
         isa<BreakStmt>(X) || isa<ContinueStmt>(X) ||
         isa<OMPExecutableDirective>(X) || isa<GCCAsmStmt>(X) ||
-        isa<LabelStmt>(X) || isa<IndirectGotoStmt>(X)) {
+        isa<LabelStmt>(X) || isa<IndirectGotoStmt>(X) || isa<CXXThrowExpr>(X) ||
+        isa<CXXNewExpr>(X) || isa<CXXDeleteExpr>(X) || isa<CXXTryStmt>(X)) {
+      OK = false;
+      return;
+    }
+    if (auto *C = dyn_cast<CXXConstructExpr>(X);
+        C && C->getConstructor() && !C->getConstructor()->isTrivial()) {
       OK = false;
       return;
     }

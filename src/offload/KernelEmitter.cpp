@@ -505,6 +505,18 @@ unsigned long long KernelEmitter::pinMinCopiedBytes() {
   return Min;
 }
 
+/// Whether a macro spells part of \p S.
+static bool spelledByMacro(const Stmt *S) {
+  if (!S)
+    return false;
+  if (S->getBeginLoc().isMacroID() || S->getEndLoc().isMacroID())
+    return true;
+  for (const Stmt *C : S->children())
+    if (spelledByMacro(C))
+      return true;
+  return false;
+}
+
 unsigned KernelEmitter::copiesOf(const Region &R, const MappedArray &A) const {
   // A box read back outside itself goes in at the launch, pageable: that is
   // the rare path, and locking for it would cost every run.
@@ -518,7 +530,9 @@ unsigned KernelEmitter::copiesOf(const Region &R, const MappedArray &A) const {
   Expr::EvalResult Count;
   llvm::StringRef Text = llvm::StringRef(A.Count).trim("() ");
   unsigned long long Literal = 0;
-  if (A.CountExpr && A.CountExpr->EvaluateAsInt(Count, Src.Ctx))
+  // Only a size no macro spells: a build may define the macros otherwise.
+  if (A.CountExpr && !spelledByMacro(A.CountExpr) &&
+      A.CountExpr->EvaluateAsInt(Count, Src.Ctx))
     N = Count.Val.getInt().isNegative() ? 0
                                         : Count.Val.getInt().getLimitedValue();
   else if (!Text.getAsInteger(10, Literal))
@@ -550,11 +564,14 @@ std::string KernelEmitter::prologue(const Region &R) const {
          << "' the kernel writes; empty until it runs\n";
     // Page-locked, the host's copies move at the bus's speed; locking costs
     // time in proportion to the size, so only large copies gain.
+    // The pointer locked is kept: buffers the host swaps trade names before
+    // the unlock.
     if (unsigned Copies = copiesOf(R, A)) {
       std::string Base = At0 ? A.Name : A.Name + " + " + A.Offset;
-      OS << "const bool " << D << "_pinned = ww_omp_pin(" << Base
+      OS << "const void *const " << D << "_pinned = ww_omp_pin(" << Base
          << ", (size_t)" << A.Count << " * sizeof(*" << D << "), " << Copies
-         << ", " << pinMinCopiedBytes() << "ULL);\n";
+         << ", " << pinMinCopiedBytes() << "ULL) ? (const void *)(" << Base
+         << ") : 0;\n";
     }
     if (In)
       OS << "WW_OMP_CHECK(cudaMemcpy(" << D << (At0 ? "" : " + " + A.Offset)
@@ -594,8 +611,7 @@ std::string KernelEmitter::epilogue(const Region &R) const {
     OS << "WW_OMP_CHECK(cudaFree(" << deviceName(R, V) << "));\n";
     if (copiesOf(R, *Info[V]))
       OS << "if (" << deviceName(R, V) << "_pinned)\n  ww_omp_unpin("
-         << Info[V]->Name
-         << (Info[V]->Offset == "0" ? "" : " + " + Info[V]->Offset) << ");\n";
+         << deviceName(R, V) << "_pinned);\n";
   }
   for (const Unit &U : R.Units)
     for (const KernelPlan *P : U.Kernels)
