@@ -170,6 +170,16 @@ private:
   std::optional<std::map<std::string, KernelStats>>
   listUnlisted(const std::string &Key, const std::string &OriginalPath,
                const Unlisted &U, std::string &Error);
+  /// nvdisasm's listing of \p Cubin, each instruction with its source line.
+  bool listCubin(const std::string &Cubin, std::string &SassOut,
+                 std::string &Error) const;
+  /// The counts of a compile from its listing \p SassOut (the candidate's
+  /// copies named by \p Originals mapped back), written to the persistent
+  /// cache with the listing.
+  std::map<std::string, KernelStats>
+  statsOfListing(const std::string &Key, const std::string &OriginalPath,
+                 const std::string &PtxasOut, const std::string &SassOut,
+                 const std::map<std::string, std::string> &Originals) const;
 };
 
 /// A CUDA binary tool (nvcc, cuobjdump, nvdisasm): the toolkit's, the one

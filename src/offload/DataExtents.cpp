@@ -383,14 +383,13 @@ bool ExtentPlanner::extentFromCallers(KernelPlan &P, const ParmVarDecl *V,
     Why = "it is a parameter of a lambda, whose calls are not followed";
     return false;
   }
-  callers();
+  CallerExtents &Calls = callers();
   // The calls first: why they are not followed says more (a template's
   // parameters are not even read by value as written).
   CallerCount C;
-  if (!Callers->countOf(P.Function, V, C, Why))
+  if (!Calls.countOf(P.Function, V, C, Why))
     return false;
-  if (std::string Use =
-          Callers->otherUse(P.Function, V, 0, /*Assignments=*/false);
+  if (std::string Use = Calls.otherUse(P.Function, V, 0, /*Assignments=*/false);
       !Use.empty()) {
     Why = "it is " + Use;
     return false;

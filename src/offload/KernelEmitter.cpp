@@ -1,5 +1,6 @@
 //===- KernelEmitter.cpp - The CUDA text of offloaded loops ---------------===//
 #include "KernelEmitter.h"
+#include "OffloadRules.h"
 #include "RoundedProducts.h"
 
 #include "../transform/SourceText.h"
@@ -12,8 +13,6 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/raw_ostream.h"
-
-#include <nlohmann/json.hpp>
 
 #include <cstdlib>
 #include <optional>
@@ -496,12 +495,9 @@ std::string KernelEmitter::launchText(const KernelPlan &P,
 }
 
 unsigned long long KernelEmitter::pinMinCopiedBytes() {
-  static const unsigned long long Min = [] {
-    const char *Text = findEmbeddedFile("offload.json");
-    nlohmann::json J = nlohmann::json::parse(Text ? Text : "", nullptr, false);
-    // Without the rule, nothing is pinned.
-    return J.is_object() ? J.value("pin_min_copied_bytes", ~0ULL) : ~0ULL;
-  }();
+  // Without the rule, nothing is pinned.
+  static const unsigned long long Min =
+      offloadRules().value("pin_min_copied_bytes", ~0ULL);
   return Min;
 }
 

@@ -1,10 +1,7 @@
 //===- RowBlocking.cpp - Consecutive rows per thread for stencils ---------===//
 #include "RowBlocking.h"
 #include "OffloadAst.h"
-
-#include "warpwise/Embedded.h"
-
-#include <nlohmann/json.hpp>
+#include "OffloadRules.h"
 
 #include <map>
 #include <set>
@@ -60,9 +57,7 @@ struct StencilScan {
 
 unsigned stencilRowsPerThread() {
   static const unsigned Rows = [] {
-    const char *Text = findEmbeddedFile("offload.json");
-    nlohmann::json J = nlohmann::json::parse(Text ? Text : "", nullptr, false);
-    unsigned N = J.is_object() ? J.value("stencil_rows_per_thread", 1u) : 1u;
+    unsigned N = offloadRules().value("stencil_rows_per_thread", 1u);
     // At most two: the kernel's row index, ww_g0 * rows + ww_u, then stays
     // within its counter's type whatever the iteration count (KernelEmitter).
     return N == 2 ? 2u : 1u;

@@ -1,16 +1,14 @@
 //===- UnreadAfterCall.cpp - Arrays no caller reads after the call --------===//
 #include "UnreadAfterCall.h"
+#include "OffloadRules.h"
 
 #include "warpwise/AstQueries.h"
-#include "warpwise/Embedded.h"
 
 #include "../transform/SourceText.h"
 
 #include "clang/AST/ExprCXX.h"
 
 #include "llvm/ADT/STLExtras.h"
-
-#include <nlohmann/json.hpp>
 
 #include <functional>
 #include <set>
@@ -21,22 +19,11 @@ namespace warpwise {
 namespace offload {
 namespace {
 
-/// \p E without parentheses and casts.
-const Expr *bare(const Expr *E) {
-  while (true) {
-    E = E->IgnoreParenImpCasts();
-    auto *Cast = dyn_cast<ExplicitCastExpr>(E);
-    if (!Cast)
-      return E;
-    E = Cast->getSubExpr();
-  }
-}
-
 /// A fresh allocation: new or new[] of the global operator, or a call of a
 /// fresh allocator that this file does not define (a definition here would
 /// be the program's own, whatever its name).
 bool freshAllocation(const Expr *E) {
-  E = bare(E);
+  E = E->IgnoreParenCasts();
   if (auto *New = dyn_cast<CXXNewExpr>(E))
     return New->getNumPlacementArgs() == 0 && New->getOperatorNew() &&
            New->getOperatorNew()->isReplaceableGlobalAllocationFunction();
@@ -49,16 +36,12 @@ bool freshAllocation(const Expr *E) {
 /// The caller's variable an argument passes: `w` or `*w` (w a pointer to
 /// an array, so that `*w` decays to the same address), through casts.
 const VarDecl *passedVariable(const Expr *Arg) {
-  const Expr *E = bare(Arg);
-  if (auto *U = dyn_cast<UnaryOperator>(E);
-      U && U->getOpcode() == UO_Deref &&
-      U->getSubExpr()->IgnoreParenImpCasts()->getType()->isPointerType() &&
-      U->getSubExpr()
-          ->IgnoreParenImpCasts()
-          ->getType()
-          ->getPointeeType()
-          ->isArrayType())
-    E = bare(U->getSubExpr());
+  const Expr *E = Arg->IgnoreParenCasts();
+  if (auto *U = dyn_cast<UnaryOperator>(E); U && U->getOpcode() == UO_Deref) {
+    QualType T = U->getSubExpr()->IgnoreParenImpCasts()->getType();
+    if (T->isPointerType() && T->getPointeeType()->isArrayType())
+      E = U->getSubExpr()->IgnoreParenCasts();
+  }
   auto *DR = dyn_cast<DeclRefExpr>(E);
   return DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
 }
@@ -87,6 +70,9 @@ public:
     return "";
   }
 
+  /// Whether the caller frees W (after run()).
+  bool freed() const { return Freed; }
+
 private:
   void walk(const Stmt *S, const Stmt *Up, unsigned Loops) {
     if (!S || !Problem.empty())
@@ -111,9 +97,7 @@ private:
     }
     // `w = allocation;` as a statement: its value goes nowhere else.
     if (auto *B = dyn_cast<BinaryOperator>(S);
-        B && B->getOpcode() == BO_Assign &&
-        isa<DeclRefExpr>(bare(B->getLHS())) &&
-        cast<DeclRefExpr>(bare(B->getLHS()))->getDecl() == W) {
+        B && B->getOpcode() == BO_Assign && referencedVar(B->getLHS()) == W) {
       if (!isa_and_nonnull<CompoundStmt>(Up) || !freshAllocation(B->getRHS()))
         Problem =
             "line " + Src.lineOf(S->getBeginLoc()) + " sets '" +
@@ -150,15 +134,12 @@ private:
     return false;
   }
 
-public:
-  bool Freed = false; ///< The caller frees W.
-
-private:
   const OffloadSource &Src;
   const CallExpr *Call;
   const Expr *Arg;
   const VarDecl *W;
   bool Seen = false, InArg = false, ArgUsed = false;
+  bool Freed = false; ///< The caller frees W.
   std::string Problem;
 };
 
@@ -166,11 +147,9 @@ private:
 
 bool isFreshAllocator(llvm::StringRef Name) {
   static const std::set<std::string> Names = [] {
-    const char *Text = findEmbeddedFile("offload.json");
-    nlohmann::json J = nlohmann::json::parse(Text ? Text : "", nullptr, false);
     std::set<std::string> Out;
-    if (J.is_object() && J.contains("fresh_allocators") &&
-        J["fresh_allocators"].is_array())
+    const nlohmann::json &J = offloadRules();
+    if (J.contains("fresh_allocators") && J["fresh_allocators"].is_array())
       for (const auto &N : J["fresh_allocators"])
         if (N.is_string())
           Out.insert(N.get<std::string>());
@@ -214,8 +193,8 @@ bool unreadAfterCalls(const OffloadSource &Src, CallerExtents &Callers,
     }
     Parts.push_back(C.Caller->getNameAsString() + " passes '" +
                     W->getNameAsString() + "' at line " + Line +
-                    (Check.Freed ? " and only frees it otherwise"
-                                 : " and does not use it otherwise"));
+                    (Check.freed() ? " and only frees it otherwise"
+                                   : " and does not use it otherwise"));
   }
   From = llvm::join(Parts, "; ");
   return true;

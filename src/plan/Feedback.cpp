@@ -956,8 +956,7 @@ CompileFeedback::measureUncached(
   // nvdisasm's time (0.27 s -> 0.19 s a cubin; the same listing on 878
   // cubins of samples, tests and public code at sm_75 and sm_90).
   if (OK)
-    OK = runTool(Nvdisasm, {Nvdisasm, "-g", "-c", "-ndf", Cubin}, SassOut,
-                 Error, {}, nullptr, /*StdoutOnly=*/true);
+    OK = listCubin(Cubin, SassOut, Error);
   else
     Error = withCopiesNamed(Error, *Tree);
   logMeasurement("run " + Key.substr(0, 12) + " " + OriginalPath + " nvcc " +
@@ -970,14 +969,29 @@ CompileFeedback::measureUncached(
       writeCacheEntry(CacheDir, CacheFile, Key, std::nullopt, "", Error);
     return std::nullopt;
   }
+  return statsOfListing(Key, OriginalPath, PtxasOut, SassOut, Tree->Originals);
+}
+
+bool CompileFeedback::listCubin(const std::string &Cubin, std::string &SassOut,
+                                std::string &Error) const {
+  return runTool(Nvdisasm, {Nvdisasm, "-g", "-c", "-ndf", Cubin}, SassOut,
+                 Error, {}, nullptr, /*StdoutOnly=*/true);
+}
+
+std::map<std::string, KernelStats> CompileFeedback::statsOfListing(
+    const std::string &Key, const std::string &OriginalPath,
+    const std::string &PtxasOut, const std::string &SassOut,
+    const std::map<std::string, std::string> &Originals) const {
   // The listing names the copies compiled; the comparisons name originals.
-  std::string Listing = originalFileNames(SassOut, Tree->Originals);
+  std::string Listing = originalFileNames(SassOut, Originals);
   std::map<std::string, KernelStats> Out = statsOfCompile(PtxasOut, Listing);
-  if (!CacheFile.empty())
-    writeCacheEntry(CacheDir, CacheFile, Key, Out,
-                    listingWithMainDir(compactNvdisasm(Listing), MainDir,
-                                       /*Mark=*/true),
-                    "");
+  if (!CacheDir.empty())
+    writeCacheEntry(
+        CacheDir, CacheDir + "/sass-" + Key + ".json", Key, Out,
+        listingWithMainDir(compactNvdisasm(Listing),
+                           llvm::sys::path::parent_path(OriginalPath),
+                           /*Mark=*/true),
+        "");
   return Out;
 }
 
@@ -991,42 +1005,24 @@ CompileFeedback::listUnlisted(const std::string &Key,
     return std::nullopt;
   }
   std::string Cubin = (Dir + "/candidate.cubin").str();
-  {
-    std::error_code EC;
-    llvm::raw_fd_ostream OS(Cubin, EC);
-    if (!EC) {
-      OS << U.Cubin;
-      OS.close();
-    }
-    if (EC || OS.has_error()) {
-      OS.clear_error();
-      llvm::sys::fs::remove_directories(Dir);
-      Error = "cannot write the compiled cubin into a temporary directory";
-      return std::nullopt;
-    }
+  if (llvm::Error E = writeFileAtomically(Cubin, U.Cubin)) {
+    llvm::consumeError(std::move(E));
+    llvm::sys::fs::remove_directories(Dir);
+    Error = "cannot write the compiled cubin into a temporary directory";
+    return std::nullopt;
   }
   // The same listing the compile would have made (the line information
   // names the candidate's copies, which U.Originals maps back).
   auto Started = std::chrono::steady_clock::now();
   std::string SassOut;
-  bool OK = runTool(Nvdisasm, {Nvdisasm, "-g", "-c", "-ndf", Cubin}, SassOut,
-                    Error, {}, nullptr, /*StdoutOnly=*/true);
+  bool OK = listCubin(Cubin, SassOut, Error);
   logMeasurement("listing " + Key.substr(0, 12) + " " + OriginalPath +
                  " nvdisasm " + std::to_string(secondsSince(Started)) +
                  (OK ? "" : " failed: " + Error));
   llvm::sys::fs::remove_directories(Dir);
   if (!OK)
     return std::nullopt;
-  std::string Listing = originalFileNames(SassOut, U.Originals);
-  std::map<std::string, KernelStats> Out = statsOfCompile(U.PtxasOut, Listing);
-  if (!CacheDir.empty())
-    writeCacheEntry(
-        CacheDir, CacheDir + "/sass-" + Key + ".json", Key, Out,
-        listingWithMainDir(compactNvdisasm(Listing),
-                           llvm::sys::path::parent_path(OriginalPath),
-                           /*Mark=*/true),
-        "");
-  return Out;
+  return statsOfListing(Key, OriginalPath, U.PtxasOut, SassOut, U.Originals);
 }
 
 } // namespace warpwise
